@@ -1,0 +1,250 @@
+//! What an audit finds, with the stable codes of the report contract.
+
+use shakmaty::{CastlingSide, Color};
+
+/// Standard chess or Chess960 (FIDE Guidelines II).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Variant {
+    #[default]
+    Standard,
+    Chess960,
+}
+
+impl Variant {
+    pub fn code(self) -> &'static str {
+        match self {
+            Variant::Standard => "standard",
+            Variant::Chess960 => "chess960",
+        }
+    }
+}
+
+macro_rules! codes {
+    ($(#[$meta:meta])* $name:ident { $($(#[$vmeta:meta])* $variant:ident => $code:literal,)* }) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum $name {
+            $($(#[$vmeta])* $variant,)*
+        }
+
+        impl $name {
+            /// Every value, in the contract's canonical order.
+            pub const ALL: &'static [$name] = &[$($name::$variant,)*];
+
+            /// The stable code written in the reports.
+            pub fn code(self) -> &'static str {
+                match self {
+                    $($name::$variant => $code,)*
+                }
+            }
+        }
+    };
+}
+
+codes! {
+    /// Why a castling move breaks FIDE Laws 3.8.2, in the contract's order.
+    CastlingReason {
+        /// The king left its start square earlier (3.8.2.1), even if it came back.
+        KingMoved => "king_moved",
+        /// This side's rook left its start square earlier (3.8.2.1).
+        RookMoved => "rook_moved",
+        /// This side's rook was captured earlier.
+        RookCaptured => "rook_captured",
+        /// The starting FEN withholds the right and the game does not say why.
+        NoRightInFen => "no_right_in_fen",
+        /// The king is not on its start square now.
+        KingDisplaced => "king_displaced",
+        /// No rook on this side's rook square, but another rook on that side.
+        RookDisplaced => "rook_displaced",
+        /// No rook of the mover on the back rank on that side of the king.
+        NoRook => "no_rook",
+        /// Something other than king and rook stands on their way (3.8.2.2).
+        PathBlocked => "path_blocked",
+        /// The king is in check (3.8.2.2).
+        InCheck => "in_check",
+        /// The king passes over an attacked square (3.8.2.2).
+        ThroughCheck => "through_check",
+        /// The king ends in check.
+        IntoCheck => "into_check",
+    }
+}
+
+codes! {
+    /// Which draw a claim asks for (FIDE 9.2 or 9.3).
+    ClaimKind {
+        Threefold => "threefold",
+        FiftyMoves => "fifty_moves",
+    }
+}
+
+codes! {
+    /// Where the claim was read.
+    ClaimSource {
+        Termination => "termination",
+        Comment => "comment",
+        Implied => "implied",
+    }
+}
+
+codes! {
+    /// The judgement on a claim, the first that applies.
+    ClaimVerdict {
+        Valid => "valid",
+        ValidOnAnnouncedMove => "valid_on_announced_move",
+        FalseCastlingRights => "false_castling_rights",
+        FalseEnPassant => "false_en_passant",
+        FalseSideToMove => "false_side_to_move",
+        FalseNotRepeated => "false_not_repeated",
+        FalseFiftyMoves => "false_fifty_moves",
+    }
+}
+
+codes! {
+    /// The automatic draws of FIDE 9.6.
+    DrawRule {
+        Fivefold => "fivefold",
+        SeventyFiveMoves => "seventy_five_moves",
+    }
+}
+
+codes! {
+    /// Why a game could not be audited to its end.
+    ErrorKind {
+        IllegalMove => "illegal_move",
+        AmbiguousMove => "ambiguous_move",
+        UnplayableCastle => "unplayable_castle",
+        BadFen => "bad_fen",
+        UnsupportedVariant => "unsupported_variant",
+        ParseError => "parse_error",
+    }
+}
+
+impl ClaimVerdict {
+    /// A verdict that upholds the claim.
+    pub fn is_valid(self) -> bool {
+        matches!(self, ClaimVerdict::Valid | ClaimVerdict::ValidOnAnnouncedMove)
+    }
+}
+
+/// A set of [`CastlingReason`]s, written in canonical order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
+pub struct Reasons(u16);
+
+impl Reasons {
+    pub fn insert(&mut self, r: CastlingReason) {
+        self.0 |= 1 << r as u16;
+    }
+    pub fn contains(self, r: CastlingReason) -> bool {
+        self.0 & (1 << r as u16) != 0
+    }
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+    pub fn iter(self) -> impl Iterator<Item = CastlingReason> {
+        CastlingReason::ALL.iter().copied().filter(move |r| self.contains(*r))
+    }
+    /// The codes joined with `;`, as in castling.csv.
+    pub fn codes(self) -> String {
+        self.iter().map(CastlingReason::code).collect::<Vec<_>>().join(";")
+    }
+}
+
+impl FromIterator<CastlingReason> for Reasons {
+    fn from_iter<I: IntoIterator<Item = CastlingReason>>(iter: I) -> Self {
+        let mut r = Reasons::default();
+        for x in iter {
+            r.insert(x);
+        }
+        r
+    }
+}
+
+/// A castling move that breaks FIDE Laws 3.8.2: one row of castling.csv.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CastlingViolation {
+    pub ply: u32,
+    pub move_number: u32,
+    pub side: Color,
+    /// The move exactly as written.
+    pub san: String,
+    pub castle: CastlingSide,
+    pub reasons: Reasons,
+    pub detail: String,
+    /// The position before the move.
+    pub fen: String,
+}
+
+/// An audited draw claim: one row of claims.csv.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClaimAudit {
+    pub claim: ClaimKind,
+    pub source: ClaimSource,
+    pub verdict: ClaimVerdict,
+    pub ply: u32,
+    pub occurrences: u32,
+    pub occurrences_ignoring_rights: u32,
+    pub plies: Vec<u32>,
+    pub fen: String,
+    pub detail: String,
+}
+
+/// A game played on after an automatic draw: one row of missed_draws.csv.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MissedDraw {
+    pub rule: DrawRule,
+    pub ply: u32,
+    pub plies_after: u32,
+    pub fen: String,
+}
+
+/// Why the replay stopped: one row of errors.csv.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GameError {
+    pub ply: u32,
+    pub san: String,
+    pub kind: ErrorKind,
+    pub detail: String,
+    /// The position before `san`, empty where there is none.
+    pub fen: String,
+}
+
+/// Everything the audit of one game found.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct GameReport {
+    pub variant: Variant,
+    pub castling: Vec<CastlingViolation>,
+    pub claims: Vec<ClaimAudit>,
+    pub missed_draws: Vec<MissedDraw>,
+    pub error: Option<GameError>,
+    pub notation_quirks: u32,
+    /// Plies replayed.
+    pub plies: u32,
+}
+
+/// The summary class of a game (every game is exactly one).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GameClass {
+    Clean,
+    Flagged,
+    Incomplete,
+}
+
+impl GameReport {
+    /// Incomplete with an error row; flagged with a castling row, a false
+    /// claim from the Termination tag or a comment, or a missed draw.
+    pub fn class(&self) -> GameClass {
+        if self.error.is_some() {
+            GameClass::Incomplete
+        } else if !self.castling.is_empty()
+            || !self.missed_draws.is_empty()
+            || self
+                .claims
+                .iter()
+                .any(|c| c.source != ClaimSource::Implied && !c.verdict.is_valid())
+        {
+            GameClass::Flagged
+        } else {
+            GameClass::Clean
+        }
+    }
+}

@@ -1,0 +1,303 @@
+//! The audit of one game: replay it from its start position as it was really
+//! played, judge every castle, watch for automatic draws, and audit the draw
+//! claim at its end. Pure: bytes in, [`GameReport`] out.
+
+pub mod castling;
+pub mod claims;
+mod findings;
+pub mod repetition;
+pub mod start;
+
+pub use findings::*;
+
+use shakmaty::{
+    CastlingMode, Chess, EnPassantMode, Move, Position, Role,
+    fen::Fen,
+    san::{San, SanError, Suffix},
+};
+
+use crate::pgn::{Game, MoveToken};
+use castling::{CastlePlay, CastlingHistory};
+use repetition::Repetitions;
+
+/// The FEN of a position, en passant written only where a capture is legal.
+pub fn fen_of(pos: &Chess) -> String {
+    Fen::from_position(pos, EnPassantMode::Legal).to_string()
+}
+
+/// Audits one game. Never panics on any input (see `audit_game_caught`).
+pub fn audit_game(game: &Game) -> GameReport {
+    let mut report = GameReport::default();
+    if let Some(err) = &game.tags.error {
+        report.error = Some(GameError {
+            ply: 0,
+            san: String::new(),
+            kind: ErrorKind::ParseError,
+            detail: format!("{}: {}", err.detail, err.token),
+            fen: String::new(),
+        });
+        return report;
+    }
+    let start = match start::start_position(&game.tags) {
+        Ok(s) => s,
+        Err((kind, detail)) => {
+            report.error = Some(GameError {
+                ply: 0,
+                san: String::new(),
+                kind,
+                detail,
+                fen: String::new(),
+            });
+            return report;
+        }
+    };
+    report.variant = start.variant;
+    let mode = start.mode;
+    let mut pos = start.position.clone();
+    let mut history = CastlingHistory::new(&start);
+    let mut reps = Repetitions::new(&pos);
+    let mut draws = DrawWatch::default();
+    draws.observe(&pos, 0, 1);
+
+    for (i, tok) in game.moves.iter().enumerate() {
+        let ply = i as u32 + 1;
+        let text = game.move_text(tok);
+        let before = pos.clone();
+        let fail = |kind: ErrorKind, detail: String| GameError {
+            ply,
+            san: text.to_owned(),
+            kind,
+            detail,
+            fen: fen_of(&before),
+        };
+        let mut zeroing = false;
+        let mut quirk = tok.quirk;
+        match resolve(&pos, tok, mode) {
+            Resolved::Move(m, sloppy) => {
+                quirk |= sloppy;
+                history.record_move(&pos, m, ply, text);
+                zeroing = m.is_zeroing();
+                pos.play_unchecked(m);
+            }
+            Resolved::Castle(side) => {
+                let judgement = castling::judge_castle(&pos, &history, side);
+                if !judgement.reasons.is_empty() {
+                    report.castling.push(CastlingViolation {
+                        ply,
+                        move_number: pos.fullmoves().get(),
+                        side: pos.turn(),
+                        san: text.to_owned(),
+                        castle: side,
+                        reasons: judgement.reasons,
+                        detail: judgement.detail,
+                        fen: fen_of(&pos),
+                    });
+                }
+                match judgement.play {
+                    CastlePlay::Played(m) => {
+                        history.record_castle(&pos, m, ply, text);
+                        pos.play_unchecked(m);
+                    }
+                    CastlePlay::Unplayable(detail) => {
+                        report.error = Some(fail(ErrorKind::UnplayableCastle, detail));
+                        break;
+                    }
+                }
+            }
+            Resolved::Error(kind, detail) => {
+                report.error = Some(fail(kind, detail));
+                break;
+            }
+        }
+        if tok.suffix != actual_suffix(&pos) {
+            quirk = true;
+        }
+        report.notation_quirks += u32::from(quirk);
+        report.plies = ply;
+        let count = reps.push(&pos, ply, zeroing);
+        draws.observe(&pos, ply, count);
+    }
+
+    if report.error.is_none()
+        && let Some(err) = &game.syntax_error
+    {
+        report.error = Some(GameError {
+            ply: report.plies + 1,
+            san: err.token.clone(),
+            kind: ErrorKind::ParseError,
+            detail: err.detail.clone(),
+            fen: fen_of(&pos),
+        });
+    }
+    report.missed_draws = draws.rows(report.plies);
+    if report.error.is_none() {
+        report.claims = claims::audit_claims(game, &pos, &reps, report.plies);
+    }
+    report
+}
+
+/// Remembers the first automatic draw of each kind (FIDE 9.6).
+#[derive(Default)]
+struct DrawWatch {
+    fivefold: Option<(u32, String)>,
+    seventy_five: Option<(u32, String)>,
+}
+
+impl DrawWatch {
+    /// `count` is how often the position after `ply` has stood (FIDE 9.2.3).
+    fn observe(&mut self, pos: &Chess, ply: u32, count: u32) {
+        if self.fivefold.is_none() && count >= 5 {
+            self.fivefold = Some((ply, fen_of(pos)));
+        }
+        // 9.6.2: 75 moves of each side without capture or pawn move, unless
+        // the last of them mates.
+        if self.seventy_five.is_none() && pos.halfmoves() >= 150 && !pos.is_checkmate() {
+            self.seventy_five = Some((ply, fen_of(pos)));
+        }
+    }
+
+    fn rows(&self, plies: u32) -> Vec<MissedDraw> {
+        let mut rows: Vec<MissedDraw> = [
+            (DrawRule::Fivefold, &self.fivefold),
+            (DrawRule::SeventyFiveMoves, &self.seventy_five),
+        ]
+        .into_iter()
+        .filter_map(|(rule, seen)| {
+            let (ply, fen) = seen.as_ref()?;
+            (plies > *ply).then(|| MissedDraw {
+                rule,
+                ply: *ply,
+                plies_after: plies - ply,
+                fen: fen.clone(),
+            })
+        })
+        .collect();
+        rows.sort_by_key(|r| r.ply);
+        rows
+    }
+}
+
+/// The check or mate suffix a move deserves.
+fn actual_suffix(pos: &Chess) -> Option<Suffix> {
+    if !pos.is_check() {
+        None
+    } else if pos.is_checkmate() {
+        Some(Suffix::Checkmate)
+    } else {
+        Some(Suffix::Check)
+    }
+}
+
+enum Resolved {
+    /// A legal non-castling move; `true` when its notation was sloppy.
+    Move(Move, bool),
+    /// A castle, legal or not, to be judged.
+    Castle(shakmaty::CastlingSide),
+    Error(ErrorKind, String),
+}
+
+/// Finds the move a SAN token means. Castles (`O-O`, or a king move that
+/// can only be castling) are handed to the castling judge unresolved.
+fn resolve(pos: &Chess, tok: &MoveToken, mode: CastlingMode) -> Resolved {
+    let san = tok.san;
+    match san {
+        San::Castle(side) => return Resolved::Castle(side),
+        San::Null => {
+            return Resolved::Error(
+                ErrorKind::IllegalMove,
+                "a null move is not a move under the Laws of Chess".to_owned(),
+            );
+        }
+        San::Put { .. } => {
+            return Resolved::Error(
+                ErrorKind::IllegalMove,
+                "a piece drop is not a move in standard chess or Chess960".to_owned(),
+            );
+        }
+        San::Normal { .. } => {}
+    }
+    match san.to_move(pos) {
+        Ok(m) => Resolved::Move(m, needless_detail(pos, san, m)),
+        Err(SanError::AmbiguousSan) => Resolved::Error(
+            ErrorKind::AmbiguousMove,
+            format!("more than one legal move matches {san}"),
+        ),
+        Err(SanError::IllegalSan) => {
+            if let Some(side) = castling::castle_intent(pos, san, mode) {
+                return Resolved::Castle(side);
+            }
+            // A missing or extra `x` still names one move.
+            if let San::Normal {
+                role,
+                file,
+                rank,
+                capture,
+                to,
+                promotion,
+            } = san
+            {
+                let flipped = San::Normal {
+                    role,
+                    file,
+                    rank,
+                    capture: !capture,
+                    to,
+                    promotion,
+                };
+                if let Ok(m) = flipped.to_move(pos) {
+                    return Resolved::Move(m, true);
+                }
+            }
+            Resolved::Error(ErrorKind::IllegalMove, illegal_detail(pos, san))
+        }
+    }
+}
+
+/// Whether the SAN names its move with more than it needs (`Ng1f3`).
+fn needless_detail(pos: &Chess, san: San, m: Move) -> bool {
+    match san {
+        San::Normal { file, rank, .. } if file.is_some() || rank.is_some() => {
+            San::from_move(pos, m) != san
+        }
+        _ => false,
+    }
+}
+
+fn illegal_detail(pos: &Chess, san: San) -> String {
+    let side = if pos.turn().is_white() { "White" } else { "Black" };
+    if let San::Normal { role, .. } = san
+        && pos.board().by_role(role).intersect(pos.us()).is_empty()
+    {
+        return format!("{side} has no {} to play {san}", role_name(role));
+    }
+    format!("{san} is not a legal move for {side} in this position")
+}
+
+fn role_name(role: Role) -> &'static str {
+    match role {
+        Role::Pawn => "pawn",
+        Role::Knight => "knight",
+        Role::Bishop => "bishop",
+        Role::Rook => "rook",
+        Role::Queen => "queen",
+        Role::King => "king",
+    }
+}
+
+/// Audits one game, turning a panic in the audit into an error row so that
+/// one bad game never ends the run.
+pub fn audit_game_caught(game: &Game) -> GameReport {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| audit_game(game))) {
+        Ok(r) => r,
+        Err(_) => GameReport {
+            error: Some(GameError {
+                ply: 0,
+                san: String::new(),
+                kind: ErrorKind::ParseError,
+                detail: "internal error: the audit of this game panicked".to_owned(),
+                fen: String::new(),
+            }),
+            ..GameReport::default()
+        },
+    }
+}

@@ -1,0 +1,8 @@
+//! pgn-audit: audits chess games in PGN against the Laws of Chess.
+//!
+//! The pipeline: [`input`] (sources, decompression, games cut at their
+//! boundaries) → [`pgn`] (one game's text read) → [`audit`] (one game
+//! replayed and judged, pure) → [`report`] (ordered writers) → [`app`].
+
+pub mod audit;
+pub mod pgn;

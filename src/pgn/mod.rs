@@ -1,0 +1,63 @@
+//! One game's PGN text turned into an owned-enough [`Game`]: decoded tags,
+//! the mainline moves with the exact text each was written as, the comments
+//! after the last move, and the first token that is not PGN at all.
+//!
+//! The movetext reader is our own rather than `pgn_reader::Reader`: an audit
+//! has to report the move *as written* (`0-0`, `Kg1`, `e8Q`) and must stop at
+//! a token that is no move, where pgn-reader's visitor silently skips it (and
+//! the game would be replayed without that move). SAN itself is parsed by
+//! shakmaty, tag values are unescaped by pgn-reader.
+
+mod movetext;
+mod tags;
+
+pub use movetext::{MoveToken, SyntaxError};
+pub use tags::{Tags, decode_text};
+
+use shakmaty::san::{San, Suffix};
+
+/// One game as read from its bytes, borrowing them.
+#[derive(Debug, Clone)]
+pub struct Game<'a> {
+    /// The game's bytes exactly as in the source.
+    pub bytes: &'a [u8],
+    pub tags: Tags,
+    /// The mainline moves, in order; ply `i + 1` is `moves[i]`.
+    pub moves: Vec<MoveToken>,
+    /// The first token that could not be read, after `moves`.
+    pub syntax_error: Option<SyntaxError>,
+    /// Byte ranges (into `bytes`) of the comments after the last move.
+    pub final_comments: Vec<(u32, u32)>,
+}
+
+impl<'a> Game<'a> {
+    /// Reads one game from its bytes. Never fails: what cannot be read is
+    /// kept as [`Game::syntax_error`].
+    pub fn parse(bytes: &'a [u8]) -> Game<'a> {
+        let (tags, movetext_start) = tags::read_tags(bytes);
+        let mt = movetext::read_movetext(bytes, movetext_start);
+        Game {
+            bytes,
+            tags,
+            moves: mt.moves,
+            syntax_error: mt.error,
+            final_comments: mt.final_comments,
+        }
+    }
+
+    /// The move's text exactly as written in the PGN (annotation glyphs
+    /// such as `!?` excluded).
+    pub fn move_text(&self, m: &MoveToken) -> &'a str {
+        std::str::from_utf8(&self.bytes[m.start as usize..m.end as usize]).unwrap_or("?")
+    }
+
+    /// The comments after the last move, decoded.
+    pub fn final_comment_texts(&self) -> impl Iterator<Item = String> + '_ {
+        self.final_comments
+            .iter()
+            .map(|&(a, b)| decode_text(&self.bytes[a as usize..b as usize]))
+    }
+}
+
+/// A parsed move with the way it was written.
+pub type WrittenSan = (San, Option<Suffix>);

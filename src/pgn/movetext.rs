@@ -1,0 +1,293 @@
+//! The movetext: moves, move numbers, comments, NAGs, variations (skipped)
+//! and the result. Every token is either understood or reported.
+
+use shakmaty::san::{San, SanPlus, Suffix};
+
+/// A mainline move: where it is written and what it says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MoveToken {
+    /// Byte range of the move as written (annotation glyphs excluded),
+    /// relative to the game's first byte.
+    pub start: u32,
+    pub end: u32,
+    pub san: San,
+    pub suffix: Option<Suffix>,
+    /// The text needed mending before it was SAN (`0-0`, `e8Q`, `e.p.`).
+    pub quirk: bool,
+}
+
+/// A token that is no move, number, comment, NAG, variation or result.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SyntaxError {
+    /// How many mainline moves were read before it.
+    pub after_moves: usize,
+    pub token: String,
+    pub detail: String,
+}
+
+pub(super) struct Movetext {
+    pub moves: Vec<MoveToken>,
+    pub error: Option<SyntaxError>,
+    pub final_comments: Vec<(u32, u32)>,
+}
+
+fn is_delimiter(b: u8) -> bool {
+    matches!(
+        b,
+        b' ' | b'\t' | b'\n' | b'\r' | b'\x0c' | b'\x0b' | b'{' | b'}' | b'(' | b')' | b';' | b'$'
+            | b'!' | b'?'
+    )
+}
+
+fn token_end(bytes: &[u8], from: usize) -> usize {
+    bytes[from..]
+        .iter()
+        .position(|&b| is_delimiter(b))
+        .map_or(bytes.len(), |i| from + i)
+}
+
+fn at_line_start(bytes: &[u8], i: usize) -> bool {
+    i == 0 || matches!(bytes[i - 1], b'\n' | b'\r')
+}
+
+fn line_end(bytes: &[u8], from: usize) -> usize {
+    memchr::memchr2(b'\n', b'\r', &bytes[from..]).map_or(bytes.len(), |i| from + i)
+}
+
+const RESULTS: [&[u8]; 6] = [
+    b"1-0",
+    b"0-1",
+    b"1/2-1/2",
+    b"1/2",
+    "½-½".as_bytes(),
+    b"*",
+];
+
+pub(super) fn read_movetext(bytes: &[u8], start: usize) -> Movetext {
+    let mut out = Movetext {
+        moves: Vec::new(),
+        error: None,
+        final_comments: Vec::new(),
+    };
+    let mut result_seen = false;
+    let mut i = start;
+    let fail = |out: &mut Movetext, from: usize, to: usize, detail: &str| {
+        let to = to.min(from + 80).min(bytes.len());
+        out.error = Some(SyntaxError {
+            after_moves: out.moves.len(),
+            token: super::decode_text(&bytes[from..to]),
+            detail: detail.to_owned(),
+        });
+    };
+    while i < bytes.len() {
+        let c = bytes[i];
+        match c {
+            b' ' | b'\t' | b'\n' | b'\r' | b'\x0c' | b'\x0b' => i += 1,
+            b'%' if at_line_start(bytes, i) => i = line_end(bytes, i),
+            b'{' => match memchr::memchr(b'}', &bytes[i + 1..]) {
+                Some(j) => {
+                    out.final_comments.push(((i + 1) as u32, (i + 1 + j) as u32));
+                    i += j + 2;
+                }
+                None => {
+                    fail(&mut out, i, line_end(bytes, i), "unterminated comment");
+                    return out;
+                }
+            },
+            b';' => {
+                let end = line_end(bytes, i);
+                out.final_comments.push(((i + 1) as u32, end as u32));
+                i = end;
+            }
+            b'(' => match skip_variation(bytes, i) {
+                Some(end) => i = end,
+                None => {
+                    fail(&mut out, i, line_end(bytes, i), "unterminated variation");
+                    return out;
+                }
+            },
+            b')' => {
+                fail(&mut out, i, i + 1, "closing parenthesis without a variation");
+                return out;
+            }
+            b'$' => {
+                let digits = bytes[i + 1..].iter().take_while(|b| b.is_ascii_digit()).count();
+                if digits == 0 {
+                    fail(&mut out, i, token_end(bytes, i + 1), "not a NAG");
+                    return out;
+                }
+                i += 1 + digits;
+            }
+            b'!' | b'?' => i += 1,
+            _ => {
+                let end = token_end(bytes, i).max(i + 1);
+                let token = &bytes[i..end];
+                if RESULTS.contains(&token) {
+                    result_seen = true;
+                    i = end;
+                    continue;
+                }
+                if c.is_ascii_digit() && !token.starts_with(b"0-0") {
+                    // A move number: digits, then dots or a delimiter.
+                    let digits = token.iter().take_while(|b| b.is_ascii_digit()).count();
+                    let dots = token[digits..].iter().take_while(|&&b| b == b'.').count();
+                    if dots == 0 && digits < token.len() {
+                        fail(&mut out, i, end, "not a move, move number or result");
+                        return out;
+                    }
+                    i += digits + dots;
+                    continue;
+                }
+                if is_en_passant_mark(token) {
+                    if let Some(last) = out.moves.last_mut() {
+                        last.quirk = true;
+                    }
+                    i = end;
+                    continue;
+                }
+                match read_san(token) {
+                    Some((san, quirk)) => {
+                        if result_seen {
+                            fail(&mut out, i, end, "move after the game result");
+                            return out;
+                        }
+                        out.moves.push(MoveToken {
+                            start: i as u32,
+                            end: end as u32,
+                            san: san.san,
+                            suffix: san.suffix,
+                            quirk,
+                        });
+                        out.final_comments.clear();
+                    }
+                    None => {
+                        fail(&mut out, i, end, "not a move, move number or result");
+                        return out;
+                    }
+                }
+                i = end;
+            }
+        }
+    }
+    out
+}
+
+/// Skips a variation starting at the `(` at `i`, nested ones included.
+/// Returns the index after its `)`, or `None` when it never closes.
+fn skip_variation(bytes: &[u8], mut i: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'(' => depth += 1,
+            b')' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(i + 1);
+                }
+            }
+            b'{' => i += 1 + memchr::memchr(b'}', &bytes[i + 1..])?,
+            b';' => i = line_end(bytes, i),
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+fn is_en_passant_mark(token: &[u8]) -> bool {
+    token.eq_ignore_ascii_case(b"e.p.") || token.eq_ignore_ascii_case(b"ep")
+}
+
+/// Reads a SAN token, mending the sloppy forms that still mean one move:
+/// castling with zeros, a promotion without `=`, an `e.p.` suffix.
+fn read_san(token: &[u8]) -> Option<(SanPlus, bool)> {
+    if let Ok(san) = SanPlus::from_ascii(token) {
+        return Some((san, false));
+    }
+    let mut mended: Vec<u8> = token.to_vec();
+    for suffix in [&b"e.p."[..], b"ep"] {
+        if mended.len() > suffix.len()
+            && mended[mended.len() - suffix.len()..].eq_ignore_ascii_case(suffix)
+        {
+            mended.truncate(mended.len() - suffix.len());
+            break;
+        }
+    }
+    if mended.starts_with(b"0-0") {
+        for b in mended.iter_mut() {
+            if *b == b'0' {
+                *b = b'O';
+            }
+        }
+    }
+    // `e8Q`, `exd8Q+`: a promotion piece straight after the rank.
+    if let Some(p) = mended
+        .iter()
+        .position(|b| matches!(b, b'Q' | b'R' | b'B' | b'N' | b'q' | b'r' | b'b' | b'n'))
+        .filter(|&p| p > 0 && matches!(mended[p - 1], b'1' | b'8'))
+    {
+        mended.insert(p, b'=');
+    }
+    SanPlus::from_ascii(&mended).ok().map(|san| (san, true))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(text: &str) -> (Vec<String>, Option<SyntaxError>, Vec<String>) {
+        let b = text.as_bytes();
+        let mt = read_movetext(b, 0);
+        let moves = mt
+            .moves
+            .iter()
+            .map(|m| String::from_utf8_lossy(&b[m.start as usize..m.end as usize]).into_owned())
+            .collect();
+        let comments = mt
+            .final_comments
+            .iter()
+            .map(|&(s, e)| String::from_utf8_lossy(&b[s as usize..e as usize]).into_owned())
+            .collect();
+        (moves, mt.error, comments)
+    }
+
+    #[test]
+    fn numbers_comments_nags_variations() {
+        let (moves, err, comments) =
+            read("1.e4 $1 e5!? 2. Nf3 (2. f4 {x} (2. d4)) 2... Nc6 { end } 1/2-1/2 {draw}");
+        assert_eq!(moves, ["e4", "e5", "Nf3", "Nc6"]);
+        assert_eq!(err, None);
+        assert_eq!(comments, [" end ", "draw"]);
+    }
+
+    #[test]
+    fn sloppy_forms_are_mended() {
+        let b = "1. 0-0-0+ e8Q exd6e.p. exd6 e.p.";
+        let mt = read_movetext(b.as_bytes(), 0);
+        assert_eq!(mt.error, None);
+        assert_eq!(mt.moves.len(), 4);
+        assert!(mt.moves.iter().all(|m| m.quirk));
+        assert_eq!(mt.moves[0].san, San::Castle(shakmaty::CastlingSide::QueenSide));
+    }
+
+    #[test]
+    fn garbage_is_an_error_with_its_place() {
+        let (moves, err, _) = read("1. e4 e5 2. xyzzy Nf3");
+        assert_eq!(moves, ["e4", "e5"]);
+        let err = err.unwrap();
+        assert_eq!((err.after_moves, err.token.as_str()), (2, "xyzzy"));
+        let (_, err, _) = read("1. e4 { open");
+        assert_eq!(err.unwrap().detail, "unterminated comment");
+        let (_, err, _) = read("1. e4 (1. d4 (1. c4)");
+        assert_eq!(err.unwrap().detail, "unterminated variation");
+        let (_, err, _) = read("1. e4 1-0 2. d4");
+        assert_eq!(err.unwrap().detail, "move after the game result");
+    }
+
+    #[test]
+    fn deep_variations_do_not_recurse() {
+        let text = format!("1. e4 {}{} e5 *", "(".repeat(10_000), ")".repeat(10_000));
+        let (moves, err, _) = read(&text);
+        assert_eq!((moves.len(), err), (2, None));
+    }
+}

@@ -1,0 +1,150 @@
+//! The tag pair section: `[Name "value"]` lines, decoded as UTF-8 or else
+//! Windows-1252.
+
+use pgn_reader::RawTag;
+
+use super::SyntaxError;
+
+/// The tags the audit reads. Values are decoded and unescaped; a tag that
+/// appears twice keeps its last value (as python-chess does).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Tags {
+    pub event: String,
+    pub site: String,
+    pub date: String,
+    pub round: String,
+    pub white: String,
+    pub black: String,
+    pub result: String,
+    pub fen: Option<String>,
+    pub variant: Option<String>,
+    pub termination: Option<String>,
+    /// The first tag line that is damaged beyond reading (an unclosed value).
+    pub error: Option<SyntaxError>,
+}
+
+/// Decodes text as UTF-8, or as Windows-1252 where it is not valid UTF-8
+/// (old databases are full of Latin-1 names).
+pub fn decode_text(bytes: &[u8]) -> String {
+    match std::str::from_utf8(bytes) {
+        Ok(s) => s.to_owned(),
+        Err(_) => encoding_rs::WINDOWS_1252
+            .decode_without_bom_handling(bytes)
+            .0
+            .into_owned(),
+    }
+}
+
+/// Reads the tag lines at the start of `bytes`. Returns the tags and where
+/// the movetext starts.
+pub(super) fn read_tags(bytes: &[u8]) -> (Tags, usize) {
+    let mut tags = Tags::default();
+    let mut pos = 0;
+    loop {
+        let rest = &bytes[pos..];
+        let indent = rest
+            .iter()
+            .position(|b| !b.is_ascii_whitespace())
+            .unwrap_or(rest.len());
+        if rest.get(indent) != Some(&b'[') {
+            if rest.get(indent) == Some(&b'%') && at_line_start(bytes, pos + indent) {
+                pos += indent + line_len(&rest[indent..]);
+                continue;
+            }
+            return (tags, pos);
+        }
+        let line_start = pos + indent;
+        let line = &bytes[line_start..];
+        let len = line_len(line);
+        read_tag_line(&line[..len], &mut tags);
+        pos = line_start + len;
+    }
+}
+
+fn at_line_start(bytes: &[u8], i: usize) -> bool {
+    i == 0 || matches!(bytes[i - 1], b'\n' | b'\r')
+}
+
+/// Length of the line including its terminator (`\n`, `\r\n` or `\r`).
+fn line_len(line: &[u8]) -> usize {
+    match memchr::memchr2(b'\n', b'\r', line) {
+        Some(i) if line[i] == b'\r' && line.get(i + 1) == Some(&b'\n') => i + 2,
+        Some(i) => i + 1,
+        None => line.len(),
+    }
+}
+
+fn read_tag_line(line: &[u8], tags: &mut Tags) {
+    let body = &line[1..];
+    let Some(quote) = memchr::memchr(b'"', body) else {
+        return;
+    };
+    let name = body[..quote].trim_ascii();
+    let value_bytes = &body[quote + 1..];
+    let mut i = 0;
+    let end = loop {
+        match value_bytes.get(i) {
+            Some(b'\\') => i += 2,
+            Some(b'"') => break Some(i),
+            Some(b'\n' | b'\r') | None => break None,
+            Some(_) => i += 1,
+        }
+    };
+    let Some(end) = end else {
+        if tags.error.is_none() {
+            tags.error = Some(SyntaxError {
+                after_moves: 0,
+                token: decode_text(line.trim_ascii_end()),
+                detail: "unterminated tag value".to_owned(),
+            });
+        }
+        return;
+    };
+    let value = decode_text(&RawTag(&value_bytes[..end]).decode());
+    let slot = match name {
+        b"Event" => &mut tags.event,
+        b"Site" => &mut tags.site,
+        b"Date" => &mut tags.date,
+        b"Round" => &mut tags.round,
+        b"White" => &mut tags.white,
+        b"Black" => &mut tags.black,
+        b"Result" => &mut tags.result,
+        b"FEN" => {
+            tags.fen = Some(value);
+            return;
+        }
+        b"Variant" => {
+            tags.variant = Some(value);
+            return;
+        }
+        b"Termination" => {
+            tags.termination = Some(value);
+            return;
+        }
+        _ => return,
+    };
+    *slot = value;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_escapes_latin1_and_duplicates() {
+        let pgn = b"[Event \"a \\\"b\\\"\"]\n[White \"M\xfcller\"]\n[White \"J\xc3\xbcrgen\"]\n[Black \"\"]\n\n1. e4 *";
+        let (tags, at) = read_tags(pgn);
+        assert_eq!(tags.event, "a \"b\"");
+        assert_eq!(tags.white, "J\u{fc}rgen");
+        assert_eq!(tags.black, "");
+        assert_eq!(&pgn[at..], b"\n1. e4 *");
+        let (tags, _) = read_tags(b"[White \"M\xfcller\"]\n");
+        assert_eq!(tags.white, "M\u{fc}ller");
+    }
+
+    #[test]
+    fn unterminated_value_is_an_error() {
+        let (tags, _) = read_tags(b"[Event \"Ca");
+        assert_eq!(tags.error.unwrap().detail, "unterminated tag value");
+    }
+}

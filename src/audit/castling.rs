@@ -1,10 +1,72 @@
 //! The castling audit (FIDE Laws 3.8.2 and Guidelines II.3 for Chess960).
-//! STUB: interface fixed, rules to be written.
+//!
+//! [`CastlingHistory`] follows, for each side, the king and the two rooks
+//! that castling may use, from the start position on: when each first left
+//! its square, whether it came back, and when a rook was captured.
+//! [`judge_castle`] names every rule a castle breaks and says how the castle
+//! is played as written (king to the g- or c-file, rook to the f- or d-file),
+//! or that it cannot be played at all.
 
-use shakmaty::{CastlingMode, CastlingSide, Chess, Move, Position, Role, san::San};
+use shakmaty::{
+    Bitboard, ByCastlingSide, ByColor, CastlingMode, CastlingSide, Chess, Color, File, Move,
+    Position, Role, Square, attacks, san::San,
+};
 
-use super::findings::Reasons;
+use super::findings::{CastlingReason, Reasons};
 use super::start::Start;
+
+/// A move of the game, named the way a reader finds it: `14.Kf1`, `14...Kf8`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Event {
+    label: String,
+    /// The move was a castle (which moves king and rook, even one that stays).
+    castle: bool,
+}
+
+impl Event {
+    fn new(pos: &Chess, text: &str, castle: bool) -> Event {
+        let dots = if pos.turn().is_white() { "." } else { "..." };
+        Event {
+            label: format!("{}{dots}{text}", pos.fullmoves()),
+            castle,
+        }
+    }
+}
+
+/// The king of one side.
+#[derive(Debug, Clone, Default)]
+struct KingTrack {
+    /// The king's start square, where castling needs it.
+    home: Option<Square>,
+    /// The move with which it first left `home` (or first castled).
+    left: Option<Event>,
+    /// The latest move that brought it back to `home`, while it stands there.
+    back: Option<Event>,
+}
+
+/// The rook that starts on one side's rook square.
+#[derive(Debug, Clone, Default)]
+struct RookTrack {
+    /// This side's rook square.
+    home: Option<Square>,
+    /// Where that rook stands now (`None`: there was none, or it was captured).
+    at: Option<Square>,
+    /// The move with which it first left `home` (or castled).
+    left: Option<Event>,
+    /// The latest move that brought it back to `home`, while it stands there.
+    back: Option<Event>,
+    /// The move that captured it, and where.
+    captured: Option<(Event, Square)>,
+}
+
+/// One colour's castling history.
+#[derive(Debug, Clone, Default)]
+struct SideTrack {
+    king: KingTrack,
+    rooks: ByCastlingSide<RookTrack>,
+    /// The start position grants the right.
+    right_at_start: ByCastlingSide<bool>,
+}
 
 /// Per side, where and when the king and each original rook first moved or
 /// were captured (FIDE 3.8.2.1: a moved king or rook loses the right for
@@ -12,21 +74,170 @@ use super::start::Start;
 #[derive(Debug, Clone)]
 pub struct CastlingHistory {
     mode: CastlingMode,
+    from_fen: bool,
+    sides: ByColor<SideTrack>,
+}
+
+/// The squares of `color`'s back rank on `side` of `king`.
+fn beyond(king: Square, side: CastlingSide, color: Color) -> Bitboard {
+    Bitboard::from_rank(color.backrank())
+        .into_iter()
+        .filter(|sq| match side {
+            CastlingSide::KingSide => sq.file() > king.file(),
+            CastlingSide::QueenSide => sq.file() < king.file(),
+        })
+        .collect()
+}
+
+/// The rook square of `color` on `side` in the start position.
+fn rook_home(
+    pos: &Chess,
+    mode: CastlingMode,
+    color: Color,
+    side: CastlingSide,
+    king_home: Option<Square>,
+) -> Option<Square> {
+    let rank = color.backrank();
+    if mode == CastlingMode::Standard {
+        let file = match side {
+            CastlingSide::KingSide => File::H,
+            CastlingSide::QueenSide => File::A,
+        };
+        return Some(Square::from_coords(file, rank));
+    }
+    let castles = pos.castles();
+    if let Some(sq) = castles.rook(color, side) {
+        return Some(sq);
+    }
+    let on_side = |sq: &Square| king_home.is_none_or(|k| beyond(k, side, color).contains(*sq));
+    // A withheld right: the file of the other colour's right on that side.
+    if let Some(other) = castles.rook(!color, side) {
+        let sq = Square::from_coords(other.file(), rank);
+        if on_side(&sq) {
+            return Some(sq);
+        }
+    }
+    // Otherwise the outermost rook on that side of the king at the start.
+    let king = king_home?;
+    let rooks = pos.board().rooks() & pos.board().by_color(color) & beyond(king, side, color);
+    match side {
+        CastlingSide::KingSide => rooks.last(),
+        CastlingSide::QueenSide => rooks.first(),
+    }
 }
 
 impl CastlingHistory {
     pub fn new(start: &Start) -> CastlingHistory {
-        CastlingHistory { mode: start.mode }
+        let pos = &start.position;
+        let mode = start.mode;
+        let sides = ByColor::new_with(|color| {
+            let rank = color.backrank();
+            let king_home = match mode {
+                CastlingMode::Standard => Some(Square::from_coords(File::E, rank)),
+                CastlingMode::Chess960 => pos.board().king_of(color).filter(|k| k.rank() == rank),
+            };
+            let rooks = ByCastlingSide::new_with(|side| {
+                let home = rook_home(pos, mode, color, side, king_home);
+                RookTrack {
+                    home,
+                    at: home.filter(|sq| {
+                        (pos.board().rooks() & pos.board().by_color(color)).contains(*sq)
+                    }),
+                    ..RookTrack::default()
+                }
+            });
+            SideTrack {
+                king: KingTrack {
+                    home: king_home,
+                    ..KingTrack::default()
+                },
+                rooks,
+                right_at_start: ByCastlingSide::new_with(|side| pos.castles().has(color, side)),
+            }
+        });
+        CastlingHistory {
+            mode,
+            from_fen: start.from_fen,
+            sides,
+        }
+    }
+
+    /// The castling mode of the game.
+    pub fn mode(&self) -> CastlingMode {
+        self.mode
     }
 
     /// Records a legal non-castling move `m`, before it is played on `pos`.
     pub fn record_move(&mut self, pos: &Chess, m: Move, ply: u32, text: &str) {
-        let _ = (pos, m, ply, text, self.mode);
+        let Move::Normal {
+            role,
+            from,
+            capture,
+            to,
+            ..
+        } = m
+        else {
+            if m.is_castle() {
+                self.record_castle(pos, m, ply, text);
+            }
+            // En passant and drops move no king or rook.
+            return;
+        };
+        let color = pos.turn();
+        let event = Event::new(pos, text, false);
+        let me = self.sides.get_mut(color);
+        if role == Role::King {
+            let king = &mut me.king;
+            if king.home == Some(from) {
+                king.left.get_or_insert_with(|| event.clone());
+                king.back = None;
+            }
+            if king.home == Some(to) && king.left.is_some() {
+                king.back = Some(event.clone());
+            }
+        }
+        for side in CastlingSide::ALL {
+            let rook = me.rooks.get_mut(side);
+            if rook.at == Some(from) {
+                rook.left.get_or_insert_with(|| event.clone());
+                rook.back = (rook.home == Some(to)).then(|| event.clone());
+                rook.at = Some(to);
+            }
+        }
+        if capture.is_some() {
+            for side in CastlingSide::ALL {
+                let rook = self.sides.get_mut(!color).rooks.get_mut(side);
+                if rook.at == Some(to) {
+                    rook.at = None;
+                    rook.back = None;
+                    rook.captured = Some((event.clone(), to));
+                }
+            }
+        }
     }
 
     /// Records a castle `m` (a `Move::Castle`), before it is played on `pos`.
+    /// It counts as a move of the king and of its rook, even when one of
+    /// them stays on its square.
     pub fn record_castle(&mut self, pos: &Chess, m: Move, ply: u32, text: &str) {
-        let _ = (pos, m, ply, text);
+        let _ = ply;
+        let Move::Castle { king, rook } = m else {
+            return;
+        };
+        let color = pos.turn();
+        let side = CastlingSide::from_queen_side(rook < king);
+        let event = Event::new(pos, text, true);
+        let me = self.sides.get_mut(color);
+        me.king.left.get_or_insert_with(|| event.clone());
+        me.king.back = None;
+        for s in CastlingSide::ALL {
+            let track = me.rooks.get_mut(s);
+            if track.at == Some(rook) {
+                track.left.get_or_insert_with(|| event.clone());
+                track.back = None;
+                track.at = Some(side.rook_to(color));
+            }
+        }
     }
 }
 
@@ -50,20 +261,265 @@ pub struct CastleJudgement {
     pub play: CastlePlay,
 }
 
+fn role_name(role: Role) -> &'static str {
+    match role {
+        Role::Pawn => "pawn",
+        Role::Knight => "knight",
+        Role::Bishop => "bishop",
+        Role::Rook => "rook",
+        Role::Queen => "queen",
+        Role::King => "king",
+    }
+}
+
+fn color_name(color: Color) -> &'static str {
+    if color.is_white() { "White" } else { "Black" }
+}
+
+fn side_name(side: CastlingSide) -> &'static str {
+    match side {
+        CastlingSide::KingSide => "kingside",
+        CastlingSide::QueenSide => "queenside",
+    }
+}
+
+/// `a`, `a and b`, `a, b and c`.
+fn and_list(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
+    }
+}
+
+/// `the bishop on a6 and the rook on a8`.
+fn pieces(pos: &Chess, squares: Bitboard) -> String {
+    let names: Vec<String> = squares
+        .into_iter()
+        .filter_map(|sq| {
+            let p = pos.board().piece_at(sq)?;
+            Some(format!("the {} on {sq}", role_name(p.role)))
+        })
+        .collect();
+    and_list(&names)
+}
+
 /// Judges a castle towards `side` by the side to move in `pos`.
 pub fn judge_castle(pos: &Chess, history: &CastlingHistory, side: CastlingSide) -> CastleJudgement {
-    let _ = history;
-    match pos.castling_moves(side).first() {
-        Some(m) => CastleJudgement {
-            reasons: Reasons::default(),
-            detail: String::new(),
-            play: CastlePlay::Played(*m),
-        },
-        None => CastleJudgement {
-            reasons: [super::CastlingReason::NoRook].into_iter().collect(),
-            detail: "stub".to_owned(),
-            play: CastlePlay::Unplayable("stub".to_owned()),
-        },
+    let color = pos.turn();
+    let them = !color;
+    let board = pos.board();
+    let occupied = board.occupied();
+    let me = history.sides.get(color);
+    let track = me.rooks.get(side);
+    let mut reasons = Reasons::default();
+    let mut notes: Vec<String> = Vec::new();
+
+    let Some(king) = board.king_of(color) else {
+        // Cannot happen in a valid position; kept total all the same.
+        let why = format!("{} has no king", color_name(color));
+        return CastleJudgement {
+            reasons: [CastlingReason::KingDisplaced].into_iter().collect(),
+            detail: why.clone(),
+            play: CastlePlay::Unplayable(why),
+        };
+    };
+    let at_home = me.king.home == Some(king);
+
+    // The history of the king and of this side's rook.
+    if let Some(left) = &me.king.left {
+        reasons.insert(CastlingReason::KingMoved);
+        let mut note = match me.king.home {
+            Some(home) if !left.castle => format!("the king left {home} with {}", left.label),
+            _ => format!("the king already castled with {}", left.label),
+        };
+        if at_home {
+            if let Some(back) = &me.king.back {
+                note += &format!(" and came back with {}", back.label);
+            }
+        } else {
+            note += &format!(" and stands on {king}");
+        }
+        notes.push(note);
+    }
+    let rook_name = track
+        .home
+        .map_or_else(|| "the rook".to_owned(), |h| format!("the {h} rook"));
+    if let Some(left) = &track.left {
+        reasons.insert(CastlingReason::RookMoved);
+        let mut note = match (left.castle, track.home) {
+            (false, Some(home)) => format!("{rook_name} left {home} with {}", left.label),
+            _ => format!("{rook_name} castled with {}", left.label),
+        };
+        if let Some((by, sq)) = &track.captured {
+            note += &format!(" and was captured on {sq} with {}", by.label);
+        } else if let Some(back) = &track.back {
+            note += &format!(" and came back with {}", back.label);
+        }
+        notes.push(note);
+    }
+    if let Some((by, sq)) = &track.captured {
+        reasons.insert(CastlingReason::RookCaptured);
+        if track.left.is_none() {
+            notes.push(format!(
+                "{rook_name} was captured on {sq} with {}",
+                by.label
+            ));
+        }
+    }
+    if history.from_fen && !me.right_at_start.get(side) && reasons.is_empty() {
+        reasons.insert(CastlingReason::NoRightInFen);
+        notes.push(format!(
+            "the starting FEN gives {} no {} castling right",
+            color_name(color),
+            side_name(side)
+        ));
+    }
+    if !at_home {
+        reasons.insert(CastlingReason::KingDisplaced);
+        if me.king.left.is_none() {
+            notes.push(match me.king.home {
+                Some(home) => format!("the king stands on {king}, not on {home}"),
+                None => format!("the king stands on {king}, off its start square"),
+            });
+        }
+    }
+
+    let checkers = pos.king_attackers(king, them, occupied);
+    let in_check_note = || {
+        format!(
+            "the king on {king} is in check from {}",
+            pieces(pos, checkers)
+        )
+    };
+
+    if king.rank() != color.backrank() {
+        if checkers.any() {
+            reasons.insert(CastlingReason::InCheck);
+            notes.push(in_check_note());
+        }
+        let why = format!("the king stands on {king}, off its back rank");
+        if me.king.left.is_none() && at_home {
+            notes.push(why.clone());
+        }
+        return CastleJudgement {
+            reasons,
+            detail: notes.join("; "),
+            play: CastlePlay::Unplayable(format!("the castle cannot be played: {why}")),
+        };
+    }
+
+    // The rook the castle is played with.
+    let candidates = board.rooks() & board.by_color(color) & beyond(king, side, color);
+    let rook = match track.home.filter(|h| candidates.contains(*h)) {
+        Some(h) => Some(h),
+        None => {
+            let nearest = match side {
+                CastlingSide::KingSide => candidates.first(),
+                CastlingSide::QueenSide => candidates.last(),
+            };
+            match nearest {
+                Some(r) => {
+                    reasons.insert(CastlingReason::RookDisplaced);
+                    notes.push(match track.home {
+                        Some(h) => format!("no rook stands on {h}, so the rook on {r} castles"),
+                        None => format!("the rook on {r} castles"),
+                    });
+                }
+                None => {
+                    reasons.insert(CastlingReason::NoRook);
+                    notes.push(format!(
+                        "{} has no rook on its back rank on the {} of the king",
+                        color_name(color),
+                        side_name(side)
+                    ));
+                }
+            }
+            nearest
+        }
+    };
+
+    let king_to = side.king_to(color);
+    let rook_to = side.rook_to(color);
+    let movers = Bitboard::from(king).with(rook.map_or(Bitboard::EMPTY, Bitboard::from));
+    let mut path = attacks::between(king, king_to).with(king_to);
+    let mut landing = Bitboard::from(king_to);
+    if let Some(r) = rook {
+        path |= attacks::between(r, rook_to).with(rook_to);
+        landing = landing.with(rook_to);
+    }
+    let blockers = path & occupied & !movers;
+    if blockers.any() {
+        reasons.insert(CastlingReason::PathBlocked);
+        let verb = if blockers.count() == 1 {
+            "stands"
+        } else {
+            "stand"
+        };
+        notes.push(format!("{} {verb} in the way", pieces(pos, blockers)));
+    }
+    if checkers.any() {
+        reasons.insert(CastlingReason::InCheck);
+        notes.push(in_check_note());
+    }
+    // Attacks are judged with the king and the castling rook lifted.
+    let lifted = occupied & !movers;
+    let crossed: Vec<String> = attacks::between(king, king_to)
+        .into_iter()
+        .filter_map(|sq| {
+            let by = pos.king_attackers(sq, them, lifted);
+            by.any()
+                .then(|| format!("{sq} is attacked by {}", pieces(pos, by)))
+        })
+        .collect();
+    if !crossed.is_empty() {
+        reasons.insert(CastlingReason::ThroughCheck);
+        notes.push(and_list(&crossed));
+    }
+    let after = lifted.with(landing);
+    let into = pos.king_attackers(king_to, them, after);
+    if into.any() {
+        reasons.insert(CastlingReason::IntoCheck);
+        notes.push(format!(
+            "the king lands on {king_to}, attacked by {}",
+            pieces(pos, into)
+        ));
+    }
+
+    let occupied_landing = landing & occupied & !movers;
+    let unplayable = match rook {
+        None => Some(format!(
+            "{} has no rook on its back rank on the {} of the king",
+            color_name(color),
+            side_name(side)
+        )),
+        Some(_) if occupied_landing.any() => Some(format!(
+            "{} {} on a square where the king or the rook lands",
+            pieces(pos, occupied_landing),
+            if occupied_landing.count() == 1 {
+                "stands"
+            } else {
+                "stand"
+            }
+        )),
+        Some(_) => None,
+    };
+    let detail = if reasons.is_empty() {
+        String::new()
+    } else {
+        notes.join("; ")
+    };
+    let play = match (unplayable, rook) {
+        (None, Some(rook)) => CastlePlay::Played(Move::Castle { king, rook }),
+        (why, _) => CastlePlay::Unplayable(format!(
+            "the castle cannot be played: {}",
+            why.unwrap_or_default()
+        )),
+    };
+    CastleJudgement {
+        reasons,
+        detail,
+        play,
     }
 }
 
@@ -72,7 +528,12 @@ pub fn judge_castle(pos: &Chess, history: &CastlingHistory, side: CastlingSide) 
 /// king onto its own rook (Chess960 `Kxh1`).
 pub fn castle_intent(pos: &Chess, san: San, mode: CastlingMode) -> Option<CastlingSide> {
     let _ = mode;
-    let San::Normal { role: Role::King, to, .. } = san else {
+    let San::Normal {
+        role: Role::King,
+        to,
+        ..
+    } = san
+    else {
         return None;
     };
     let king = pos.board().king_of(pos.turn())?;
@@ -85,8 +546,8 @@ pub fn castle_intent(pos: &Chess, san: San, mode: CastlingMode) -> Option<Castli
     }
     let distance = (i32::from(to.file()) - i32::from(king.file())).abs();
     match to.file() {
-        shakmaty::File::G if distance >= 2 => Some(CastlingSide::KingSide),
-        shakmaty::File::C if distance >= 2 => Some(CastlingSide::QueenSide),
+        File::G if distance >= 2 => Some(CastlingSide::KingSide),
+        File::C if distance >= 2 => Some(CastlingSide::QueenSide),
         _ => None,
     }
 }

@@ -4,5 +4,10 @@
 //! boundaries) → [`pgn`] (one game's text read) → [`audit`] (one game
 //! replayed and judged, pure) → [`report`] (ordered writers) → [`app`].
 
+pub mod app;
 pub mod audit;
+pub mod cli;
+pub mod input;
 pub mod pgn;
+pub mod progress;
+pub mod report;

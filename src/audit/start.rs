@@ -16,9 +16,9 @@ pub struct Start {
     pub from_fen: bool,
 }
 
-/// Classifies a Variant tag: `Ok(true)` for Chess960, `Ok(false)` for
-/// standard chess, `Err` for any other variant.
-pub fn is_chess960(variant: &str) -> Result<bool, ()> {
+/// Classifies a Variant tag: `Some(true)` for Chess960, `Some(false)` for
+/// standard chess, `None` for any other variant.
+pub fn is_chess960(variant: &str) -> Option<bool> {
     let key: String = variant
         .chars()
         .filter(|c| c.is_alphanumeric())
@@ -26,11 +26,16 @@ pub fn is_chess960(variant: &str) -> Result<bool, ()> {
         .collect();
     match key.as_str() {
         "" | "standard" | "normal" | "chess" | "fromposition" | "classical" | "regular" => {
-            Ok(false)
+            Some(false)
         }
-        "chess960" | "960" | "fischerandom" | "fischerrandom" | "fischerrandomchess"
-        | "frc" | "chess960fischerrandom" => Ok(true),
-        _ => Err(()),
+        "chess960"
+        | "960"
+        | "fischerandom"
+        | "fischerrandom"
+        | "fischerrandomchess"
+        | "frc"
+        | "chess960fischerrandom" => Some(true),
+        _ => None,
     }
 }
 
@@ -38,8 +43,8 @@ pub fn is_chess960(variant: &str) -> Result<bool, ()> {
 pub fn start_position(tags: &Tags) -> Result<Start, (ErrorKind, String)> {
     let chess960 = match tags.variant.as_deref().map(is_chess960) {
         None => false,
-        Some(Ok(b)) => b,
-        Some(Err(())) => {
+        Some(Some(b)) => b,
+        Some(None) => {
             return Err((
                 ErrorKind::UnsupportedVariant,
                 format!(
@@ -53,7 +58,12 @@ pub fn start_position(tags: &Tags) -> Result<Start, (ErrorKind, String)> {
     let (setup, from_fen) = match fen {
         Some(text) => match Fen::from_ascii(text.as_bytes()) {
             Ok(fen) => (fen.into_setup(), true),
-            Err(e) => return Err((ErrorKind::BadFen, format!("FEN \"{text}\" cannot be read: {e}"))),
+            Err(e) => {
+                return Err((
+                    ErrorKind::BadFen,
+                    format!("FEN \"{text}\" cannot be read: {e}"),
+                ));
+            }
         },
         None => (Setup::initial(), false),
     };
@@ -67,18 +77,24 @@ pub fn start_position(tags: &Tags) -> Result<Start, (ErrorKind, String)> {
     } else {
         Variant::Standard
     };
-    match Chess::from_setup(setup, mode).or_else(|e| e.ignore_too_much_material()) {
-        Ok(position) => Ok(Start {
-            position,
-            mode,
-            variant,
-            from_fen,
-        }),
-        Err(e) => Err((
-            ErrorKind::BadFen,
-            format!("FEN \"{}\" is not a legal position: {e}", fen.unwrap_or_default()),
-        )),
-    }
+    let position = match Chess::from_setup(setup, mode) {
+        Ok(p) => p,
+        Err(e) => e.ignore_too_much_material().map_err(|e| {
+            (
+                ErrorKind::BadFen,
+                format!(
+                    "FEN \"{}\" is not a legal position: {e}",
+                    fen.unwrap_or_default()
+                ),
+            )
+        })?,
+    };
+    Ok(Start {
+        position,
+        mode,
+        variant,
+        from_fen,
+    })
 }
 
 #[cfg(test)]
@@ -95,22 +111,36 @@ mod tests {
 
     #[test]
     fn variant_names() {
-        for v in ["Chess960", "Fischerandom", "chess 960", "Fischer Random", "960"] {
-            assert_eq!(is_chess960(v), Ok(true), "{v}");
+        for v in [
+            "Chess960",
+            "Fischerandom",
+            "chess 960",
+            "Fischer Random",
+            "960",
+        ] {
+            assert_eq!(is_chess960(v), Some(true), "{v}");
         }
         for v in ["Standard", "From Position", ""] {
-            assert_eq!(is_chess960(v), Ok(false), "{v}");
+            assert_eq!(is_chess960(v), Some(false), "{v}");
         }
         for v in ["Crazyhouse", "Atomic", "Three-check"] {
-            assert_eq!(is_chess960(v), Err(()), "{v}");
+            assert_eq!(is_chess960(v), None, "{v}");
         }
     }
 
     #[test]
     fn shredder_rights_off_the_corner_mean_chess960() {
-        let s = start_position(&tags(None, Some("bqnnrkrb/pppppppp/8/8/8/8/PPPPPPPP/BQNNRKRB w GEge - 0 1"))).unwrap();
+        let s = start_position(&tags(
+            None,
+            Some("bqnnrkrb/pppppppp/8/8/8/8/PPPPPPPP/BQNNRKRB w GEge - 0 1"),
+        ))
+        .unwrap();
         assert_eq!(s.variant, Variant::Chess960);
-        let s = start_position(&tags(None, Some("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"))).unwrap();
+        let s = start_position(&tags(
+            None,
+            Some("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"),
+        ))
+        .unwrap();
         assert_eq!(s.variant, Variant::Standard);
     }
 
@@ -123,7 +153,11 @@ mod tests {
             "4k3/8/8/8/8/8/8/4K3 w K - 0 1",
             "not a fen",
         ] {
-            assert_eq!(start_position(&tags(None, Some(fen))).unwrap_err().0, ErrorKind::BadFen, "{fen}");
+            assert_eq!(
+                start_position(&tags(None, Some(fen))).unwrap_err().0,
+                ErrorKind::BadFen,
+                "{fen}"
+            );
         }
         assert_eq!(
             start_position(&tags(Some("Atomic"), None)).unwrap_err().0,

@@ -233,7 +233,10 @@ fn is_tag_line(line: &[u8]) -> bool {
         return false;
     }
     let rest = &rest[name..];
-    let blanks = rest.iter().take_while(|b| **b == b' ' || **b == b'\t').count();
+    let blanks = rest
+        .iter()
+        .take_while(|b| **b == b' ' || **b == b'\t')
+        .count();
     rest.get(blanks) == Some(&b'"')
 }
 
@@ -244,7 +247,9 @@ mod tests {
     fn split(data: &[u8]) -> Vec<(usize, usize)> {
         let mut out = Vec::new();
         let mut s = Splitter::new();
-        s.feed(data, 0, true, |g| out.push((g.start as usize, g.end as usize)));
+        s.feed(data, 0, true, |g| {
+            out.push((g.start as usize, g.end as usize))
+        });
         out
     }
 
@@ -275,7 +280,10 @@ mod tests {
     #[test]
     fn tags_only_game_followed_by_game() {
         let pgn = b"[Event \"a\"]\n\n[Event \"b\"]\n\n1. e4 *\n";
-        assert_eq!(games(pgn), vec!["[Event \"a\"]\n", "[Event \"b\"]\n\n1. e4 *\n"]);
+        assert_eq!(
+            games(pgn),
+            vec!["[Event \"a\"]\n", "[Event \"b\"]\n\n1. e4 *\n"]
+        );
     }
 
     #[test]
@@ -302,7 +310,10 @@ mod tests {
             vec![(3, 10)],
             "the BOM is not part of the game"
         );
-        assert_eq!(games(b"1. e4 *\r\r1. d4 *\r"), vec!["1. e4 *\r", "1. d4 *\r"]);
+        assert_eq!(
+            games(b"1. e4 *\r\r1. d4 *\r"),
+            vec!["1. e4 *\r", "1. d4 *\r"]
+        );
     }
 
     #[test]
@@ -316,11 +327,15 @@ mod tests {
             let mut base = 0u64;
             for chunk in pgn.chunks(step) {
                 buf.extend_from_slice(chunk);
-                let used = s.feed(&buf, base, false, |g| out.push((g.start as usize, g.end as usize)));
+                let used = s.feed(&buf, base, false, |g| {
+                    out.push((g.start as usize, g.end as usize))
+                });
                 buf.drain(..used);
                 base += used as u64;
             }
-            let used = s.feed(&buf, base, true, |g| out.push((g.start as usize, g.end as usize)));
+            let used = s.feed(&buf, base, true, |g| {
+                out.push((g.start as usize, g.end as usize))
+            });
             assert_eq!(used, buf.len());
             assert_eq!(out, whole, "step {step}");
         }

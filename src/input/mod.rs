@@ -1,0 +1,244 @@
+//! Input: the sources named on the command line (files, directories, `-`),
+//! opened with decompression chosen by magic bytes, and read as batches of
+//! whole games with their byte offsets.
+
+pub mod batch;
+mod split;
+
+pub use batch::{Batch, read_batches};
+pub use split::{GameSpan, Splitter};
+
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Where a source's bytes come from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Origin {
+    File(PathBuf),
+    Stdin,
+}
+
+/// One PGN source, named as the reports name it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Source {
+    /// The `source` column: the path as given, a file's path below a given
+    /// directory, or `-`.
+    pub name: String,
+    pub origin: Origin,
+}
+
+/// An input error: the path and the cause, for a one-line message.
+#[derive(Debug)]
+pub struct InputError {
+    pub path: String,
+    pub cause: String,
+}
+
+impl std::fmt::Display for InputError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.path, self.cause)
+    }
+}
+
+/// File names taken from a directory: PGN, plain or compressed.
+fn is_pgn_name(path: &Path) -> bool {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default();
+    let name = ["zst", "zstd", "gz", "bz2"]
+        .iter()
+        .find_map(|ext| name.strip_suffix(&format!(".{ext}")))
+        .unwrap_or(&name);
+    name.ends_with(".pgn")
+}
+
+/// Expands the command line's inputs into sources, in order; a directory
+/// gives every PGN file below it in sorted path order. A missing input, or
+/// a directory that cannot be listed, is an error.
+pub fn collect_sources(inputs: &[String]) -> Result<Vec<Source>, InputError> {
+    let mut sources = Vec::new();
+    for input in inputs {
+        if input == "-" {
+            sources.push(Source {
+                name: "-".to_owned(),
+                origin: Origin::Stdin,
+            });
+            continue;
+        }
+        let path = Path::new(input);
+        let meta = std::fs::metadata(path).map_err(|e| InputError {
+            path: input.clone(),
+            cause: io_cause(&e),
+        })?;
+        if meta.is_dir() {
+            let mut files = Vec::new();
+            walk(path, &mut files)?;
+            files.sort();
+            sources.extend(files.into_iter().map(|f| Source {
+                name: f.to_string_lossy().into_owned(),
+                origin: Origin::File(f),
+            }));
+        } else {
+            sources.push(Source {
+                name: input.clone(),
+                origin: Origin::File(path.to_path_buf()),
+            });
+        }
+    }
+    Ok(sources)
+}
+
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), InputError> {
+    let err = |e: io::Error| InputError {
+        path: dir.to_string_lossy().into_owned(),
+        cause: io_cause(&e),
+    };
+    for entry in std::fs::read_dir(dir).map_err(err)? {
+        let entry = entry.map_err(err)?;
+        let path = entry.path();
+        let kind = entry.file_type().map_err(err)?;
+        if kind.is_dir() {
+            walk(&path, out)?;
+        } else if is_pgn_name(&path) {
+            out.push(path);
+        }
+    }
+    Ok(())
+}
+
+/// A short cause for an I/O error, without the "(os error N)" noise.
+pub fn io_cause(e: &io::Error) -> String {
+    match e.kind() {
+        io::ErrorKind::NotFound => "no such file or directory".to_owned(),
+        io::ErrorKind::PermissionDenied => "permission denied".to_owned(),
+        _ => {
+            let s = e.to_string();
+            match s.find(" (os error") {
+                Some(i) => s[..i].to_owned(),
+                None => s,
+            }
+        }
+    }
+}
+
+/// The compression of a stream, told by its first bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Compression {
+    None,
+    Zstd,
+    Gzip,
+    Bzip2,
+}
+
+impl Compression {
+    pub fn detect(head: &[u8]) -> Compression {
+        if head.starts_with(&[0x28, 0xb5, 0x2f, 0xfd])
+            || (head.len() >= 4 && head[1..4] == [0x2a, 0x4d, 0x18] && head[0] & 0xf0 == 0x50)
+        {
+            Compression::Zstd
+        } else if head.starts_with(&[0x1f, 0x8b]) {
+            Compression::Gzip
+        } else if head.starts_with(b"BZh") {
+            Compression::Bzip2
+        } else {
+            Compression::None
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Compression::None => "plain",
+            Compression::Zstd => "zstd",
+            Compression::Gzip => "gzip",
+            Compression::Bzip2 => "bzip2",
+        }
+    }
+}
+
+/// Counts the raw (compressed) bytes read, for the progress bar.
+struct Counting<R> {
+    inner: R,
+    count: Arc<AtomicU64>,
+}
+
+impl<R: Read> Read for Counting<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.count.fetch_add(n as u64, Ordering::Relaxed);
+        Ok(n)
+    }
+}
+
+/// An opened source: its decompressed bytes and what it was compressed with.
+pub struct Opened {
+    pub reader: Box<dyn Read + Send>,
+    pub compression: Compression,
+}
+
+/// Opens a source, decompressing by magic bytes. `raw_read` counts the
+/// bytes read from the file or standard input.
+pub fn open(source: &Source, raw_read: Arc<AtomicU64>) -> Result<Opened, InputError> {
+    let err = |e: io::Error| InputError {
+        path: source.name.clone(),
+        cause: io_cause(&e),
+    };
+    let raw: Box<dyn Read + Send> = match &source.origin {
+        Origin::File(p) => Box::new(File::open(p).map_err(err)?),
+        Origin::Stdin => Box::new(io::stdin()),
+    };
+    let mut buffered = BufReader::with_capacity(
+        1 << 20,
+        Counting {
+            inner: raw,
+            count: raw_read,
+        },
+    );
+    let compression = Compression::detect(buffered.fill_buf().map_err(err)?);
+    let reader: Box<dyn Read + Send> = match compression {
+        Compression::None => Box::new(buffered),
+        Compression::Zstd => {
+            Box::new(zstd::stream::read::Decoder::with_buffer(buffered).map_err(err)?)
+        }
+        Compression::Gzip => Box::new(flate2::read::MultiGzDecoder::new(buffered)),
+        Compression::Bzip2 => Box::new(bzip2::read::MultiBzDecoder::new(buffered)),
+    };
+    Ok(Opened {
+        reader,
+        compression,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn magic_bytes() {
+        assert_eq!(
+            Compression::detect(&[0x28, 0xb5, 0x2f, 0xfd, 0]),
+            Compression::Zstd
+        );
+        assert_eq!(
+            Compression::detect(&[0x50, 0x2a, 0x4d, 0x18]),
+            Compression::Zstd
+        );
+        assert_eq!(Compression::detect(&[0x1f, 0x8b, 8]), Compression::Gzip);
+        assert_eq!(Compression::detect(b"BZh91AY"), Compression::Bzip2);
+        assert_eq!(Compression::detect(b"[Event"), Compression::None);
+        assert_eq!(Compression::detect(b""), Compression::None);
+    }
+
+    #[test]
+    fn pgn_names() {
+        for n in ["a.pgn", "b.PGN", "c.pgn.zst", "d.pgn.gz", "e.pgn.bz2"] {
+            assert!(is_pgn_name(Path::new(n)), "{n}");
+        }
+        for n in ["a.txt", "pgn", "b.zst", "c.png"] {
+            assert!(!is_pgn_name(Path::new(n)), "{n}");
+        }
+    }
+}

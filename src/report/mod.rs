@@ -1,0 +1,302 @@
+//! Ordered report writers: the four CSV files, summary.json and the split
+//! PGN files. Files are written under temporary names and renamed when
+//! complete, so a file with its final name is always whole.
+
+mod summary;
+
+pub use summary::Summary;
+
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use crate::audit::{GameClass, GameReport};
+use crate::pgn::Tags;
+
+/// The identity of a game in its source: the first columns of every row.
+#[derive(Debug, Clone)]
+pub struct GameId<'a> {
+    pub source: &'a str,
+    pub game: u64,
+    pub offset: u64,
+    pub tags: &'a Tags,
+}
+
+const IDENTITY: [&str; 11] = [
+    "source", "game", "offset", "event", "site", "date", "round", "white", "black", "result",
+    "variant",
+];
+
+/// A file being written under a temporary name in the output folder.
+struct Pending {
+    tmp: PathBuf,
+    done: PathBuf,
+}
+
+impl Pending {
+    fn new(dir: &Path, name: &str) -> Pending {
+        Pending {
+            tmp: dir.join(format!(".{name}.partial")),
+            done: dir.join(name),
+        }
+    }
+}
+
+/// An error writing the reports, with the path.
+#[derive(Debug)]
+pub struct OutputError {
+    pub path: PathBuf,
+    pub cause: String,
+}
+
+impl std::fmt::Display for OutputError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.path.display(), self.cause)
+    }
+}
+
+fn out_err(path: &Path) -> impl Fn(io::Error) -> OutputError + '_ {
+    move |e| OutputError {
+        path: path.to_path_buf(),
+        cause: crate::input::io_cause(&e),
+    }
+}
+
+fn csv_err(path: &Path) -> impl Fn(csv::Error) -> OutputError + '_ {
+    move |e| OutputError {
+        path: path.to_path_buf(),
+        cause: e.to_string(),
+    }
+}
+
+type CsvOut = csv::Writer<BufWriter<File>>;
+
+/// Writes every report of a run, game by game, in input order.
+pub struct Reports {
+    dir: PathBuf,
+    pending: Vec<Pending>,
+    castling: CsvOut,
+    claims: CsvOut,
+    missed: CsvOut,
+    errors: CsvOut,
+    split: Option<(BufWriter<File>, BufWriter<File>, bool, bool)>,
+    /// The counts of summary.json.
+    pub summary: Summary,
+}
+
+impl Reports {
+    /// Creates the output folder (if missing) and opens every report.
+    pub fn create(dir: &Path, split: bool) -> Result<Reports, OutputError> {
+        std::fs::create_dir_all(dir).map_err(out_err(dir))?;
+        let mut pending = Vec::new();
+        let mut open_csv = |name: &str, columns: &[&str]| -> Result<CsvOut, OutputError> {
+            let p = Pending::new(dir, name);
+            let file = File::create(&p.tmp).map_err(out_err(&p.done))?;
+            let mut w = csv::Writer::from_writer(BufWriter::with_capacity(1 << 16, file));
+            let header: Vec<&str> = IDENTITY.iter().chain(columns).copied().collect();
+            w.write_record(&header).map_err(csv_err(&p.done))?;
+            pending.push(p);
+            Ok(w)
+        };
+        let castling = open_csv(
+            "castling.csv",
+            &[
+                "ply",
+                "move_number",
+                "side",
+                "san",
+                "castle",
+                "reasons",
+                "detail",
+                "fen",
+            ],
+        )?;
+        let claims = open_csv(
+            "claims.csv",
+            &[
+                "claim",
+                "claim_source",
+                "verdict",
+                "ply",
+                "occurrences",
+                "occurrences_ignoring_rights",
+                "plies",
+                "fen",
+                "detail",
+            ],
+        )?;
+        let missed = open_csv("missed_draws.csv", &["rule", "ply", "plies_after", "fen"])?;
+        let errors = open_csv("errors.csv", &["ply", "san", "kind", "detail", "fen"])?;
+        let split = if split {
+            let mut open = |name: &str| -> Result<BufWriter<File>, OutputError> {
+                let p = Pending::new(dir, name);
+                let file = File::create(&p.tmp).map_err(out_err(&p.done))?;
+                pending.push(p);
+                Ok(BufWriter::with_capacity(1 << 20, file))
+            };
+            Some((open("clean.pgn")?, open("rejected.pgn")?, false, false))
+        } else {
+            None
+        };
+        Ok(Reports {
+            dir: dir.to_path_buf(),
+            pending,
+            castling,
+            claims,
+            missed,
+            errors,
+            split,
+            summary: Summary::default(),
+        })
+    }
+
+    /// Writes one game's rows (and its bytes, with `--split`).
+    pub fn write_game(
+        &mut self,
+        id: &GameId,
+        report: &GameReport,
+        bytes: &[u8],
+    ) -> Result<(), OutputError> {
+        let class = report.class();
+        self.summary.add_game(report, class);
+        let t = id.tags;
+        let game = id.game.to_string();
+        let offset = id.offset.to_string();
+        let identity = [
+            id.source,
+            &game,
+            &offset,
+            &t.event,
+            &t.site,
+            &t.date,
+            &t.round,
+            &t.white,
+            &t.black,
+            &t.result,
+            report.variant.code(),
+        ];
+        let dir = self.dir.clone();
+        for c in &report.castling {
+            let (ply, number) = (c.ply.to_string(), c.move_number.to_string());
+            let side = if c.side.is_white() { "white" } else { "black" };
+            let castle = match c.castle {
+                shakmaty::CastlingSide::KingSide => "kingside",
+                shakmaty::CastlingSide::QueenSide => "queenside",
+            };
+            let reasons = c.reasons.codes();
+            let row = [
+                &ply, &number, side, &c.san, castle, &reasons, &c.detail, &c.fen,
+            ];
+            write_row(
+                &mut self.castling,
+                &identity,
+                &row,
+                &dir.join("castling.csv"),
+            )?;
+        }
+        for c in &report.claims {
+            let ply = c.ply.to_string();
+            let occ = c.occurrences.to_string();
+            let loose = c.occurrences_ignoring_rights.to_string();
+            let plies = c
+                .plies
+                .iter()
+                .map(u32::to_string)
+                .collect::<Vec<_>>()
+                .join(";");
+            let row = [
+                c.claim.code(),
+                c.source.code(),
+                c.verdict.code(),
+                &ply,
+                &occ,
+                &loose,
+                &plies,
+                &c.fen,
+                &c.detail,
+            ];
+            write_row(&mut self.claims, &identity, &row, &dir.join("claims.csv"))?;
+        }
+        for m in &report.missed_draws {
+            let (ply, after) = (m.ply.to_string(), m.plies_after.to_string());
+            let row = [m.rule.code(), &ply, &after, &m.fen];
+            write_row(
+                &mut self.missed,
+                &identity,
+                &row,
+                &dir.join("missed_draws.csv"),
+            )?;
+        }
+        if let Some(e) = &report.error {
+            let ply = e.ply.to_string();
+            let row = [&ply, &e.san, e.kind.code(), &e.detail, &e.fen];
+            write_row(&mut self.errors, &identity, &row, &dir.join("errors.csv"))?;
+        }
+        if let Some((clean, rejected, clean_started, rejected_started)) = &mut self.split {
+            let (file, started, name) = if class == GameClass::Clean {
+                (clean, clean_started, "clean.pgn")
+            } else {
+                (rejected, rejected_started, "rejected.pgn")
+            };
+            let err = out_err_owned(dir.join(name));
+            if *started {
+                file.write_all(b"\n").map_err(&err)?;
+            }
+            *started = true;
+            file.write_all(bytes).map_err(&err)?;
+            if !bytes.ends_with(b"\n") && !bytes.ends_with(b"\r") {
+                file.write_all(b"\n").map_err(&err)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Flushes every file, writes summary.json and gives every report its
+    /// final name.
+    pub fn finish(mut self) -> Result<Summary, OutputError> {
+        for (w, name) in [
+            (&mut self.castling, "castling.csv"),
+            (&mut self.claims, "claims.csv"),
+            (&mut self.missed, "missed_draws.csv"),
+            (&mut self.errors, "errors.csv"),
+        ] {
+            w.flush().map_err(out_err(&self.dir.join(name)))?;
+        }
+        if let Some((clean, rejected, _, _)) = &mut self.split {
+            clean
+                .flush()
+                .map_err(out_err(&self.dir.join("clean.pgn")))?;
+            rejected
+                .flush()
+                .map_err(out_err(&self.dir.join("rejected.pgn")))?;
+        }
+        let summary_path = self.dir.join("summary.json");
+        let tmp = self.dir.join(".summary.json.partial");
+        std::fs::write(&tmp, self.summary.to_json()).map_err(out_err(&summary_path))?;
+        self.pending.push(Pending {
+            tmp,
+            done: summary_path,
+        });
+        for p in &self.pending {
+            std::fs::rename(&p.tmp, &p.done).map_err(out_err(&p.done))?;
+        }
+        Ok(self.summary)
+    }
+}
+
+fn out_err_owned(path: PathBuf) -> impl Fn(io::Error) -> OutputError {
+    move |e| OutputError {
+        path: path.clone(),
+        cause: crate::input::io_cause(&e),
+    }
+}
+
+fn write_row(
+    w: &mut CsvOut,
+    identity: &[&str],
+    row: &[&str],
+    path: &Path,
+) -> Result<(), OutputError> {
+    w.write_record(identity.iter().chain(row.iter()))
+        .map_err(csv_err(path))
+}

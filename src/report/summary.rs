@@ -1,0 +1,132 @@
+//! The counts of summary.json. Every game is exactly one of clean, flagged
+//! or incomplete, so `games = clean + flagged + incomplete`.
+
+use serde_json::{Map, Value, json};
+
+use crate::audit::{CastlingReason, ClaimVerdict, DrawRule, ErrorKind, GameClass, GameReport};
+
+/// Counters of a run; two summaries of disjoint inputs merge by adding.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Summary {
+    pub games: u64,
+    pub clean: u64,
+    pub flagged: u64,
+    pub incomplete: u64,
+    pub castling: [u64; 11],
+    pub claims: [u64; 7],
+    pub missed_draws: [u64; 2],
+    pub errors: [u64; 6],
+    pub notation_quirks: u64,
+    pub bytes: u64,
+    pub seconds: f64,
+    pub threads: usize,
+    pub sources: Vec<String>,
+    pub interrupted: bool,
+}
+
+impl Summary {
+    /// Counts one audited game.
+    pub fn add_game(&mut self, report: &GameReport, class: GameClass) {
+        self.games += 1;
+        match class {
+            GameClass::Clean => self.clean += 1,
+            GameClass::Flagged => self.flagged += 1,
+            GameClass::Incomplete => self.incomplete += 1,
+        }
+        for c in &report.castling {
+            for r in c.reasons.iter() {
+                self.castling[r as usize] += 1;
+            }
+        }
+        for c in &report.claims {
+            self.claims[c.verdict as usize] += 1;
+        }
+        for m in &report.missed_draws {
+            self.missed_draws[m.rule as usize] += 1;
+        }
+        if let Some(e) = &report.error {
+            self.errors[e.kind as usize] += 1;
+        }
+        self.notation_quirks += u64::from(report.notation_quirks);
+    }
+
+    /// summary.json, pretty-printed, keys in contract order.
+    pub fn to_json(&self) -> String {
+        fn counts<T: Copy>(all: &[T], code: fn(T) -> &'static str, n: &[u64]) -> Value {
+            Value::Object(
+                all.iter()
+                    .zip(n)
+                    .map(|(k, v)| (code(*k).to_owned(), json!(v)))
+                    .collect::<Map<_, _>>(),
+            )
+        }
+        let mut v = json!({
+            "games": self.games,
+            "clean": self.clean,
+            "flagged": self.flagged,
+            "incomplete": self.incomplete,
+            "castling": counts(CastlingReason::ALL, CastlingReason::code, &self.castling),
+            "claims": counts(ClaimVerdict::ALL, ClaimVerdict::code, &self.claims),
+            "missed_draws": counts(DrawRule::ALL, DrawRule::code, &self.missed_draws),
+            "errors": counts(ErrorKind::ALL, ErrorKind::code, &self.errors),
+            "notation_quirks": self.notation_quirks,
+            "bytes": self.bytes,
+            "seconds": (self.seconds * 1000.0).round() / 1000.0,
+            "threads": self.threads,
+            "sources": self.sources,
+        });
+        if self.interrupted {
+            v["interrupted"] = json!(true);
+        }
+        let mut s = serde_json::to_string_pretty(&v).unwrap_or_default();
+        s.push('\n');
+        s
+    }
+
+    /// A short table for standard error.
+    pub fn table(&self) -> String {
+        let rate = if self.seconds > 0.0 {
+            self.games as f64 / self.seconds
+        } else {
+            0.0
+        };
+        let mut s = format!(
+            "games {:>12}\n  clean {:>10}\n  flagged {:>8}\n  incomplete {:>5}\n",
+            self.games, self.clean, self.flagged, self.incomplete
+        );
+        let sum = |a: &[u64]| a.iter().sum::<u64>();
+        s += &format!(
+            "illegal castles {}, claims audited {}, missed draws {}, errors {}, notation quirks {}\n",
+            self.castling_rows_hint(),
+            sum(&self.claims),
+            sum(&self.missed_draws),
+            sum(&self.errors),
+            self.notation_quirks
+        );
+        s += &format!(
+            "{:.1} MiB in {:.2} s ({:.0} games/s, {} threads)\n",
+            self.bytes as f64 / (1 << 20) as f64,
+            self.seconds,
+            rate,
+            self.threads
+        );
+        if self.interrupted {
+            s += "interrupted: the reports cover the games done so far\n";
+        }
+        s
+    }
+
+    fn castling_rows_hint(&self) -> String {
+        let parts: Vec<String> = CastlingReason::ALL
+            .iter()
+            .zip(&self.castling)
+            .filter(|(_, n)| **n > 0)
+            .map(|(r, n)| format!("{} {n}", r.code()))
+            .collect();
+        if parts.is_empty() {
+            "none".to_owned()
+        } else {
+            parts.join(", ")
+        }
+    }
+}

@@ -1,0 +1,103 @@
+//! Shared helpers for the integration tests: run the built binary in a
+//! fresh temporary folder and read its reports.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+pub const SAMPLE: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/corpora/lichess_2025-05_sample.pgn"
+);
+
+pub fn corpus(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("corpora")
+        .join(rel)
+}
+
+pub fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_pgn-audit"))
+}
+
+/// Runs `pgn-audit ARGS -o OUT` and returns the output.
+pub fn run(args: &[&str], out: &Path) -> Output {
+    let mut cmd = bin();
+    cmd.args(args).arg("-o").arg(out);
+    cmd.stdin(Stdio::null());
+    cmd.output().expect("run pgn-audit")
+}
+
+/// Runs and asserts exit status 0.
+pub fn run_ok(args: &[&str], out: &Path) -> Output {
+    let o = run(args, out);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "stderr: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    o
+}
+
+/// The rows of a report file, header excluded, as string vectors.
+pub fn rows(out: &Path, file: &str) -> Vec<Vec<String>> {
+    let mut r = csv::Reader::from_path(out.join(file)).expect("report exists");
+    r.records()
+        .map(|rec| rec.expect("csv row").iter().map(str::to_owned).collect())
+        .collect()
+}
+
+/// The rows of a report file as maps from column name to value.
+pub fn records(out: &Path, file: &str) -> Vec<std::collections::BTreeMap<String, String>> {
+    let mut r = csv::Reader::from_path(out.join(file)).expect("report exists");
+    let header: Vec<String> = r.headers().unwrap().iter().map(str::to_owned).collect();
+    r.records()
+        .map(|rec| {
+            header
+                .iter()
+                .cloned()
+                .zip(rec.unwrap().iter().map(str::to_owned))
+                .collect()
+        })
+        .collect()
+}
+
+pub fn summary(out: &Path) -> serde_json::Value {
+    let text = std::fs::read_to_string(out.join("summary.json")).expect("summary.json");
+    serde_json::from_str(&text).expect("summary.json is JSON")
+}
+
+/// Asserts games = clean + flagged + incomplete and returns (games, clean,
+/// flagged, incomplete).
+pub fn counts(out: &Path) -> (u64, u64, u64, u64) {
+    let s = summary(out);
+    let g = |k: &str| s[k].as_u64().unwrap();
+    let c = (g("games"), g("clean"), g("flagged"), g("incomplete"));
+    assert_eq!(c.0, c.1 + c.2 + c.3, "summary invariant");
+    c
+}
+
+/// Sum of the values of one summary count object.
+pub fn total(out: &Path, key: &str) -> u64 {
+    summary(out)[key]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|v| v.as_u64().unwrap())
+        .sum()
+}
+
+pub fn tempdir() -> tempfile::TempDir {
+    tempfile::tempdir().expect("tempdir")
+}
+
+pub fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, bytes).unwrap();
+    p
+}
+
+pub fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}

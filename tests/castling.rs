@@ -621,3 +621,128 @@ fn lichess_sample_has_no_castling_rows() {
         "{games} games, {castles} castles"
     );
 }
+
+// ------------------------------------------------------- the CLI's reports
+
+/// The fixture games through the binary: castling.csv and errors.csv rows.
+#[test]
+fn fixture_reports() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let out = tempfile::tempdir().unwrap();
+    let status = std::process::Command::new(env!("CARGO_BIN_EXE_pgn-audit"))
+        .current_dir(root)
+        .args(["-o"])
+        .arg(out.path())
+        .arg("corpora/fixtures/castling/castles.pgn")
+        .stderr(std::process::Stdio::null())
+        .status()
+        .unwrap();
+    assert_eq!(status.code(), Some(0));
+    let read = |file: &str| -> Vec<Vec<String>> {
+        let mut r = csv::Reader::from_path(out.path().join(file)).unwrap();
+        r.records()
+            .map(|rec| rec.unwrap().iter().map(str::to_owned).collect())
+            .collect()
+    };
+    // game, then ply .. detail (the identity columns in between skipped).
+    let castling: Vec<Vec<String>> = read("castling.csv")
+        .into_iter()
+        .map(|r| [&r[1..2], &r[10..18]].concat())
+        .collect();
+    let expected: Vec<Vec<&str>> = vec![
+        vec![
+            "1",
+            "standard",
+            "11",
+            "6",
+            "white",
+            "O-O",
+            "kingside",
+            "king_moved",
+            "the king left e1 with 4.Kf1 and came back with 5.Ke1",
+        ],
+        vec![
+            "1",
+            "standard",
+            "12",
+            "6",
+            "black",
+            "O-O",
+            "kingside",
+            "king_moved",
+            "the king left e8 with 4...Kf8 and came back with 5...Ke8",
+        ],
+        vec![
+            "2",
+            "standard",
+            "11",
+            "6",
+            "white",
+            "O-O-O",
+            "queenside",
+            "rook_moved;rook_displaced",
+            "the a1 rook left a1 with 5.Rb1; no rook stands on a1, so the rook on b1 castles",
+        ],
+        vec![
+            "3",
+            "standard",
+            "1",
+            "1",
+            "white",
+            "0-0",
+            "kingside",
+            "through_check",
+            "f1 is attacked by the bishop on a6",
+        ],
+        vec![
+            "4",
+            "standard",
+            "2",
+            "2",
+            "white",
+            "O-O",
+            "kingside",
+            "rook_captured;no_rook",
+            "the h1 rook was captured on h1 with 1...Bxh1; \
+             White has no rook on its back rank on the kingside of the king",
+        ],
+        vec![
+            "7",
+            "chess960",
+            "9",
+            "5",
+            "white",
+            "O-O",
+            "kingside",
+            "rook_moved",
+            "the f1 rook left f1 with 3.Rg1 and came back with 4.Rf1",
+        ],
+        vec![
+            "7",
+            "chess960",
+            "10",
+            "5",
+            "black",
+            "O-O",
+            "kingside",
+            "rook_moved",
+            "the f8 rook left f8 with 3...Rg8 and came back with 4...Rf8",
+        ],
+    ];
+    assert_eq!(castling, expected);
+    let errors: Vec<Vec<String>> = read("errors.csv")
+        .into_iter()
+        .map(|r| [&r[1..2], &r[11..]].concat())
+        .collect();
+    assert_eq!(
+        errors,
+        vec![vec![
+            "4",
+            "2",
+            "O-O",
+            "unplayable_castle",
+            "the castle cannot be played: White has no rook on its back rank on the kingside of the king",
+            "4k3/8/8/8/8/8/8/R3K2b w Q - 0 2",
+        ]]
+    );
+}

@@ -548,6 +548,20 @@ fn chess960_illegal_74() {
     let r = audit(&pgn(Some(fen), true, "1. O-O-O O-O-O"));
     assert_eq!(r.error, None);
     assert_eq!(rows(&r), [row(1, "O-O-O", "no_right_in_fen")]);
+    // Nobody has an a-side right: the rook square is the outermost a-side rook.
+    let none = "nnrkbbqr/pppppppp/8/8/8/8/PPPPPPPP/NNRKBBQR w Hh - 0 1";
+    let r = audit(&pgn(Some(none), true, "1. O-O-O O-O-O"));
+    assert_eq!(
+        rows(&r),
+        [
+            row(1, "O-O-O", "no_right_in_fen"),
+            row(2, "O-O-O", "no_right_in_fen")
+        ]
+    );
+    assert_eq!(
+        r.castling[1].detail,
+        "the starting FEN gives Black no queenside castling right"
+    );
     // Withheld, and the c1 rook (the file of Black's right) walked.
     let r = audit(&pgn(
         Some(fen),

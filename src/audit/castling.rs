@@ -184,23 +184,24 @@ impl CastlingHistory {
             return;
         };
         let color = pos.turn();
-        let event = Event::new(pos, text, false);
+        // Built only for the few moves that matter: most moves cost nothing.
+        let event = || Event::new(pos, text, false);
         let me = self.sides.get_mut(color);
         if role == Role::King {
             let king = &mut me.king;
             if king.home == Some(from) {
-                king.left.get_or_insert_with(|| event.clone());
+                king.left.get_or_insert_with(event);
                 king.back = None;
             }
             if king.home == Some(to) && king.left.is_some() {
-                king.back = Some(event.clone());
+                king.back = Some(event());
             }
         }
         for side in CastlingSide::ALL {
             let rook = me.rooks.get_mut(side);
             if rook.at == Some(from) {
-                rook.left.get_or_insert_with(|| event.clone());
-                rook.back = (rook.home == Some(to)).then(|| event.clone());
+                rook.left.get_or_insert_with(event);
+                rook.back = (rook.home == Some(to)).then(event);
                 rook.at = Some(to);
             }
         }
@@ -210,7 +211,7 @@ impl CastlingHistory {
                 if rook.at == Some(to) {
                     rook.at = None;
                     rook.back = None;
-                    rook.captured = Some((event.clone(), to));
+                    rook.captured = Some((event(), to));
                 }
             }
         }
@@ -516,6 +517,19 @@ pub fn judge_castle(pos: &Chess, history: &CastlingHistory, side: CastlingSide) 
             why.unwrap_or_default()
         )),
     };
+    // A legal castle is exactly shakmaty's own, and shakmaty's own is legal.
+    debug_assert_eq!(
+        reasons.is_empty(),
+        !pos.castling_moves(side).is_empty(),
+        "{reasons:?} for {side:?} in {}",
+        super::fen_of(pos)
+    );
+    debug_assert!(
+        !reasons.is_empty()
+            || matches!(&play, CastlePlay::Played(m) if pos.castling_moves(side).first() == Some(m)),
+        "another castle than shakmaty's in {}",
+        super::fen_of(pos)
+    );
     CastleJudgement {
         reasons,
         detail,

@@ -290,6 +290,10 @@ class Labeller(chess.pgn.BaseVisitor):
                 self.failed = san
                 raise
             self.tokens.append(san)
+            legal = legal_castle(board, kingside)
+            if legal is not None:  # a legal castle written as a king move
+                self.castles.append([ply, True, san])
+                return legal
             move, playable = as_written(board, self.homes, kingside)
             self.castles.append([ply, False, san])
             if not playable:

@@ -760,3 +760,20 @@ fn fixture_reports() {
         ]]
     );
 }
+
+#[test]
+fn king_off_its_back_rank_is_unplayable() {
+    let fen = "4k3/8/8/8/8/8/4K3/R6R w - - 0 1";
+    let r = audit(&pgn(Some(fen), false, "1. O-O"));
+    assert_eq!(rows(&r), [row(1, "O-O", "no_right_in_fen;king_displaced")]);
+    assert_eq!(
+        r.castling[0].detail,
+        "the starting FEN gives White no kingside castling right; the king stands on e2, not on e1"
+    );
+    let err = r.error.unwrap();
+    assert_eq!(err.kind, ErrorKind::UnplayableCastle);
+    assert_eq!(
+        err.detail,
+        "the castle cannot be played: the king stands on e2, off its back rank"
+    );
+}

@@ -399,14 +399,14 @@ pub fn judge_castle(pos: &Chess, history: &CastlingHistory, side: CastlingSide) 
             reasons.insert(CastlingReason::InCheck);
             notes.push(in_check_note());
         }
-        let why = format!("the king stands on {king}, off its back rank");
-        if me.king.left.is_none() && at_home {
-            notes.push(why.clone());
-        }
+        // `king_displaced` always applies here: the start square is on the
+        // back rank.
         return CastleJudgement {
             reasons,
             detail: notes.join("; "),
-            play: CastlePlay::Unplayable(format!("the castle cannot be played: {why}")),
+            play: CastlePlay::Unplayable(format!(
+                "the castle cannot be played: the king stands on {king}, off its back rank"
+            )),
         };
     }
 

@@ -72,7 +72,12 @@ pub fn judge_castle(pos: &Chess, history: &CastlingHistory, side: CastlingSide) 
 /// king onto its own rook (Chess960 `Kxh1`).
 pub fn castle_intent(pos: &Chess, san: San, mode: CastlingMode) -> Option<CastlingSide> {
     let _ = mode;
-    let San::Normal { role: Role::King, to, .. } = san else {
+    let San::Normal {
+        role: Role::King,
+        to,
+        ..
+    } = san
+    else {
         return None;
     };
     let king = pos.board().king_of(pos.turn())?;

@@ -122,7 +122,10 @@ codes! {
 impl ClaimVerdict {
     /// A verdict that upholds the claim.
     pub fn is_valid(self) -> bool {
-        matches!(self, ClaimVerdict::Valid | ClaimVerdict::ValidOnAnnouncedMove)
+        matches!(
+            self,
+            ClaimVerdict::Valid | ClaimVerdict::ValidOnAnnouncedMove
+        )
     }
 }
 
@@ -141,11 +144,17 @@ impl Reasons {
         self.0 == 0
     }
     pub fn iter(self) -> impl Iterator<Item = CastlingReason> {
-        CastlingReason::ALL.iter().copied().filter(move |r| self.contains(*r))
+        CastlingReason::ALL
+            .iter()
+            .copied()
+            .filter(move |r| self.contains(*r))
     }
     /// The codes joined with `;`, as in castling.csv.
     pub fn codes(self) -> String {
-        self.iter().map(CastlingReason::code).collect::<Vec<_>>().join(";")
+        self.iter()
+            .map(CastlingReason::code)
+            .collect::<Vec<_>>()
+            .join(";")
     }
 }
 

@@ -264,7 +264,11 @@ fn needless_detail(pos: &Chess, san: San, m: Move) -> bool {
 }
 
 fn illegal_detail(pos: &Chess, san: San) -> String {
-    let side = if pos.turn().is_white() { "White" } else { "Black" };
+    let side = if pos.turn().is_white() {
+        "White"
+    } else {
+        "Black"
+    };
     if let San::Normal { role, .. } = san
         && pos.board().by_role(role).intersect(pos.us()).is_empty()
     {

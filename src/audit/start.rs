@@ -28,8 +28,13 @@ pub fn is_chess960(variant: &str) -> Result<bool, ()> {
         "" | "standard" | "normal" | "chess" | "fromposition" | "classical" | "regular" => {
             Ok(false)
         }
-        "chess960" | "960" | "fischerandom" | "fischerrandom" | "fischerrandomchess"
-        | "frc" | "chess960fischerrandom" => Ok(true),
+        "chess960"
+        | "960"
+        | "fischerandom"
+        | "fischerrandom"
+        | "fischerrandomchess"
+        | "frc"
+        | "chess960fischerrandom" => Ok(true),
         _ => Err(()),
     }
 }
@@ -53,7 +58,12 @@ pub fn start_position(tags: &Tags) -> Result<Start, (ErrorKind, String)> {
     let (setup, from_fen) = match fen {
         Some(text) => match Fen::from_ascii(text.as_bytes()) {
             Ok(fen) => (fen.into_setup(), true),
-            Err(e) => return Err((ErrorKind::BadFen, format!("FEN \"{text}\" cannot be read: {e}"))),
+            Err(e) => {
+                return Err((
+                    ErrorKind::BadFen,
+                    format!("FEN \"{text}\" cannot be read: {e}"),
+                ));
+            }
         },
         None => (Setup::initial(), false),
     };
@@ -76,7 +86,10 @@ pub fn start_position(tags: &Tags) -> Result<Start, (ErrorKind, String)> {
         }),
         Err(e) => Err((
             ErrorKind::BadFen,
-            format!("FEN \"{}\" is not a legal position: {e}", fen.unwrap_or_default()),
+            format!(
+                "FEN \"{}\" is not a legal position: {e}",
+                fen.unwrap_or_default()
+            ),
         )),
     }
 }
@@ -95,7 +108,13 @@ mod tests {
 
     #[test]
     fn variant_names() {
-        for v in ["Chess960", "Fischerandom", "chess 960", "Fischer Random", "960"] {
+        for v in [
+            "Chess960",
+            "Fischerandom",
+            "chess 960",
+            "Fischer Random",
+            "960",
+        ] {
             assert_eq!(is_chess960(v), Ok(true), "{v}");
         }
         for v in ["Standard", "From Position", ""] {
@@ -108,9 +127,17 @@ mod tests {
 
     #[test]
     fn shredder_rights_off_the_corner_mean_chess960() {
-        let s = start_position(&tags(None, Some("bqnnrkrb/pppppppp/8/8/8/8/PPPPPPPP/BQNNRKRB w GEge - 0 1"))).unwrap();
+        let s = start_position(&tags(
+            None,
+            Some("bqnnrkrb/pppppppp/8/8/8/8/PPPPPPPP/BQNNRKRB w GEge - 0 1"),
+        ))
+        .unwrap();
         assert_eq!(s.variant, Variant::Chess960);
-        let s = start_position(&tags(None, Some("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"))).unwrap();
+        let s = start_position(&tags(
+            None,
+            Some("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"),
+        ))
+        .unwrap();
         assert_eq!(s.variant, Variant::Standard);
     }
 
@@ -123,7 +150,11 @@ mod tests {
             "4k3/8/8/8/8/8/8/4K3 w K - 0 1",
             "not a fen",
         ] {
-            assert_eq!(start_position(&tags(None, Some(fen))).unwrap_err().0, ErrorKind::BadFen, "{fen}");
+            assert_eq!(
+                start_position(&tags(None, Some(fen))).unwrap_err().0,
+                ErrorKind::BadFen,
+                "{fen}"
+            );
         }
         assert_eq!(
             start_position(&tags(Some("Atomic"), None)).unwrap_err().0,

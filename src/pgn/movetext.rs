@@ -34,8 +34,19 @@ pub(super) struct Movetext {
 fn is_delimiter(b: u8) -> bool {
     matches!(
         b,
-        b' ' | b'\t' | b'\n' | b'\r' | b'\x0c' | b'\x0b' | b'{' | b'}' | b'(' | b')' | b';' | b'$'
-            | b'!' | b'?'
+        b' ' | b'\t'
+            | b'\n'
+            | b'\r'
+            | b'\x0c'
+            | b'\x0b'
+            | b'{'
+            | b'}'
+            | b'('
+            | b')'
+            | b';'
+            | b'$'
+            | b'!'
+            | b'?'
     )
 }
 
@@ -54,14 +65,7 @@ fn line_end(bytes: &[u8], from: usize) -> usize {
     memchr::memchr2(b'\n', b'\r', &bytes[from..]).map_or(bytes.len(), |i| from + i)
 }
 
-const RESULTS: [&[u8]; 6] = [
-    b"1-0",
-    b"0-1",
-    b"1/2-1/2",
-    b"1/2",
-    "½-½".as_bytes(),
-    b"*",
-];
+const RESULTS: [&[u8]; 6] = [b"1-0", b"0-1", b"1/2-1/2", b"1/2", "½-½".as_bytes(), b"*"];
 
 pub(super) fn read_movetext(bytes: &[u8], start: usize) -> Movetext {
     let mut out = Movetext {
@@ -86,7 +90,8 @@ pub(super) fn read_movetext(bytes: &[u8], start: usize) -> Movetext {
             b'%' if at_line_start(bytes, i) => i = line_end(bytes, i),
             b'{' => match memchr::memchr(b'}', &bytes[i + 1..]) {
                 Some(j) => {
-                    out.final_comments.push(((i + 1) as u32, (i + 1 + j) as u32));
+                    out.final_comments
+                        .push(((i + 1) as u32, (i + 1 + j) as u32));
                     i += j + 2;
                 }
                 None => {
@@ -107,11 +112,19 @@ pub(super) fn read_movetext(bytes: &[u8], start: usize) -> Movetext {
                 }
             },
             b')' => {
-                fail(&mut out, i, i + 1, "closing parenthesis without a variation");
+                fail(
+                    &mut out,
+                    i,
+                    i + 1,
+                    "closing parenthesis without a variation",
+                );
                 return out;
             }
             b'$' => {
-                let digits = bytes[i + 1..].iter().take_while(|b| b.is_ascii_digit()).count();
+                let digits = bytes[i + 1..]
+                    .iter()
+                    .take_while(|b| b.is_ascii_digit())
+                    .count();
                 if digits == 0 {
                     fail(&mut out, i, token_end(bytes, i + 1), "not a NAG");
                     return out;
@@ -267,7 +280,10 @@ mod tests {
         assert_eq!(mt.error, None);
         assert_eq!(mt.moves.len(), 4);
         assert!(mt.moves.iter().all(|m| m.quirk));
-        assert_eq!(mt.moves[0].san, San::Castle(shakmaty::CastlingSide::QueenSide));
+        assert_eq!(
+            mt.moves[0].san,
+            San::Castle(shakmaty::CastlingSide::QueenSide)
+        );
     }
 
     #[test]

@@ -512,3 +512,36 @@ fn repetition_counts_follow_fide_identity() {
     let counts = pgn_audit::audit::repetition_counts(&Game::parse(game.as_bytes()));
     assert_eq!(counts, vec![1, 1, 1, 1, 1, 2, 2, 2, 2, 3]);
 }
+
+#[test]
+fn fixture_file_verdicts() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/corpora/fixtures/claims/karpov_miles.pgn"
+    );
+    let text = std::fs::read_to_string(path).unwrap();
+    let verdicts: Vec<(ClaimVerdict, u32)> = text
+        .split("\n\n[Event")
+        .enumerate()
+        .map(|(i, g)| {
+            if i == 0 {
+                g.to_owned()
+            } else {
+                format!("[Event{g}")
+            }
+        })
+        .map(|g| {
+            let c = one_claim(&g);
+            (c.verdict, c.ply)
+        })
+        .collect();
+    assert_eq!(
+        verdicts,
+        vec![
+            (FalseCastlingRights, 8),
+            (ValidOnAnnouncedMove, 9),
+            (Valid, 10),
+            (Valid, 9)
+        ]
+    );
+}

@@ -6,6 +6,8 @@
 //! verdicts follow the report contract's tables, the first that applies; the
 //! `false_*` threefold verdicts look at the final position only.
 
+use std::cell::OnceCell;
+
 use shakmaty::{CastlingSide, Chess, Color, Move, Position, san::San};
 
 use super::findings::{ClaimAudit, ClaimKind, ClaimSource, ClaimVerdict};
@@ -92,10 +94,14 @@ pub fn audit_claims(game: &Game, last: &Chess, reps: &Repetitions, plies: u32) -
         }
     };
 
-    let judge = Judge::new(game, last, reps, plies);
-    let mut claims = Vec::new();
     let threefold = source(term3, com3);
     let fifty = source(term50, com50);
+    let drawn = is_draw_result(&game.tags.result);
+    if threefold.is_none() && fifty.is_none() && !drawn {
+        return Vec::new();
+    }
+    let judge = Judge::new(game, last, reps, plies);
+    let mut claims = Vec::new();
     if let Some(src) = threefold {
         claims.push(judge.threefold(src));
     }
@@ -104,8 +110,8 @@ pub fn audit_claims(game: &Game, last: &Chess, reps: &Repetitions, plies: u32) -
     }
     if threefold.is_none()
         && fifty.is_none()
-        && is_draw_result(&game.tags.result)
-        && (judge.count(Identity::NoRights) >= 3 || judge.announced.is_some())
+        && drawn
+        && (judge.count(Identity::NoRights) >= 3 || judge.announced().is_some())
     {
         claims.push(judge.threefold(ClaimSource::Implied));
     }
@@ -120,39 +126,45 @@ struct Judge<'g, 'a> {
     plies: u32,
     final_entry: Entry,
     /// A legal move that would make some position's third FIDE occurrence,
-    /// with the plies at which that position stood before.
-    announced: Option<(Move, Vec<u32>)>,
+    /// with the plies at which that position stood before; found on demand.
+    announced: OnceCell<Option<(Move, Vec<u32>)>>,
 }
 
 impl<'g, 'a> Judge<'g, 'a> {
     fn new(game: &'g Game<'a>, last: &'g Chess, reps: &'g Repetitions, plies: u32) -> Self {
-        let final_entry = Entry::of(last, plies);
-        let announced = last
-            .legal_moves()
-            .into_iter()
-            .filter(|m| !m.is_zeroing())
-            .find_map(|m| {
-                let mut after = last.clone();
-                after.play_unchecked(m);
-                let key = Entry::of(&after, plies + 1).strict;
-                (reps.strict_count(key) >= 2).then(|| {
-                    let stood = reps
-                        .entries()
-                        .iter()
-                        .filter(|e| e.strict == key)
-                        .map(|e| e.ply)
-                        .collect();
-                    (m, stood)
-                })
-            });
         Judge {
             game,
             last,
             reps,
             plies,
-            final_entry,
-            announced,
+            final_entry: Entry::of(last, plies),
+            announced: OnceCell::new(),
         }
+    }
+
+    fn announced(&self) -> Option<&(Move, Vec<u32>)> {
+        let (last, reps, plies) = (self.last, self.reps, self.plies);
+        self.announced
+            .get_or_init(|| {
+                last.legal_moves()
+                    .into_iter()
+                    .filter(|m| !m.is_zeroing())
+                    .find_map(|m| {
+                        let mut after = last.clone();
+                        after.play_unchecked(m);
+                        let key = Entry::of(&after, plies + 1).strict;
+                        (reps.strict_count(key) >= 2).then(|| {
+                            let stood = reps
+                                .entries()
+                                .iter()
+                                .filter(|e| e.strict == key)
+                                .map(|e| e.ply)
+                                .collect();
+                            (m, stood)
+                        })
+                    })
+            })
+            .as_ref()
     }
 
     fn count(&self, identity: Identity) -> u32 {
@@ -206,7 +218,7 @@ impl<'g, 'a> Judge<'g, 'a> {
                 ),
             );
         }
-        if let Some((m, stood)) = &self.announced {
+        if let Some((m, stood)) = self.announced() {
             let mut detail = format!(
                 "{} would make the third occurrence of the position that stood {}",
                 names.announced(self.last, *m),

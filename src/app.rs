@@ -246,6 +246,20 @@ pub fn run(config: &Config) -> i32 {
     status
 }
 
+/// Runs `pgn-audit merge`; returns the exit status.
+pub fn run_merge(dirs: &[PathBuf], out: &std::path::Path) -> i32 {
+    match crate::merge::merge(dirs, out) {
+        Ok(summary) => {
+            eprint!("{}", summary.table());
+            EXIT_OK
+        }
+        Err(e) => {
+            say(&format!("merge: {e}"));
+            EXIT_INPUT
+        }
+    }
+}
+
 /// The reader thread: every source in order, cut into batches that are
 /// audited on the pool. Stops early when interrupted.
 fn read_sources(

@@ -28,3 +28,17 @@ pub struct Args {
     #[arg(long)]
     pub split: bool,
 }
+
+/// `pgn-audit merge`: merges report folders made from disjoint inputs into
+/// the reports one run over all those inputs, in this order, would write.
+#[derive(Debug, Parser)]
+#[command(name = "pgn-audit merge", version)]
+pub struct MergeArgs {
+    /// Report folders, in the order of their inputs.
+    #[arg(required = true, value_name = "REPORT_DIR")]
+    pub dirs: Vec<PathBuf>,
+
+    /// Where the merged reports go; created if missing.
+    #[arg(short, long, value_name = "OUT", required = true)]
+    pub out: PathBuf,
+}

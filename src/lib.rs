@@ -8,6 +8,7 @@ pub mod app;
 pub mod audit;
 pub mod cli;
 pub mod input;
+pub mod merge;
 pub mod pgn;
 pub mod progress;
 pub mod report;

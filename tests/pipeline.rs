@@ -44,9 +44,22 @@ fn lichess_sample_is_clean() {
     let out = t.path().join("r");
     run_ok(&[SAMPLE], &out);
     assert_eq!(counts(&out), (438, 438, 0, 0));
-    for f in CSVS {
+    for f in ["castling.csv", "missed_draws.csv", "errors.csv"] {
         assert!(rows(&out, f).is_empty(), "{f} has rows");
     }
+    // Nine drawn games end in a threefold repetition nobody wrote down:
+    // implied claims, valid, flagging nothing. python-chess agrees on which
+    // (`Board.can_claim_threefold_repetition` on every drawn game's end).
+    let claims = records(&out, "claims.csv");
+    let games: Vec<&str> = claims.iter().map(|r| r["game"].as_str()).collect();
+    assert_eq!(
+        games,
+        ["29", "89", "94", "115", "173", "207", "252", "303", "333"]
+    );
+    assert!(claims.iter().all(|r| r["claim"] == "threefold"
+        && r["claim_source"] == "implied"
+        && r["verdict"] == "valid"
+        && r["occurrences"] == "3"));
     let s = summary(&out);
     assert_eq!(total(&out, "errors"), 0);
     assert_eq!(total(&out, "castling"), 0);

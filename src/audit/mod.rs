@@ -27,6 +27,20 @@ pub fn fen_of(pos: &Chess) -> String {
 
 /// Audits one game. Never panics on any input (see `audit_game_caught`).
 pub fn audit_game(game: &Game) -> GameReport {
+    audit_traced(game, None)
+}
+
+/// How often the position after each ply (from ply 0, the start position)
+/// has stood under FIDE identity (9.2.3), as the audit counts it. For the
+/// cross-check against python-chess (`tests/crosscheck`).
+#[doc(hidden)]
+pub fn repetition_counts(game: &Game) -> Vec<u32> {
+    let mut counts = Vec::new();
+    audit_traced(game, Some(&mut counts));
+    counts
+}
+
+fn audit_traced(game: &Game, mut trace: Option<&mut Vec<u32>>) -> GameReport {
     let mut report = GameReport::default();
     if let Some(err) = &game.tags.error {
         report.error = Some(GameError {
@@ -58,6 +72,9 @@ pub fn audit_game(game: &Game) -> GameReport {
     let mut reps = Repetitions::new(&pos);
     let mut draws = DrawWatch::default();
     draws.observe(&pos, 0, 1);
+    if let Some(t) = trace.as_deref_mut() {
+        t.push(1);
+    }
 
     for (i, tok) in game.moves.iter().enumerate() {
         let ply = i as u32 + 1;
@@ -116,6 +133,9 @@ pub fn audit_game(game: &Game) -> GameReport {
         report.plies = ply;
         let count = reps.push(&pos, ply, zeroing);
         draws.observe(&pos, ply, count);
+        if let Some(t) = trace.as_deref_mut() {
+            t.push(count);
+        }
     }
 
     if report.error.is_none()

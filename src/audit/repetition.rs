@@ -1,29 +1,282 @@
-//! Position identity for repetitions (FIDE 9.2.3). STUB: interface fixed.
+//! Position identity for repetitions (FIDE 9.2.3).
+//!
+//! Two positions are the same when the same side is to move, the same pieces
+//! stand on the same squares, the castling rights are the same (an unmoved
+//! king and rook, which is what shakmaty's castles are) and the same
+//! en-passant capture is actually possible. That strict key is shakmaty's
+//! Zobrist hash with [`EnPassantMode::Legal`]. The claim verdicts also need
+//! looser keys (castling rights ignored, en passant ignored, both, placement
+//! alone); they are derived by XOR-ing those components back out of the
+//! strict hash, so each position is hashed once.
+//!
+//! A capture or a pawn move can never be undone, so no position before it can
+//! stand again, under any of the keys: only the positions since the last such
+//! move are kept. Losing a castling right resets nothing (Karpov–Miles,
+//! Tilburg 1986: the rights differ, the placement recurs).
 
-use shakmaty::{Chess, EnPassantMode, Position, zobrist::Zobrist64};
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
-/// The positions of a game since its last capture or pawn move, under the
-/// strict FIDE key and the looser keys the claim verdicts need.
+use shakmaty::{
+    CastlingSide, Chess, Color, EnPassantMode, File, Position, Square,
+    zobrist::{Zobrist64, ZobristValue},
+};
+
+/// The components of one position's identity.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Entry {
+    /// The ply after which the position stood (0: the start position).
+    pub ply: u32,
+    /// The FIDE key: Zobrist hash with legal en passant.
+    pub strict: u64,
+    /// Castling rights, one bit per [`right_bit`].
+    pub rights: u8,
+    /// The square of a legal en-passant capture, if any.
+    pub ep: Option<Square>,
+    pub turn: Color,
+}
+
+/// How loosely two positions are compared.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Identity {
+    /// FIDE 9.2.3.
+    Strict,
+    /// Castling rights ignored.
+    NoCastling,
+    /// En-passant rights ignored.
+    NoEnPassant,
+    /// Castling and en-passant rights ignored: placement and side to move.
+    NoRights,
+    /// The placement of the pieces alone.
+    Placement,
+}
+
+/// The bit of one castling right in [`Entry::rights`].
+pub fn right_bit(color: Color, side: CastlingSide) -> u8 {
+    1 << (usize::from(color.is_black()) * 2 + usize::from(side.is_queen_side()))
+}
+
+fn z_rights(rights: u8) -> u64 {
+    let mut z = 0;
+    for color in Color::ALL {
+        for side in CastlingSide::ALL {
+            if rights & right_bit(color, side) != 0 {
+                z ^= Zobrist64::zobrist_for_castling_right(color, side).0;
+            }
+        }
+    }
+    z
+}
+
+fn z_ep(ep: Option<Square>) -> u64 {
+    ep.map_or(0, |sq| Zobrist64::zobrist_for_en_passant_file(sq.file()).0)
+}
+
+fn z_turn(turn: Color) -> u64 {
+    if turn.is_white() {
+        Zobrist64::zobrist_for_white_turn().0
+    } else {
+        0
+    }
+}
+
+impl Entry {
+    /// The identity components of `pos`, which stood after `ply`.
+    pub fn of(pos: &Chess, ply: u32) -> Entry {
+        let mut rights = 0;
+        let castles = pos.castles();
+        for color in Color::ALL {
+            for side in CastlingSide::ALL {
+                if castles.has(color, side) {
+                    rights |= right_bit(color, side);
+                }
+            }
+        }
+        Entry {
+            ply,
+            strict: pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0,
+            rights,
+            ep: pos.ep_square(EnPassantMode::Legal),
+            turn: pos.turn(),
+        }
+    }
+
+    /// The key of this position under `identity`.
+    pub fn key(&self, identity: Identity) -> u64 {
+        match identity {
+            Identity::Strict => self.strict,
+            Identity::NoCastling => self.strict ^ z_rights(self.rights),
+            Identity::NoEnPassant => self.strict ^ z_ep(self.ep),
+            Identity::NoRights => self.strict ^ z_rights(self.rights) ^ z_ep(self.ep),
+            Identity::Placement => {
+                self.strict ^ z_rights(self.rights) ^ z_ep(self.ep) ^ z_turn(self.turn)
+            }
+        }
+    }
+
+    /// The file of the en-passant capture, if any.
+    pub fn ep_file(&self) -> Option<File> {
+        self.ep.map(Square::file)
+    }
+}
+
+/// A hasher for keys that are already uniformly random (Zobrist hashes).
+#[derive(Default)]
+struct ZobristHasher(u64);
+
+impl Hasher for ZobristHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+}
+
+/// The positions of a game since its last capture or pawn move, with how
+/// often each stood under the strict FIDE key.
 #[derive(Debug, Clone)]
 pub struct Repetitions {
-    keys: Vec<(u32, u64)>,
+    entries: Vec<Entry>,
+    counts: HashMap<u64, u32, BuildHasherDefault<ZobristHasher>>,
 }
+
+/// Above this many slots, storage is given back when a capture or pawn move
+/// empties it, so memory follows the current window, not the longest one.
+const KEEP_CAPACITY: usize = 256;
 
 impl Repetitions {
     pub fn new(start: &Chess) -> Repetitions {
-        let mut r = Repetitions { keys: Vec::new() };
+        let mut r = Repetitions {
+            entries: Vec::new(),
+            counts: HashMap::default(),
+        };
         r.push(start, 0, true);
         r
     }
 
     /// Adds the position after `ply`; `zeroing` when that move was a capture
-    /// or a pawn move. Returns how often this position has now stood.
+    /// or a pawn move. Returns how often this position has now stood under
+    /// FIDE identity. O(1) amortised.
     pub fn push(&mut self, pos: &Chess, ply: u32, zeroing: bool) -> u32 {
         if zeroing {
-            self.keys.clear();
+            self.entries.clear();
+            self.counts.clear();
+            if self.entries.capacity() > KEEP_CAPACITY {
+                self.entries.shrink_to(KEEP_CAPACITY / 4);
+            }
+            if self.counts.capacity() > KEEP_CAPACITY {
+                self.counts.shrink_to(KEEP_CAPACITY / 4);
+            }
         }
-        let key = pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0;
-        self.keys.push((ply, key));
-        self.keys.iter().filter(|(_, k)| *k == key).count() as u32
+        let entry = Entry::of(pos, ply);
+        self.entries.push(entry);
+        let count = self.counts.entry(entry.strict).or_insert(0);
+        *count += 1;
+        *count
+    }
+
+    /// How often the position with this strict key stood since the last
+    /// capture or pawn move.
+    pub fn strict_count(&self, key: u64) -> u32 {
+        self.counts.get(&key).copied().unwrap_or(0)
+    }
+
+    /// The positions since the last capture or pawn move, oldest first.
+    pub fn entries(&self) -> &[Entry] {
+        &self.entries
+    }
+
+    /// The last position pushed.
+    pub fn last(&self) -> &Entry {
+        self.entries
+            .last()
+            .expect("the start position is always pushed")
+    }
+
+    /// The entries that equal `of` under `identity`, oldest first.
+    pub fn matching<'a>(
+        &'a self,
+        of: &'a Entry,
+        identity: Identity,
+    ) -> impl Iterator<Item = &'a Entry> + 'a {
+        let key = of.key(identity);
+        self.entries.iter().filter(move |e| e.key(identity) == key)
+    }
+
+    /// How many entries equal `of` under `identity`.
+    pub fn count(&self, of: &Entry, identity: Identity) -> u32 {
+        self.matching(of, identity).count() as u32
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shakmaty::{CastlingMode, fen::Fen, san::San};
+
+    fn pos(fen: &str) -> Chess {
+        Fen::from_ascii(fen.as_bytes())
+            .unwrap()
+            .into_position(CastlingMode::Standard)
+            .unwrap()
+    }
+
+    #[test]
+    fn derived_keys_agree_with_a_fresh_hash() {
+        // Same placement, different rights: the derived keys must coincide.
+        let a = Entry::of(&pos("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1"), 0);
+        let b = Entry::of(&pos("r3k2r/8/8/8/8/8/8/R3K2R w - - 0 1"), 0);
+        let c = Entry::of(&pos("r3k2r/8/8/8/8/8/8/R3K2R b - - 0 1"), 0);
+        assert_ne!(a.key(Identity::Strict), b.key(Identity::Strict));
+        assert_eq!(a.key(Identity::NoCastling), b.key(Identity::Strict));
+        assert_eq!(a.key(Identity::NoRights), b.key(Identity::NoRights));
+        assert_ne!(b.key(Identity::NoRights), c.key(Identity::NoRights));
+        assert_eq!(b.key(Identity::Placement), c.key(Identity::Placement));
+    }
+
+    #[test]
+    fn en_passant_counts_only_when_legal() {
+        // After 1.e4 no black pawn can take on e3: same as without the square.
+        let a = Entry::of(
+            &pos("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1"),
+            1,
+        );
+        let b = Entry::of(
+            &pos("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"),
+            1,
+        );
+        assert_eq!(a.strict, b.strict);
+        assert_eq!(a.ep, None);
+        let c = Entry::of(&pos("4k3/8/8/8/3pP3/8/8/4K3 b - e3 0 1"), 1);
+        let d = Entry::of(&pos("4k3/8/8/8/3pP3/8/8/4K3 b - - 0 1"), 1);
+        assert_ne!(c.strict, d.strict);
+        assert_eq!(c.key(Identity::NoEnPassant), d.strict);
+    }
+
+    #[test]
+    fn window_resets_on_zeroing_moves_only() {
+        let mut p = Chess::default();
+        let mut reps = Repetitions::new(&p);
+        let mut last = 0;
+        for (ply, san) in ["Nf3", "Nf6", "Ng1", "Ng8", "Nf3", "Nf6", "Ng1", "Ng8"]
+            .iter()
+            .enumerate()
+        {
+            let m = san.parse::<San>().unwrap().to_move(&p).unwrap();
+            p.play_unchecked(m);
+            last = reps.push(&p, ply as u32 + 1, false);
+        }
+        assert_eq!(last, 3);
+        assert_eq!(reps.entries().len(), 9);
+        let m = "e4".parse::<San>().unwrap().to_move(&p).unwrap();
+        p.play_unchecked(m);
+        assert_eq!(reps.push(&p, 9, true), 1);
+        assert_eq!(reps.entries().len(), 1);
     }
 }

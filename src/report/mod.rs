@@ -22,10 +22,57 @@ pub struct GameId<'a> {
     pub tags: &'a Tags,
 }
 
-const IDENTITY: [&str; 11] = [
+/// The identity columns that start every row.
+pub const IDENTITY: [&str; 11] = [
     "source", "game", "offset", "event", "site", "date", "round", "white", "black", "result",
     "variant",
 ];
+
+/// The CSV reports and their own columns (after the identity columns), as
+/// version 1 of the report contract fixes them.
+pub const CSV_REPORTS: [(&str, &[&str]); 4] = [
+    (
+        "castling.csv",
+        &[
+            "ply",
+            "move_number",
+            "side",
+            "san",
+            "castle",
+            "reasons",
+            "detail",
+            "fen",
+        ],
+    ),
+    (
+        "claims.csv",
+        &[
+            "claim",
+            "claim_source",
+            "verdict",
+            "ply",
+            "occurrences",
+            "occurrences_ignoring_rights",
+            "plies",
+            "fen",
+            "detail",
+        ],
+    ),
+    ("missed_draws.csv", &["rule", "ply", "plies_after", "fen"]),
+    ("errors.csv", &["ply", "san", "kind", "detail", "fen"]),
+];
+
+/// The header line of a CSV report, as written.
+pub fn header_line(columns: &[&str]) -> String {
+    let mut s = IDENTITY
+        .iter()
+        .chain(columns)
+        .copied()
+        .collect::<Vec<_>>()
+        .join(",");
+    s.push('\n');
+    s
+}
 
 /// A file being written under a temporary name in the output folder.
 struct Pending {
@@ -98,35 +145,11 @@ impl Reports {
             pending.push(p);
             Ok(w)
         };
-        let castling = open_csv(
-            "castling.csv",
-            &[
-                "ply",
-                "move_number",
-                "side",
-                "san",
-                "castle",
-                "reasons",
-                "detail",
-                "fen",
-            ],
-        )?;
-        let claims = open_csv(
-            "claims.csv",
-            &[
-                "claim",
-                "claim_source",
-                "verdict",
-                "ply",
-                "occurrences",
-                "occurrences_ignoring_rights",
-                "plies",
-                "fen",
-                "detail",
-            ],
-        )?;
-        let missed = open_csv("missed_draws.csv", &["rule", "ply", "plies_after", "fen"])?;
-        let errors = open_csv("errors.csv", &["ply", "san", "kind", "detail", "fen"])?;
+        let [castling, claims, missed, errors] = CSV_REPORTS;
+        let castling = open_csv(castling.0, castling.1)?;
+        let claims = open_csv(claims.0, claims.1)?;
+        let missed = open_csv(missed.0, missed.1)?;
+        let errors = open_csv(errors.0, errors.1)?;
         let split = if split {
             let mut open = |name: &str| -> Result<BufWriter<File>, OutputError> {
                 let p = Pending::new(dir, name);

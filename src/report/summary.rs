@@ -83,6 +83,73 @@ impl Summary {
         s
     }
 
+    /// Reads a summary.json written by [`Summary::to_json`]; `None` when a
+    /// key of version 1 of the contract is missing or malformed.
+    pub fn from_json(text: &str) -> Option<Summary> {
+        let v: Value = serde_json::from_str(text).ok()?;
+        let int = |k: &str| v.get(k)?.as_u64();
+        fn counts<T: Copy, const N: usize>(
+            v: &Value,
+            key: &str,
+            all: &[T],
+            code: fn(T) -> &'static str,
+        ) -> Option<[u64; N]> {
+            let obj = v.get(key)?.as_object()?;
+            let mut out = [0u64; N];
+            if obj.len() != all.len() || all.len() != N {
+                return None;
+            }
+            for (slot, k) in out.iter_mut().zip(all) {
+                *slot = obj.get(code(*k))?.as_u64()?;
+            }
+            Some(out)
+        }
+        Some(Summary {
+            games: int("games")?,
+            clean: int("clean")?,
+            flagged: int("flagged")?,
+            incomplete: int("incomplete")?,
+            castling: counts(&v, "castling", CastlingReason::ALL, CastlingReason::code)?,
+            claims: counts(&v, "claims", ClaimVerdict::ALL, ClaimVerdict::code)?,
+            missed_draws: counts(&v, "missed_draws", DrawRule::ALL, DrawRule::code)?,
+            errors: counts(&v, "errors", ErrorKind::ALL, ErrorKind::code)?,
+            notation_quirks: int("notation_quirks")?,
+            bytes: int("bytes")?,
+            seconds: v.get("seconds")?.as_f64()?,
+            threads: usize::try_from(int("threads")?).ok()?,
+            sources: v
+                .get("sources")?
+                .as_array()?
+                .iter()
+                .map(|s| s.as_str().map(str::to_owned))
+                .collect::<Option<Vec<_>>>()?,
+            interrupted: v
+                .get("interrupted")
+                .and_then(Value::as_bool)
+                .unwrap_or(false),
+        })
+    }
+
+    /// Adds the counts of a summary of other, disjoint inputs that come
+    /// after these: counts and seconds add up, sources follow in order.
+    pub fn merge(&mut self, other: &Summary) {
+        self.games += other.games;
+        self.clean += other.clean;
+        self.flagged += other.flagged;
+        self.incomplete += other.incomplete;
+        let add = |a: &mut [u64], b: &[u64]| a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
+        add(&mut self.castling, &other.castling);
+        add(&mut self.claims, &other.claims);
+        add(&mut self.missed_draws, &other.missed_draws);
+        add(&mut self.errors, &other.errors);
+        self.notation_quirks += other.notation_quirks;
+        self.bytes += other.bytes;
+        self.seconds += other.seconds;
+        self.threads = self.threads.max(other.threads);
+        self.sources.extend(other.sources.iter().cloned());
+        self.interrupted |= other.interrupted;
+    }
+
     /// A short table for standard error.
     pub fn table(&self) -> String {
         let rate = if self.seconds > 0.0 {

@@ -1,0 +1,187 @@
+//! `pgn-audit merge`: report folders made from disjoint inputs, merged into
+//! the folder that one run over all those inputs, in the order given, would
+//! have written. Rows of a source all live in one folder, so the merge is a
+//! concatenation in folder order; the summary counts add up.
+
+use std::collections::HashMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use crate::report::{CSV_REPORTS, Summary, header_line};
+
+/// Why a merge cannot be done: the folder or file, and the cause.
+#[derive(Debug)]
+pub struct MergeError {
+    pub path: PathBuf,
+    pub cause: String,
+}
+
+impl std::fmt::Display for MergeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.path.display(), self.cause)
+    }
+}
+
+fn fail(path: &Path, cause: impl Into<String>) -> MergeError {
+    MergeError {
+        path: path.to_path_buf(),
+        cause: cause.into(),
+    }
+}
+
+/// The split PGN files, present in every folder or in none.
+const SPLIT: [&str; 2] = ["clean.pgn", "rejected.pgn"];
+
+/// One report folder, read and checked.
+struct Shard {
+    dir: PathBuf,
+    summary: Summary,
+    /// The bytes of each CSV report after its header line.
+    rows: Vec<Vec<u8>>,
+    split: Option<[Vec<u8>; 2]>,
+}
+
+fn read(path: &Path) -> Result<Vec<u8>, MergeError> {
+    fs::read(path).map_err(|e| fail(path, crate::input::io_cause(&e)))
+}
+
+fn read_shard(dir: &Path) -> Result<Shard, MergeError> {
+    if !dir.is_dir() {
+        return Err(fail(dir, "not a report folder"));
+    }
+    let summary_path = dir.join("summary.json");
+    if !summary_path.exists() {
+        return Err(fail(
+            &summary_path,
+            "missing: not a complete pgn-audit report folder",
+        ));
+    }
+    let text =
+        String::from_utf8(read(&summary_path)?).map_err(|_| fail(&summary_path, "not UTF-8"))?;
+    let summary = Summary::from_json(&text).ok_or_else(|| {
+        fail(
+            &summary_path,
+            "not a summary of version 1 of the report contract",
+        )
+    })?;
+    if summary.interrupted {
+        return Err(fail(
+            &summary_path,
+            "the run was interrupted: its reports cover only part of its input",
+        ));
+    }
+    let mut rows = Vec::new();
+    for (name, columns) in CSV_REPORTS {
+        let path = dir.join(name);
+        if !path.exists() {
+            return Err(fail(&path, "missing"));
+        }
+        let bytes = read(&path)?;
+        let header = header_line(columns);
+        let Some(body) = bytes.strip_prefix(header.as_bytes()) else {
+            return Err(fail(
+                &path,
+                "its columns are not those of version 1 of the report contract",
+            ));
+        };
+        rows.push(body.to_vec());
+    }
+    let present: Vec<bool> = SPLIT.iter().map(|n| dir.join(n).exists()).collect();
+    let split = match present[..] {
+        [true, true] => Some([read(&dir.join(SPLIT[0]))?, read(&dir.join(SPLIT[1]))?]),
+        [false, false] => None,
+        _ => {
+            let missing = SPLIT[usize::from(present[0])];
+            return Err(fail(&dir.join(missing), "missing (its pair is there)"));
+        }
+    };
+    Ok(Shard {
+        dir: dir.to_path_buf(),
+        summary,
+        rows,
+        split,
+    })
+}
+
+/// Joins split PGN files: one blank line between non-empty parts.
+fn join_pgn(parts: &[&[u8]]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for part in parts.iter().filter(|p| !p.is_empty()) {
+        if !out.is_empty() {
+            out.push(b'\n');
+        }
+        out.extend_from_slice(part);
+    }
+    out
+}
+
+/// Merges `dirs`, in order, into `out`. Returns the merged summary.
+pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Summary, MergeError> {
+    let shards = dirs
+        .iter()
+        .map(|d| read_shard(d))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut seen: HashMap<&str, &Path> = HashMap::new();
+    for shard in &shards {
+        for source in &shard.summary.sources {
+            if let Some(first) = seen.insert(source, &shard.dir) {
+                return Err(fail(
+                    &shard.dir,
+                    format!(
+                        "source {source} is also in {}: the folders overlap",
+                        first.display()
+                    ),
+                ));
+            }
+        }
+    }
+    let with_split = shards.iter().filter(|s| s.split.is_some()).count();
+    if with_split != 0 && with_split != shards.len() {
+        let odd = shards
+            .iter()
+            .find(|s| s.split.is_none())
+            .map_or(out, |s| &s.dir);
+        return Err(fail(
+            odd,
+            "has no clean.pgn and rejected.pgn while other folders have them",
+        ));
+    }
+    if let Ok(out_canon) = out.canonicalize()
+        && let Some(s) = shards
+            .iter()
+            .find(|s| s.dir.canonicalize().ok().as_ref() == Some(&out_canon))
+    {
+        return Err(fail(&s.dir, "is also the output folder"));
+    }
+
+    fs::create_dir_all(out).map_err(|e| fail(out, crate::input::io_cause(&e)))?;
+    let mut files: Vec<(&str, Vec<u8>)> = Vec::new();
+    for (k, (name, columns)) in CSV_REPORTS.iter().enumerate() {
+        let mut bytes = header_line(columns).into_bytes();
+        for shard in &shards {
+            bytes.extend_from_slice(&shard.rows[k]);
+        }
+        files.push((name, bytes));
+    }
+    if with_split != 0 {
+        for (k, name) in SPLIT.iter().enumerate() {
+            let parts: Vec<&[u8]> = shards
+                .iter()
+                .filter_map(|s| s.split.as_ref().map(|p| &p[k][..]))
+                .collect();
+            files.push((name, join_pgn(&parts)));
+        }
+    }
+    let mut summary = Summary::default();
+    for shard in &shards {
+        summary.merge(&shard.summary);
+    }
+    files.push(("summary.json", summary.to_json().into_bytes()));
+    for (name, bytes) in &files {
+        let tmp = out.join(format!(".{name}.partial"));
+        let done = out.join(name);
+        fs::write(&tmp, bytes).map_err(|e| fail(&done, crate::input::io_cause(&e)))?;
+        fs::rename(&tmp, &done).map_err(|e| fail(&done, crate::input::io_cause(&e)))?;
+    }
+    Ok(summary)
+}

@@ -1,0 +1,219 @@
+//! `pgn-audit merge` (issue 7): shards of disjoint inputs merge into exactly
+//! the reports of one run, and bad folders get clear errors.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::*;
+
+const FILES: [&str; 7] = [
+    "castling.csv",
+    "claims.csv",
+    "missed_draws.csv",
+    "errors.csv",
+    "clean.pgn",
+    "rejected.pgn",
+    "summary.json",
+];
+
+/// Three input files cut from the sample; some games get rows.
+fn parts(dir: &Path) -> Vec<PathBuf> {
+    let text = std::fs::read_to_string(SAMPLE).unwrap();
+    let games: Vec<String> = text
+        .split("\n\n[Event")
+        .enumerate()
+        .map(|(i, g)| {
+            let g = if i == 0 {
+                g.to_owned()
+            } else {
+                format!("[Event{g}")
+            };
+            let g = g.trim_end().to_owned();
+            match i % 7 {
+                0 => g.replacen("]\n", "]\n[FEN \"x\"]\n", 1),
+                3 => g.replacen("\n\n1. ", "\n\n1. Ke2 ", 1),
+                _ => g,
+            }
+        })
+        .collect();
+    games
+        .chunks(150)
+        .enumerate()
+        .map(|(k, c)| {
+            write(
+                dir,
+                &format!("p{k}.pgn"),
+                (c.join("\n\n") + "\n").as_bytes(),
+            )
+        })
+        .collect()
+}
+
+fn merge(args: &[&Path], out: &Path) -> std::process::Output {
+    let mut cmd = bin();
+    cmd.arg("merge").args(args).arg("-o").arg(out);
+    cmd.output().unwrap()
+}
+
+fn stable(dir: &Path, f: &str) -> String {
+    let text = std::fs::read_to_string(dir.join(f)).unwrap();
+    if f != "summary.json" {
+        return text;
+    }
+    let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    v.as_object_mut().unwrap().remove("seconds");
+    v.as_object_mut().unwrap().remove("threads");
+    v.to_string()
+}
+
+#[test]
+fn shards_in_any_order_of_arrival_merge_to_the_single_run() {
+    let t = tempdir();
+    let files = parts(t.path());
+    let paths: Vec<&str> = files.iter().map(|p| s(p)).collect();
+    let single = t.path().join("single");
+    run_ok(
+        &[paths[0], paths[1], paths[2], "--split", "-j", "2"],
+        &single,
+    );
+    let (games, _, flagged, incomplete) = counts(&single);
+    assert_eq!((games, flagged, incomplete), (438, 0, 126));
+
+    // The shards finish in reverse order; merge takes them in input order.
+    let shards: Vec<PathBuf> = (0..3).map(|k| t.path().join(format!("s{k}"))).collect();
+    for k in (0..3).rev() {
+        run_ok(&[paths[k], "--split", "-j", "1"], &shards[k]);
+    }
+    let out = t.path().join("merged");
+    let o = merge(&[&shards[0], &shards[1], &shards[2]], &out);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    for f in FILES {
+        assert_eq!(stable(&single, f), stable(&out, f), "{f}");
+    }
+    // Merging merged folders is associative.
+    let left = t.path().join("left");
+    assert_eq!(
+        merge(&[&shards[0], &shards[1]], &left).status.code(),
+        Some(0)
+    );
+    let again = t.path().join("again");
+    assert_eq!(merge(&[&left, &shards[2]], &again).status.code(), Some(0));
+    for f in FILES {
+        assert_eq!(stable(&single, f), stable(&again, f), "{f}");
+    }
+    // Another order gives that order's single run.
+    let reversed = t.path().join("reversed");
+    assert_eq!(
+        merge(&[&shards[2], &shards[1], &shards[0]], &reversed)
+            .status
+            .code(),
+        Some(0)
+    );
+    let single_rev = t.path().join("single-rev");
+    run_ok(&[paths[2], paths[1], paths[0], "--split"], &single_rev);
+    for f in FILES {
+        assert_eq!(stable(&single_rev, f), stable(&reversed, f), "{f}");
+    }
+}
+
+fn error_of(o: &std::process::Output) -> String {
+    assert_eq!(o.status.code(), Some(2));
+    let e = String::from_utf8_lossy(&o.stderr).trim().to_owned();
+    assert_eq!(e.lines().count(), 1, "{e}");
+    e
+}
+
+#[test]
+fn bad_folders_get_clear_errors() {
+    let t = tempdir();
+    let files = parts(t.path());
+    let a = t.path().join("a");
+    let b = t.path().join("b");
+    run_ok(&[s(&files[0])], &a);
+    run_ok(&[s(&files[1])], &b);
+    let out = t.path().join("out");
+
+    // Overlapping sources.
+    let a2 = t.path().join("a2");
+    run_ok(&[s(&files[0])], &a2);
+    assert_eq!(
+        error_of(&merge(&[&a, &a2], &out)),
+        format!(
+            "pgn-audit: merge: {}: source {} is also in {}: the folders overlap",
+            s(&a2),
+            s(&files[0]),
+            s(&a)
+        )
+    );
+
+    // A folder that is not complete.
+    let partial = t.path().join("partial");
+    run_ok(&[s(&files[2])], &partial);
+    std::fs::remove_file(partial.join("summary.json")).unwrap();
+    assert_eq!(
+        error_of(&merge(&[&a, &partial], &out)),
+        format!(
+            "pgn-audit: merge: {}/summary.json: missing: not a complete pgn-audit report folder",
+            s(&partial)
+        )
+    );
+    std::fs::remove_dir_all(&partial).unwrap();
+    assert_eq!(
+        error_of(&merge(&[&a, &partial], &out)),
+        format!("pgn-audit: merge: {}: not a report folder", s(&partial))
+    );
+
+    // Another contract version: a column more in the middle.
+    let other = t.path().join("other");
+    run_ok(&[s(&files[2])], &other);
+    let csv = other.join("errors.csv");
+    let text = std::fs::read_to_string(&csv)
+        .unwrap()
+        .replacen("ply,", "ply,clock,", 1);
+    std::fs::write(&csv, text).unwrap();
+    assert_eq!(
+        error_of(&merge(&[&a, &other], &out)),
+        format!(
+            "pgn-audit: merge: {}/errors.csv: its columns are not those of version 1 of the report contract",
+            s(&other)
+        )
+    );
+
+    // A missing CSV file.
+    std::fs::remove_file(&csv).unwrap();
+    assert_eq!(
+        error_of(&merge(&[&a, &other], &out)),
+        format!("pgn-audit: merge: {}/errors.csv: missing", s(&other))
+    );
+
+    // An interrupted run.
+    let cut = t.path().join("cut");
+    run_ok(&[s(&files[2])], &cut);
+    let summary = cut.join("summary.json");
+    let text = std::fs::read_to_string(&summary).unwrap();
+    let text = text.trim_end().trim_end_matches('}').to_owned() + ",\n  \"interrupted\": true\n}\n";
+    std::fs::write(&summary, text).unwrap();
+    let e = error_of(&merge(&[&a, &cut], &out));
+    assert!(
+        e.ends_with("the run was interrupted: its reports cover only part of its input"),
+        "{e}"
+    );
+
+    // Split files in some folders only.
+    let split = t.path().join("split");
+    run_ok(&[s(&files[2]), "--split"], &split);
+    assert_eq!(
+        error_of(&merge(&[&split, &b], &out)),
+        format!(
+            "pgn-audit: merge: {}: has no clean.pgn and rejected.pgn while other folders have them",
+            s(&b)
+        )
+    );
+    assert!(!out.exists(), "nothing is written when a folder is bad");
+}

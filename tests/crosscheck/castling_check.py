@@ -15,7 +15,7 @@ Games come from two places:
     castle is then played as written, as the report contract says;
   * every game of every PGN file under the corpus directories.
 
-The Rust test tests/crosscheck.rs runs this script and compares its labels
+The Rust test tests/castling_crosscheck.rs runs this script and compares its labels
 with the tool's castling rows.
 
 Usage: castling_check.py OUT.jsonl [--games N] [--seed S] [--corpora DIR ...]

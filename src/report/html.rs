@@ -377,6 +377,15 @@ fn is_url(s: &str) -> bool {
         && !s.chars().any(|c| c.is_whitespace() || c.is_control())
 }
 
+/// "once", "twice", "3 times".
+fn times(n: &str) -> String {
+    match n {
+        "1" => "once".to_owned(),
+        "2" => "twice".to_owned(),
+        n => format!("{} times", esc(n)),
+    }
+}
+
 fn plural(n: u64, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
@@ -650,12 +659,14 @@ fn parse_fen(fen: &str) -> Option<shakmaty::Setup> {
 /// An SVG board with its pieces and, for a castle, its marks.
 fn board_svg(
     id: &str,
+    fen: &str,
     board: &Board,
     marks: Option<&CastleMarks>,
     extra: &[(Square, &str)],
 ) -> String {
     let mut s = format!(
-        r#"<svg class="board" id="{id}" viewBox="-0.32 0 8.32 8.32" role="img"><rect width="8" height="8" fill="url(#chk)"/>"#
+        r#"<svg class="board" id="{id}" data-fen="{}" viewBox="-0.32 0 8.32 8.32" role="img"><rect width="8" height="8" fill="url(#chk)"/>"#,
+        esc(fen)
     );
     let rect = |s: &mut String, sq: Square, class: &str, fill: &str, attrs: &str| {
         let (x, y) = square_xy(sq);
@@ -687,16 +698,6 @@ fn board_svg(
             );
         }
     }
-    for (sq, piece) in board.iter() {
-        let (x, y) = square_xy(sq);
-        let _ = write!(
-            s,
-            r#"<text class="pc {c}" data-sq="{sq}" data-piece="{p}" x="{x}.5" y="{y}.8">{g}</text>"#,
-            c = if piece.color.is_white() { "w" } else { "b" },
-            p = piece_code(piece),
-            g = glyph(piece.role),
-        );
-    }
     if let Some(m) = marks {
         if let Some(k) = m.king.filter(|k| *k != m.destination) {
             let ((x1, y1), (x2, y2)) = (square_xy(k), square_xy(m.destination));
@@ -715,6 +716,17 @@ fn board_svg(
                 );
             }
         }
+    }
+    // The pieces go over the marks and lines.
+    for (sq, piece) in board.iter() {
+        let (x, y) = square_xy(sq);
+        let _ = write!(
+            s,
+            r#"<text class="pc {c}" data-sq="{sq}" data-piece="{p}" x="{x}.5" y="{y}.8">{g}</text>"#,
+            c = if piece.color.is_white() { "w" } else { "b" },
+            p = piece_code(piece),
+            g = glyph(piece.role),
+        );
     }
     for i in 0..8u8 {
         let _ = write!(
@@ -872,8 +884,11 @@ impl Page {
                 format!("{:.1}% of games", k as f64 * 100.0 / s.games as f64)
             }
         };
-        let rate = if s.seconds > 0.0 {
-            s.games as f64 / s.seconds
+        // As summary.json gives it, so that a page built from a report
+        // folder is the same as the run's.
+        let seconds = (s.seconds * 1000.0).round() / 1000.0;
+        let rate = if seconds > 0.0 {
+            s.games as f64 / seconds
         } else {
             0.0
         };
@@ -905,7 +920,7 @@ impl Page {
                 format!("{:.1}", s.bytes as f64 / (1 << 20) as f64),
                 "MiB read".to_owned(),
             ),
-            ("seconds", format!("{:.2}", s.seconds), "seconds".to_owned()),
+            ("seconds", format!("{seconds:.2}"), "seconds".to_owned()),
             ("rate", format!("{rate:.0}"), "games/s".to_owned()),
             ("threads", s.threads.to_string(), "threads".to_owned()),
         ] {
@@ -1052,7 +1067,7 @@ impl Page {
         self.counts_section(
             "missed-draws",
             "Missed automatic draws",
-            "games played on past a fivefold repetition or 75 moves (FIDE 9.6)",
+            "Games played on past a fivefold repetition or 75 moves (FIDE 9.6)",
             &h.missed,
             DrawRule::ALL.iter().map(|r| r.code()),
             "chart-missed",
@@ -1063,7 +1078,7 @@ impl Page {
         self.counts_section(
             "errors",
             "Errors",
-            "games that could not be audited to their end",
+            "Games that could not be audited to their end",
             &h.errors,
             ErrorKind::ALL.iter().map(|k| k.code()),
             "chart-errors",
@@ -1139,6 +1154,7 @@ impl Page {
                     );
                     board_svg(
                         &format!("board-castle-{n}"),
+                        fen,
                         &setup.board,
                         Some(&marks),
                         &[],
@@ -1230,7 +1246,7 @@ impl Page {
                     if let Some(ep) = setup.ep_square {
                         extra.push((ep, "ep"));
                     }
-                    board_svg(&format!("board-claim-{n}"), &setup.board, None, &extra)
+                    board_svg(&format!("board-claim-{n}"), fen, &setup.board, None, &extra)
                 });
                 let _ = write!(
                     o,
@@ -1248,13 +1264,13 @@ impl Page {
                 let plies = col(row, PLIES).replace(';', ", ");
                 let _ = write!(
                     o,
-                    r#"<p><b>{}</b> claim from the <b>{}</b>, at ply {}: <code class="reason">{}</code></p><p>The position occurred {} times (FIDE identity), {} times ignoring castling and en-passant rights, at plies {}.</p>"#,
+                    r#"<p><b>{}</b> claim from the <b>{}</b>, at ply {}: <code class="reason">{}</code></p><p>The position occurred {} (FIDE identity), {} ignoring castling and en-passant rights, at plies {}.</p>"#,
                     esc(col(row, CLAIM)),
                     esc(col(row, SOURCE)),
                     esc(col(row, PLY)),
                     esc(verdict),
-                    esc(col(row, OCCURRENCES)),
-                    esc(col(row, LOOSE)),
+                    times(col(row, OCCURRENCES)),
+                    times(col(row, LOOSE)),
                     if plies.is_empty() {
                         "none".to_owned()
                     } else {

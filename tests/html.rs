@@ -76,7 +76,10 @@ fn id<'a>(
 }
 
 fn join<'a>(a: Vec<&'a str>, b: &[&'a str]) -> Vec<String> {
-    a.into_iter().chain(b.iter().copied()).map(str::to_owned).collect()
+    a.into_iter()
+        .chain(b.iter().copied())
+        .map(str::to_owned)
+        .collect()
 }
 
 struct Fixture {
@@ -91,44 +94,142 @@ fn fixture() -> Fixture {
     let lichess = "https://lichess.org/abcd1234";
     let castling = vec![
         join(
-            id("1", lichess, "1986.11.??", "Karpov, Anatoly", "Miles, Anthony", "standard"),
-            &["9", "5", "white", "O-O", "kingside", "through_check",
-              "The king passes over f1, attacked by the black bishop on c4.", FEN_THROUGH],
+            id(
+                "1",
+                lichess,
+                "1986.11.??",
+                "Karpov, Anatoly",
+                "Miles, Anthony",
+                "standard",
+            ),
+            &[
+                "9",
+                "5",
+                "white",
+                "O-O",
+                "kingside",
+                "through_check",
+                "The king passes over f1, attacked by the black bishop on c4.",
+                FEN_THROUGH,
+            ],
         ),
         join(
-            id("2", "Tilburg NED", "1992.05.03", "<script>alert(1)</script>", "O'Kelly & Co", "standard"),
-            &["39", "20", "white", "O-O-O", "queenside", "king_moved",
-              "The white king left e1 at ply 21 (Ke2) and came back at ply 25.", FEN_KING_MOVED],
+            id(
+                "2",
+                "Tilburg NED",
+                "1992.05.03",
+                "<script>alert(1)</script>",
+                "O'Kelly & Co",
+                "standard",
+            ),
+            &[
+                "39",
+                "20",
+                "white",
+                "O-O-O",
+                "queenside",
+                "king_moved",
+                "The white king left e1 at ply 21 (Ke2) and came back at ply 25.",
+                FEN_KING_MOVED,
+            ],
         ),
         join(
-            id("3", "javascript:alert(1)", "????.??.??", "White", "Black", "standard"),
-            &["60", "30", "black", "O-O-O", "queenside", "rook_moved;path_blocked;in_check;into_check",
-              "The a8 rook moved at ply 12; the bishop on b8 is in the way; the knight on d6 checks.", FEN_BLOCKED],
+            id(
+                "3",
+                "javascript:alert(1)",
+                "????.??.??",
+                "White",
+                "Black",
+                "standard",
+            ),
+            &[
+                "60",
+                "30",
+                "black",
+                "O-O-O",
+                "queenside",
+                "rook_moved;path_blocked;in_check;into_check",
+                "The a8 rook moved at ply 12; the bishop on b8 is in the way; the knight on d6 checks.",
+                FEN_BLOCKED,
+            ],
         ),
         join(
             id("4", "", "2025.05.01", "A", "B", "chess960"),
-            &["1", "1", "white", "O-O", "kingside", "no_right_in_fen",
-              "The FEN withholds the h-side right.", FEN_960],
+            &[
+                "1",
+                "1",
+                "white",
+                "O-O",
+                "kingside",
+                "no_right_in_fen",
+                "The FEN withholds the h-side right.",
+                FEN_960,
+            ],
         ),
     ];
     let claims = vec![
         join(
-            id("1", lichess, "1986.11.??", "Karpov, Anatoly", "Miles, Anthony", "standard"),
-            &["threefold", "termination", "false_castling_rights", "49", "1", "3", "41;45;49", FEN_CLAIM,
-              "The position stood 3 times, but twice with black castling rights."],
+            id(
+                "1",
+                lichess,
+                "1986.11.??",
+                "Karpov, Anatoly",
+                "Miles, Anthony",
+                "standard",
+            ),
+            &[
+                "threefold",
+                "termination",
+                "false_castling_rights",
+                "49",
+                "1",
+                "3",
+                "41;45;49",
+                FEN_CLAIM,
+                "The position stood 3 times, but twice with black castling rights.",
+            ],
         ),
         join(
             id("5", "", "2001.01.01", "C", "D", "standard"),
-            &["threefold", "comment", "valid", "30", "3", "3", "22;26;30", FEN_CLAIM, "Valid."],
+            &[
+                "threefold",
+                "comment",
+                "valid",
+                "30",
+                "3",
+                "3",
+                "22;26;30",
+                FEN_CLAIM,
+                "Valid.",
+            ],
         ),
         join(
             id("6", "", "2001.01.01", "E", "F", "standard"),
-            &["threefold", "implied", "valid", "40", "3", "3", "32;36;40", FEN_CLAIM, "Valid."],
+            &[
+                "threefold",
+                "implied",
+                "valid",
+                "40",
+                "3",
+                "3",
+                "32;36;40",
+                FEN_CLAIM,
+                "Valid.",
+            ],
         ),
         join(
             id("7", "", "2001.01.01", "G", "H", "standard"),
-            &["fifty_moves", "termination", "false_fifty_moves", "80", "1", "1", "80", FEN_CLAIM,
-              "Only 40 moves without capture or pawn move."],
+            &[
+                "fifty_moves",
+                "termination",
+                "false_fifty_moves",
+                "80",
+                "1",
+                "1",
+                "80",
+                FEN_CLAIM,
+                "Only 40 moves without capture or pawn move.",
+            ],
         ),
     ];
     let missed = vec![join(
@@ -138,11 +239,23 @@ fn fixture() -> Fixture {
     let errors = vec![
         join(
             id("9", "", "2010.01.01", "K", "L", "standard"),
-            &["12", "Nf9", "parse_error", "Nf9 is not a move.", FEN_KING_MOVED],
+            &[
+                "12",
+                "Nf9",
+                "parse_error",
+                "Nf9 is not a move.",
+                FEN_KING_MOVED,
+            ],
         ),
         join(
             id("10", "", "2010.01.01", "M", "N", "standard"),
-            &["3", "Ke3", "illegal_move", "Ke3 is illegal here.", FEN_KING_MOVED],
+            &[
+                "3",
+                "Ke3",
+                "illegal_move",
+                "Ke3 is illegal here.",
+                FEN_KING_MOVED,
+            ],
         ),
     ];
     let mut summary = Summary {
@@ -241,7 +354,9 @@ fn tags(html: &str) -> Vec<(String, BTreeMap<String, String>)> {
 /// The element with this id up to its closing tag (no nesting of the same
 /// tag name inside, as for svg and article).
 fn element<'a>(html: &'a str, id: &str) -> &'a str {
-    let at = html.find(&format!("id=\"{id}\"")).unwrap_or_else(|| panic!("no #{id}"));
+    let at = html
+        .find(&format!("id=\"{id}\""))
+        .unwrap_or_else(|| panic!("no #{id}"));
     let start = html[..at].rfind('<').unwrap();
     let name: String = html[start + 1..]
         .chars()
@@ -423,7 +538,10 @@ fn every_castle_is_shown_with_its_identity() {
         .filter(|(n, a)| n == "article" && a.get("class").is_some_and(|c| c.contains("castle")))
         .map(|(_, a)| a)
         .collect();
-    let reasons: Vec<&str> = articles.iter().map(|a| a["data-reasons"].as_str()).collect();
+    let reasons: Vec<&str> = articles
+        .iter()
+        .map(|a| a["data-reasons"].as_str())
+        .collect();
     // Grouped by first reason, in the canonical order.
     assert_eq!(
         reasons,
@@ -464,7 +582,10 @@ fn boards_show_the_pieces_and_the_marked_squares() {
     let t = tags(b);
     let path: Vec<_> = with_class(&t, "path").collect();
     assert_eq!(path.len(), 1);
-    assert_eq!((path[0]["data-from"].as_str(), path[0]["data-to"].as_str()), ("e1", "g1"));
+    assert_eq!(
+        (path[0]["data-from"].as_str(), path[0]["data-to"].as_str()),
+        ("e1", "g1")
+    );
     let attacks: Vec<_> = with_class(&t, "attack")
         .map(|a| (a["data-from"].clone(), a["data-to"].clone()))
         .collect();
@@ -483,7 +604,10 @@ fn boards_show_the_pieces_and_the_marked_squares() {
     let b = board(&p, FEN_960);
     let t = tags(b);
     let path: Vec<_> = with_class(&t, "path").collect();
-    assert_eq!((path[0]["data-from"].as_str(), path[0]["data-to"].as_str()), ("d1", "g1"));
+    assert_eq!(
+        (path[0]["data-from"].as_str(), path[0]["data-to"].as_str()),
+        ("d1", "g1")
+    );
     assert!(marked(b, "attacked").is_empty());
     assert!(marked(b, "blocker").is_empty());
 
@@ -506,7 +630,10 @@ fn false_claims_are_shown_with_their_plies() {
         .collect();
     assert_eq!(
         got,
-        [("false_castling_rights", "41;45;49"), ("false_fifty_moves", "80")]
+        [
+            ("false_castling_rights", "41;45;49"),
+            ("false_fifty_moves", "80")
+        ]
     );
     let c = element(&p, "claim-1");
     assert!(c.contains("at plies 41, 45, 49"));
@@ -644,7 +771,10 @@ fn the_page_stays_small_however_big_the_run() {
     assert_eq!(castles, 11 * 50);
     assert_eq!(data_count(&p, "castles-total"), "3300");
     let g = tags(element(&p, "castles-king_moved"));
-    assert_eq!((g[0].1["data-total"].as_str(), g[0].1["data-shown"].as_str()), ("300", "50"));
+    assert_eq!(
+        (g[0].1["data-total"].as_str(), g[0].1["data-shown"].as_str()),
+        ("300", "50")
+    );
     assert!(p.contains("… and 250 more in castling.csv."));
     assert!(p.contains("… and 250 more in claims.csv."));
     // Long names are cut.
@@ -672,7 +802,11 @@ fn renders_in_headless_chromium() {
     let t = tempdir();
     let dir = t.path().join("fixture");
     write_dir(&fixture(), &dir);
-    std::fs::write(dir.join("report.html"), html::from_report_dir(&dir).unwrap()).unwrap();
+    std::fs::write(
+        dir.join("report.html"),
+        html::from_report_dir(&dir).unwrap(),
+    )
+    .unwrap();
     let sample = t.path().join("sample");
     run_ok(&[SAMPLE], &sample);
     for (name, dir) in [("fixture", &dir), ("sample", &sample)] {
@@ -689,7 +823,7 @@ fn renders_in_headless_chromium() {
                 "--disable-component-update",
                 "--disable-sync",
                 "--hide-scrollbars",
-                "--window-size=1280,2000",
+                "--window-size=1280,2400",
             ])
             .arg(format!("--user-data-dir={}", profile.path().display()))
             .arg(format!("--screenshot={}", png.display()))

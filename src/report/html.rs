@@ -211,8 +211,10 @@ impl HtmlReport {
         p.glance(summary);
         p.castles(self);
         p.claims(self);
+        p.out.push_str(r#"<div class="grid">"#);
         p.missed(self);
         p.errors(self);
+        p.out.push_str("</div>\n");
         p.castle_examples(self);
         p.claim_examples(self);
         p.tables(
@@ -236,11 +238,14 @@ impl HtmlReport {
     }
 }
 
+/// Feeds one CSV row to the collector.
+type AddRow = fn(&mut HtmlReport, &[&str]);
+
 /// Builds report.html from a report folder: its four CSV files and
 /// summary.json.
 pub fn from_report_dir(dir: &Path) -> io::Result<String> {
     let mut html = HtmlReport::default();
-    let files: [(&str, fn(&mut HtmlReport, &[&str])); 4] = [
+    let files: [(&str, AddRow); 4] = [
         ("castling.csv", |h, r| h.add_castling(r)),
         ("claims.csv", |h, r| h.add_claim(r)),
         ("missed_draws.csv", |h, r| h.add_missed_draw(r)),
@@ -332,10 +337,10 @@ fn decade(date: &str) -> String {
 
 /// Known codes first, in their canonical order, then any others (from
 /// another version's reports) in sorted order.
-fn ordered<'a, V>(
-    map: &'a BTreeMap<String, V>,
+fn ordered<V>(
+    map: &BTreeMap<String, V>,
     known: impl Iterator<Item = &'static str>,
-) -> Vec<(&'a str, &'a V)> {
+) -> Vec<(&str, &V)> {
     let known: Vec<&str> = known.collect();
     let mut out: Vec<(&str, &V)> = known
         .iter()
@@ -402,8 +407,8 @@ nav{margin:8px 0 0;font-size:14px}
 nav a{margin-right:14px}
 a{color:var(--accent)}
 .muted,.src{color:var(--muted)}
-.cards{display:flex;flex-wrap:wrap;gap:12px;margin:12px 0}
-.stat{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:10px 16px;min-width:130px}
+.cards{display:flex;flex-wrap:wrap;gap:10px;margin:12px 0}
+.stat{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:8px 14px;min-width:96px}
 .stat b{display:block;font-size:24px}
 .stat span{color:var(--muted);font-size:13px}
 .stat.clean b{color:var(--ok)}.stat.flagged b{color:var(--warn)}.stat.incomplete b{color:var(--bad)}
@@ -881,7 +886,7 @@ impl Page {
             if s.games == 0 {
                 String::new()
             } else {
-                format!("{:.1}% of games", k as f64 * 100.0 / s.games as f64)
+                format!(" · {:.1}%", k as f64 * 100.0 / s.games as f64)
             }
         };
         // As summary.json gives it, so that a page built from a report
@@ -898,17 +903,17 @@ impl Page {
             (
                 "clean",
                 s.clean.to_string(),
-                format!("clean {}", pct(s.clean)),
+                format!("clean{}", pct(s.clean)),
             ),
             (
                 "flagged",
                 s.flagged.to_string(),
-                format!("flagged {}", pct(s.flagged)),
+                format!("flagged{}", pct(s.flagged)),
             ),
             (
                 "incomplete",
                 s.incomplete.to_string(),
-                format!("incomplete {}", pct(s.incomplete)),
+                format!("incomplete{}", pct(s.incomplete)),
             ),
             (
                 "quirks",

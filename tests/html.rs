@@ -470,6 +470,16 @@ fn glance_shows_the_summary() {
     assert!(!p.contains("src=\""));
     assert!(!p.contains("<link"));
     assert!(!p.contains("@import"));
+
+    // An interrupted run says so; a long list of sources is cut.
+    let mut f = fixture();
+    f.summary.interrupted = true;
+    f.summary.sources = (0..25).map(|i| format!("s{i}.pgn")).collect();
+    let p = collect(&f).render(&f.summary);
+    assert!(p.contains("id=\"interrupted\""));
+    assert_eq!(data_count(&p, "sources"), "25");
+    assert!(p.contains("<code>s19.pgn</code> and 5 more"));
+    assert!(!p.contains("s20.pgn"));
 }
 
 #[test]

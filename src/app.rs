@@ -30,6 +30,8 @@ pub struct Config {
     pub out: PathBuf,
     pub threads: usize,
     pub split: bool,
+    /// Write report.html (off with `--no-html`).
+    pub html: bool,
 }
 
 impl Config {
@@ -42,6 +44,7 @@ impl Config {
             out: args.out,
             threads,
             split: args.split,
+            html: !args.no_html,
         }
     }
 }
@@ -127,7 +130,10 @@ pub fn run(config: &Config) -> i32 {
         }
     };
     let mut reports = match Reports::create(&config.out, config.split) {
-        Ok(r) => r,
+        Ok(mut r) => {
+            r.set_html(config.html);
+            r
+        }
         Err(e) => {
             say(&format!("cannot write reports: {e}"));
             return EXIT_INPUT;

@@ -27,6 +27,10 @@ pub struct Args {
     /// Also write clean.pgn and rejected.pgn with each game's original bytes.
     #[arg(long)]
     pub split: bool,
+
+    /// Do not write report.html (the CSV files and summary.json are the same).
+    #[arg(long)]
+    pub no_html: bool,
 }
 
 /// `pgn-audit merge`: merges report folders made from disjoint inputs into

@@ -1,7 +1,8 @@
-//! Ordered report writers: the four CSV files, summary.json and the split
-//! PGN files. Files are written under temporary names and renamed when
+//! Ordered report writers: the four CSV files, summary.json, report.html
+//! and the split PGN files. Files are written under temporary names and renamed when
 //! complete, so a file with its final name is always whole.
 
+pub mod html;
 mod summary;
 
 pub use summary::Summary;
@@ -127,6 +128,8 @@ pub struct Reports {
     missed: CsvOut,
     errors: CsvOut,
     split: Option<(BufWriter<File>, BufWriter<File>, bool, bool)>,
+    /// report.html's collector; `None` with `--no-html`.
+    html: Option<html::HtmlReport>,
     /// The counts of summary.json.
     pub summary: Summary,
 }
@@ -169,8 +172,18 @@ impl Reports {
             missed,
             errors,
             split,
+            html: Some(html::HtmlReport::default()),
             summary: Summary::default(),
         })
+    }
+
+    /// Turns report.html on (the default) or off.
+    pub fn set_html(&mut self, on: bool) {
+        if !on {
+            self.html = None;
+        } else if self.html.is_none() {
+            self.html = Some(html::HtmlReport::default());
+        }
     }
 
     /// Writes one game's rows (and its bytes, with `--split`).
@@ -216,6 +229,9 @@ impl Reports {
                 &row,
                 &dir.join("castling.csv"),
             )?;
+            if let Some(h) = &mut self.html {
+                h.add_castling(&joined(&identity, &row));
+            }
         }
         for c in &report.claims {
             let ply = c.ply.to_string();
@@ -239,6 +255,9 @@ impl Reports {
                 &c.detail,
             ];
             write_row(&mut self.claims, &identity, &row, &dir.join("claims.csv"))?;
+            if let Some(h) = &mut self.html {
+                h.add_claim(&joined(&identity, &row));
+            }
         }
         for m in &report.missed_draws {
             let (ply, after) = (m.ply.to_string(), m.plies_after.to_string());
@@ -249,11 +268,17 @@ impl Reports {
                 &row,
                 &dir.join("missed_draws.csv"),
             )?;
+            if let Some(h) = &mut self.html {
+                h.add_missed_draw(&joined(&identity, &row));
+            }
         }
         if let Some(e) = &report.error {
             let ply = e.ply.to_string();
             let row = [&ply, &e.san, e.kind.code(), &e.detail, &e.fen];
             write_row(&mut self.errors, &identity, &row, &dir.join("errors.csv"))?;
+            if let Some(h) = &mut self.html {
+                h.add_error(&joined(&identity, &row));
+            }
         }
         if let Some((clean, rejected, clean_started, rejected_started)) = &mut self.split {
             let (file, started, name) = if class == GameClass::Clean {
@@ -300,6 +325,11 @@ impl Reports {
             tmp,
             done: summary_path,
         });
+        if let Some(h) = &self.html {
+            let p = Pending::new(&self.dir, "report.html");
+            std::fs::write(&p.tmp, h.render(&self.summary)).map_err(out_err(&p.done))?;
+            self.pending.push(p);
+        }
         for p in &self.pending {
             std::fs::rename(&p.tmp, &p.done).map_err(out_err(&p.done))?;
         }
@@ -312,6 +342,11 @@ fn out_err_owned(path: PathBuf) -> impl Fn(io::Error) -> OutputError {
         path: path.clone(),
         cause: crate::input::io_cause(&e),
     }
+}
+
+/// A row's identity columns and its own columns, as one row.
+fn joined<'a>(identity: &[&'a str], row: &[&'a str]) -> Vec<&'a str> {
+    identity.iter().chain(row).copied().collect()
 }
 
 fn write_row(

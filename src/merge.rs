@@ -39,6 +39,7 @@ struct Shard {
     /// The bytes of each CSV report after its header line.
     rows: Vec<Vec<u8>>,
     split: Option<[Vec<u8>; 2]>,
+    html: bool,
 }
 
 fn read(path: &Path) -> Result<Vec<u8>, MergeError> {
@@ -100,6 +101,7 @@ fn read_shard(dir: &Path) -> Result<Shard, MergeError> {
         summary,
         rows,
         split,
+        html: dir.join("report.html").exists(),
     })
 }
 
@@ -181,6 +183,14 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Summary, MergeError> {
         let tmp = out.join(format!(".{name}.partial"));
         let done = out.join(name);
         fs::write(&tmp, bytes).map_err(|e| fail(&done, crate::input::io_cause(&e)))?;
+        fs::rename(&tmp, &done).map_err(|e| fail(&done, crate::input::io_cause(&e)))?;
+    }
+    if shards.iter().all(|s| s.html) {
+        let done = out.join("report.html");
+        let page = crate::report::html::from_report_dir(out)
+            .map_err(|e| fail(&done, crate::input::io_cause(&e)))?;
+        let tmp = out.join(".report.html.partial");
+        fs::write(&tmp, page).map_err(|e| fail(&done, crate::input::io_cause(&e)))?;
         fs::rename(&tmp, &done).map_err(|e| fail(&done, crate::input::io_cause(&e)))?;
     }
     Ok(summary)

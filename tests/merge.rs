@@ -96,6 +96,11 @@ fn shards_in_any_order_of_arrival_merge_to_the_single_run() {
     for f in FILES {
         assert_eq!(stable(&single, f), stable(&out, f), "{f}");
     }
+    let page = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(
+        page.contains("p2.pgn"),
+        "the merged page names every source"
+    );
     // Merging merged folders is associative.
     let left = t.path().join("left");
     assert_eq!(

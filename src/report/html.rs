@@ -265,10 +265,13 @@ pub fn from_report_dir(dir: &Path) -> io::Result<String> {
     }
     let path = dir.join("summary.json");
     let text = std::fs::read_to_string(&path)?;
-    let summary = summary_from_json(&text).map_err(|e| {
+    let summary = Summary::from_json(&text).ok_or_else(|| {
         io::Error::new(
             io::ErrorKind::InvalidData,
-            format!("{}: {e}", path.display()),
+            format!(
+                "{}: not a summary of version 1 of the report contract",
+                path.display()
+            ),
         )
     })?;
     Ok(html.render(&summary))
@@ -282,46 +285,6 @@ fn csv_io(path: &Path, e: csv::Error) -> io::Error {
             format!("{}: {other:?}", path.display()),
         ),
     }
-}
-
-/// Reads summary.json back (the counts by code; unknown codes are ignored).
-fn summary_from_json(text: &str) -> Result<Summary, serde_json::Error> {
-    let v: serde_json::Value = serde_json::from_str(text)?;
-    let n = |k: &str| v[k].as_u64().unwrap_or(0);
-    fn counts<T: Copy, const N: usize>(
-        v: &serde_json::Value,
-        all: &[T],
-        code: fn(T) -> &'static str,
-    ) -> [u64; N] {
-        let mut out = [0; N];
-        for (i, k) in all.iter().enumerate().take(N) {
-            out[i] = v[code(*k)].as_u64().unwrap_or(0);
-        }
-        out
-    }
-    Ok(Summary {
-        games: n("games"),
-        clean: n("clean"),
-        flagged: n("flagged"),
-        incomplete: n("incomplete"),
-        castling: counts(&v["castling"], CastlingReason::ALL, CastlingReason::code),
-        claims: counts(&v["claims"], ClaimVerdict::ALL, ClaimVerdict::code),
-        missed_draws: counts(&v["missed_draws"], DrawRule::ALL, DrawRule::code),
-        errors: counts(&v["errors"], ErrorKind::ALL, ErrorKind::code),
-        notation_quirks: n("notation_quirks"),
-        bytes: n("bytes"),
-        seconds: v["seconds"].as_f64().unwrap_or(0.0),
-        threads: n("threads") as usize,
-        sources: v["sources"]
-            .as_array()
-            .map(|a| {
-                a.iter()
-                    .filter_map(|s| s.as_str().map(str::to_owned))
-                    .collect()
-            })
-            .unwrap_or_default(),
-        interrupted: v["interrupted"].as_bool().unwrap_or(false),
-    })
 }
 
 /// "1980s" from a PGN date such as "1986.11.??"; "unknown" without a year.

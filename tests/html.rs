@@ -791,9 +791,9 @@ fn the_page_stays_small_however_big_the_run() {
     assert!(!p.contains(&"x".repeat(400)));
 }
 
-/// Renders the fixture page (and the sample run's page) in headless
+/// Renders the fixture page and the page of a run on corpora/ in headless
 /// Chromium and checks that a real picture came out. With
-/// PGN_AUDIT_SCREENSHOT=1 the fixture page's picture is kept as
+/// PGN_AUDIT_SCREENSHOT=1 the corpora page's picture is kept as
 /// tests/screenshots/report.png (the README's screenshot).
 #[test]
 fn renders_in_headless_chromium() {
@@ -817,9 +817,9 @@ fn renders_in_headless_chromium() {
         html::from_report_dir(&dir).unwrap(),
     )
     .unwrap();
-    let sample = t.path().join("sample");
-    run_ok(&[SAMPLE], &sample);
-    for (name, dir) in [("fixture", &dir), ("sample", &sample)] {
+    let corpora = t.path().join("corpora");
+    run_ok(&[concat!(env!("CARGO_MANIFEST_DIR"), "/corpora")], &corpora);
+    for (name, dir) in [("fixture", &dir), ("corpora", &corpora)] {
         let png = t.path().join(format!("{name}.png"));
         let profile = tempdir();
         let o = std::process::Command::new(chromium)
@@ -849,7 +849,7 @@ fn renders_in_headless_chromium() {
         assert!(bytes.starts_with(b"\x89PNG"), "{name}: not a PNG");
         // A blank page compresses to a few kB; the report does not.
         assert!(bytes.len() > 20_000, "{name}: {} bytes", bytes.len());
-        if name == "fixture" && std::env::var_os("PGN_AUDIT_SCREENSHOT").is_some() {
+        if name == "corpora" && std::env::var_os("PGN_AUDIT_SCREENSHOT").is_some() {
             let keep = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/screenshots");
             std::fs::create_dir_all(&keep).unwrap();
             std::fs::copy(&png, keep.join("report.png")).unwrap();

@@ -27,7 +27,7 @@ const CHUNK: usize = 1 << 20;
 /// its input into frames of at most 32 MiB).
 const MAX_FRAME: usize = 32 << 20;
 /// Decompressed bytes the frames in flight may hold together.
-const FRAME_BUDGET: usize = 48 << 20;
+const FRAME_BUDGET: usize = 32 << 20;
 
 /// The decompressed bytes of one source, in order, from its own thread.
 pub struct Chunks {
@@ -127,7 +127,7 @@ pub fn spawn_zstd<R: BufRead + Send + 'static>(
 
 /// A frame back from the pool, with its output when it decompressed whole
 /// within [`MAX_FRAME`].
-type FrameResult = (Vec<u8>, Option<Vec<u8>>);
+type FrameResult = (Vec<u8>, Option<Vec<Vec<u8>>>);
 
 fn zstd_frames<R: BufRead + Send + 'static>(
     mut src: R,
@@ -164,9 +164,12 @@ fn zstd_frames<R: BufRead + Send + 'static>(
         };
         match out {
             Some(out) => {
-                in_flight = (FRAME_BUDGET / out.len().max(1)).clamp(1, threads.max(1));
-                if tx.send(Ok(out)).is_err() {
-                    return;
+                let size: usize = out.iter().map(Vec::len).sum();
+                in_flight = (FRAME_BUDGET / size.max(1)).clamp(1, threads.max(1));
+                for chunk in out {
+                    if tx.send(Ok(chunk)).is_err() {
+                        return;
+                    }
                 }
             }
             None => {
@@ -198,16 +201,25 @@ fn zstd_frames<R: BufRead + Send + 'static>(
     }
 }
 
-/// One frame decompressed whole, unless it fails or its output outgrows
-/// [`MAX_FRAME`].
-fn decompress_frame(frame: &[u8]) -> Option<Vec<u8>> {
+/// One frame decompressed whole, in chunks (no doubling growth of one big
+/// buffer), unless it fails or its output outgrows [`MAX_FRAME`].
+fn decompress_frame(frame: &[u8]) -> Option<Vec<Vec<u8>>> {
+    let mut d = zstd::stream::read::Decoder::with_buffer(frame)
+        .ok()?
+        .single_frame();
     let mut out = Vec::new();
-    let ok = zstd::stream::read::Decoder::with_buffer(frame)
-        .map(|d| d.single_frame())
-        .and_then(|d| d.take(MAX_FRAME as u64 + 1).read_to_end(&mut out));
-    match ok {
-        Ok(n) if n <= MAX_FRAME => Some(out),
-        _ => None,
+    let mut total = 0;
+    loop {
+        let mut chunk = Vec::with_capacity(CHUNK);
+        let n = (&mut d).take(CHUNK as u64).read_to_end(&mut chunk).ok()?;
+        if n == 0 {
+            return Some(out);
+        }
+        total += n;
+        if total > MAX_FRAME {
+            return None;
+        }
+        out.push(chunk);
     }
 }
 

@@ -266,6 +266,10 @@ pub fn run_merge(dirs: &[PathBuf], out: &std::path::Path) -> i32 {
     }
 }
 
+/// How many sources after the one being read are opened (and decompressed)
+/// ahead of it.
+const SOURCES_AHEAD: usize = 2;
+
 /// The reader thread: every source in order, cut into batches that are
 /// audited on the pool. Stops early when interrupted.
 fn read_sources(
@@ -277,11 +281,25 @@ fn read_sources(
     raw_read: &Arc<AtomicU64>,
 ) {
     let mut seq = 0u64;
-    for (index, source) in sources.iter().enumerate() {
+    // Sources opened ahead of the one being read, so that their
+    // decompression (on threads of their own) runs meanwhile.
+    let mut ahead: std::collections::VecDeque<Result<input::Opened, input::InputError>> =
+        std::collections::VecDeque::new();
+    let mut next_open = 0;
+    for (index, _) in sources.iter().enumerate() {
         if interrupted.load(Ordering::SeqCst) {
             break;
         }
-        let opened = match input::open(source, raw_read.clone()) {
+        while next_open < sources.len() && next_open <= index + SOURCES_AHEAD {
+            ahead.push_back(input::open(
+                &sources[next_open],
+                raw_read.clone(),
+                pool,
+                pool.current_num_threads(),
+            ));
+            next_open += 1;
+        }
+        let opened = match ahead.pop_front().expect("opened ahead") {
             Ok(o) => o,
             Err(e) => {
                 let _ = tx.send((

@@ -4,6 +4,7 @@
 
 pub mod castling;
 pub mod claims;
+mod fastsan;
 mod findings;
 pub mod repetition;
 pub mod start;
@@ -76,20 +77,34 @@ fn audit_traced(game: &Game, mut trace: Option<&mut Vec<u32>>) -> GameReport {
         t.push(1);
     }
 
+    // The `+`/`#` written after a check whose mate test is put off: a legal
+    // next move proves there was no mate, so the costly test (every legal
+    // move generated) runs only when no legal move follows.
+    let mut unsettled: Option<Suffix> = None;
     for (i, tok) in game.moves.iter().enumerate() {
         let ply = i as u32 + 1;
         let text = game.move_text(tok);
-        let before = pos.clone();
-        let fail = |kind: ErrorKind, detail: String| GameError {
+        // Every failure below leaves `pos` as it stood before this move.
+        let fail = |pos: &Chess, kind: ErrorKind, detail: String| GameError {
             ply,
             san: text.to_owned(),
             kind,
             detail,
-            fen: fen_of(&before),
+            fen: fen_of(pos),
         };
         let mut zeroing = false;
         let mut quirk = tok.quirk;
-        match resolve(&pos, tok, mode) {
+        let resolved = resolve(&pos, tok, mode);
+        if let Some(written) = unsettled.take() {
+            let mate = !matches!(resolved, Resolved::Move(..)) && pos.is_checkmate();
+            let actual = if mate {
+                Suffix::Checkmate
+            } else {
+                Suffix::Check
+            };
+            report.notation_quirks += u32::from(written != actual);
+        }
+        match resolved {
             Resolved::Move(m, sloppy) => {
                 quirk |= sloppy;
                 history.record_move(&pos, m, ply, text);
@@ -116,18 +131,23 @@ fn audit_traced(game: &Game, mut trace: Option<&mut Vec<u32>>) -> GameReport {
                         pos.play_unchecked(m);
                     }
                     CastlePlay::Unplayable(detail) => {
-                        report.error = Some(fail(ErrorKind::UnplayableCastle, detail));
+                        report.error = Some(fail(&pos, ErrorKind::UnplayableCastle, detail));
                         break;
                     }
                 }
             }
             Resolved::Error(kind, detail) => {
-                report.error = Some(fail(kind, detail));
+                report.error = Some(fail(&pos, kind, detail));
                 break;
             }
         }
-        if tok.suffix != actual_suffix(&pos) {
-            quirk = true;
+        if !quirk {
+            match (tok.suffix, pos.is_check()) {
+                (None, false) => {}
+                (Some(_), false) | (None, true) => quirk = true,
+                (Some(written), true) if i + 1 < game.moves.len() => unsettled = Some(written),
+                (Some(written), true) => quirk = Some(written) != actual_suffix(&pos),
+            }
         }
         report.notation_quirks += u32::from(quirk);
         report.plies = ply;
@@ -236,7 +256,7 @@ fn resolve(pos: &Chess, tok: &MoveToken, mode: CastlingMode) -> Resolved {
         }
         San::Normal { .. } => {}
     }
-    match san.to_move(pos) {
+    match fastsan::to_move(pos, san).unwrap_or_else(|| san.to_move(pos)) {
         Ok(m) => Resolved::Move(m, needless_detail(pos, san, m)),
         Err(SanError::AmbiguousSan) => Resolved::Error(
             ErrorKind::AmbiguousMove,
@@ -264,7 +284,9 @@ fn resolve(pos: &Chess, tok: &MoveToken, mode: CastlingMode) -> Resolved {
                     to,
                     promotion,
                 };
-                if let Ok(m) = flipped.to_move(pos) {
+                if let Ok(m) =
+                    fastsan::to_move(pos, flipped).unwrap_or_else(|| flipped.to_move(pos))
+                {
                     return Resolved::Move(m, true);
                 }
             }
@@ -323,5 +345,42 @@ pub fn audit_game_caught(game: &Game) -> GameReport {
             }),
             ..GameReport::default()
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn quirks_and_error(movetext: &str) -> (u32, Option<(u32, ErrorKind)>) {
+        let pgn = format!("[Event \"t\"]\n\n{movetext}\n");
+        let game = Game::parse(pgn.as_bytes());
+        let r = audit_game(&game);
+        (r.notation_quirks, r.error.map(|e| (e.ply, e.kind)))
+    }
+
+    #[test]
+    fn check_and_mate_suffixes_settled_by_the_next_move() {
+        // Check written as mate, then a legal reply: one quirk.
+        assert_eq!(quirks_and_error("1. e4 f5 2. Qh5# g6 *"), (1, None));
+        assert_eq!(quirks_and_error("1. e4 f5 2. Qh5+ g6 *"), (0, None));
+        // Mate written as check, at the end or followed by a move.
+        assert_eq!(quirks_and_error("1. f3 e5 2. g4 Qh4+ 0-1"), (1, None));
+        assert_eq!(
+            quirks_and_error("1. f3 e5 2. g4 Qh4+ 3. a3 *"),
+            (1, Some((5, ErrorKind::IllegalMove)))
+        );
+        assert_eq!(
+            quirks_and_error("1. f3 e5 2. g4 Qh4# 3. a3 *"),
+            (0, Some((5, ErrorKind::IllegalMove)))
+        );
+        // Check written as mate, then an illegal move: still one quirk.
+        assert_eq!(
+            quirks_and_error("1. e4 f5 2. Qh5# Ke7 *"),
+            (1, Some((4, ErrorKind::IllegalMove)))
+        );
+        // A missing suffix, and a suffix on a quiet move.
+        assert_eq!(quirks_and_error("1. e4 f5 2. Qh5 g6 *"), (1, None));
+        assert_eq!(quirks_and_error("1. e4+ e5 *"), (1, None));
     }
 }

@@ -3,6 +3,7 @@
 //! whole games with their byte offsets.
 
 pub mod batch;
+mod decode;
 mod split;
 
 pub use batch::{Batch, read_batches};
@@ -180,8 +181,15 @@ pub struct Opened {
 }
 
 /// Opens a source, decompressing by magic bytes. `raw_read` counts the
-/// bytes read from the file or standard input.
-pub fn open(source: &Source, raw_read: Arc<AtomicU64>) -> Result<Opened, InputError> {
+/// bytes read from the file or standard input. A compressed source is
+/// decompressed on a thread of its own from now on, a multi-frame zstd
+/// one frame by frame on `pool`, `threads` frames at a time.
+pub fn open(
+    source: &Source,
+    raw_read: Arc<AtomicU64>,
+    pool: &Arc<rayon::ThreadPool>,
+    threads: usize,
+) -> Result<Opened, InputError> {
     let err = |e: io::Error| InputError {
         path: source.name.clone(),
         cause: io_cause(&e),
@@ -200,11 +208,13 @@ pub fn open(source: &Source, raw_read: Arc<AtomicU64>) -> Result<Opened, InputEr
     let compression = Compression::detect(buffered.fill_buf().map_err(err)?);
     let reader: Box<dyn Read + Send> = match compression {
         Compression::None => Box::new(buffered),
-        Compression::Zstd => {
-            Box::new(zstd::stream::read::Decoder::with_buffer(buffered).map_err(err)?)
-        }
-        Compression::Gzip => Box::new(flate2::read::MultiGzDecoder::new(buffered)),
-        Compression::Bzip2 => Box::new(bzip2::read::MultiBzDecoder::new(buffered)),
+        Compression::Zstd => Box::new(decode::spawn_zstd(buffered, pool.clone(), threads)),
+        Compression::Gzip => Box::new(decode::spawn_stream(Box::new(
+            flate2::read::MultiGzDecoder::new(buffered),
+        ))),
+        Compression::Bzip2 => Box::new(decode::spawn_stream(Box::new(
+            bzip2::read::MultiBzDecoder::new(buffered),
+        ))),
     };
     Ok(Opened {
         reader,

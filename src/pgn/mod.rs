@@ -28,6 +28,9 @@ pub struct Game<'a> {
     pub syntax_error: Option<SyntaxError>,
     /// Byte ranges (into `bytes`) of the comments after the last move.
     pub final_comments: Vec<(u32, u32)>,
+    /// `bytes` as text when they are valid UTF-8: checked once per game
+    /// rather than once per move.
+    text: Option<&'a str>,
 }
 
 impl<'a> Game<'a> {
@@ -42,13 +45,19 @@ impl<'a> Game<'a> {
             moves: mt.moves,
             syntax_error: mt.error,
             final_comments: mt.final_comments,
+            text: std::str::from_utf8(bytes).ok(),
         }
     }
 
     /// The move's text exactly as written in the PGN (annotation glyphs
     /// such as `!?` excluded).
     pub fn move_text(&self, m: &MoveToken) -> &'a str {
-        std::str::from_utf8(&self.bytes[m.start as usize..m.end as usize]).unwrap_or("?")
+        let range = m.start as usize..m.end as usize;
+        match self.text {
+            // Cut at a char boundary exactly when the bytes alone are UTF-8.
+            Some(text) => text.get(range).unwrap_or("?"),
+            None => std::str::from_utf8(&self.bytes[range]).unwrap_or("?"),
+        }
     }
 
     /// The comments after the last move, decoded.

@@ -31,30 +31,25 @@ pub(super) struct Movetext {
     pub final_comments: Vec<(u32, u32)>,
 }
 
-fn is_delimiter(b: u8) -> bool {
-    matches!(
-        b,
-        b' ' | b'\t'
-            | b'\n'
-            | b'\r'
-            | b'\x0c'
-            | b'\x0b'
-            | b'{'
-            | b'}'
-            | b'('
-            | b')'
-            | b';'
-            | b'$'
-            | b'!'
-            | b'?'
-    )
-}
+/// Bytes that end a token: blanks, comment, variation and NAG marks, and
+/// annotation glyphs.
+const DELIMITERS: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut k = 0;
+    let list = b" \t\n\r\x0c\x0b{}();$!?";
+    while k < list.len() {
+        t[list[k] as usize] = true;
+        k += 1;
+    }
+    t
+};
 
 fn token_end(bytes: &[u8], from: usize) -> usize {
-    bytes[from..]
-        .iter()
-        .position(|&b| is_delimiter(b))
-        .map_or(bytes.len(), |i| from + i)
+    let mut i = from;
+    while i < bytes.len() && !DELIMITERS[bytes[i] as usize] {
+        i += 1;
+    }
+    i
 }
 
 fn at_line_start(bytes: &[u8], i: usize) -> bool {

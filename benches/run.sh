@@ -1,0 +1,212 @@
+#!/usr/bin/env bash
+# pgn-audit benchmark: builds the corpora it needs and pgn-reader 0.29's
+# example validators (copied from the cargo registry at bench time), then
+# times everything side by side in one run and prints one table.
+#
+#   benches/run.sh [--scratch DIR] [--runs N] [--big]
+#
+#   --scratch DIR  where corpora and builds go (default: $BENCH_SCRATCH or
+#                  /work/bench-scratch, else ./target/bench-scratch)
+#   --runs N       hyperfine runs per command (default 5); medians are shown
+#   --big          also make a 2 GB corpus and measure peak RSS on it
+#
+# Needs: cargo, hyperfine, zstd + pzstd, GNU time (/usr/bin/time), python3.
+set -euo pipefail
+
+here="$(cd "$(dirname "$0")/.." && pwd)"
+scratch="${BENCH_SCRATCH:-}"
+if [[ -z "$scratch" ]]; then
+    if [[ -d /work ]]; then scratch=/work/bench-scratch; else scratch="$here/target/bench-scratch"; fi
+fi
+runs=5
+big=0
+while [[ $# -gt 0 ]]; do
+    case "$1" in
+        --scratch) scratch="$2"; shift 2 ;;
+        --runs) runs="$2"; shift 2 ;;
+        --big) big=1; shift ;;
+        -h|--help) sed -n 2,14p "$0"; exit 0 ;;
+        *) echo "unknown option: $1" >&2; exit 2 ;;
+    esac
+done
+for tool in cargo hyperfine zstd pzstd python3; do
+    command -v "$tool" >/dev/null || { echo "benches/run.sh: needs $tool" >&2; exit 2; }
+done
+[[ -x /usr/bin/time ]] || { echo "benches/run.sh: needs GNU time (/usr/bin/time)" >&2; exit 2; }
+mkdir -p "$scratch"
+corpora="$scratch/corpora"
+mkdir -p "$corpora"
+sample="$here/corpora/lichess_2025-05_sample.pgn"
+
+# ---------------------------------------------------------------- corpora
+make_copies() { # out copies
+    local out="$1" n="$2"
+    [[ -s "$out" ]] && return
+    echo "making $out ($n copies of the sample)" >&2
+    python3 - "$sample" "$out.tmp" "$n" <<'PY'
+import sys
+src, out, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+data = open(src, "rb").read()
+with open(out, "wb") as f:
+    for i in range(n):
+        if i:
+            f.write(b"\n")
+        f.write(data)
+PY
+    mv "$out.tmp" "$out"
+}
+make_copies "$corpora/200mb.pgn" 200
+[[ -s "$corpora/200mb.pzstd.pgn.zst" ]] || pzstd -q -p 2 -3 "$corpora/200mb.pgn" -o "$corpora/200mb.pzstd.pgn.zst"
+[[ -s "$corpora/200mb.zstd.pgn.zst" ]] || zstd -q -3 --single-thread "$corpora/200mb.pgn" -o "$corpora/200mb.zstd.pgn.zst"
+if [[ $big == 1 ]]; then
+    make_copies "$corpora/2gb.pgn" 2000
+fi
+# Long legal games: knights shuffling, so every ply is legal; the same
+# number of plies in total in both files, once as 100-ply games and once as
+# 5,000-ply games.
+if [[ ! -s "$corpora/long5000.pgn" ]]; then
+    python3 - "$corpora" <<'PY'
+import sys
+out = sys.argv[1]
+cycle = ["Nf3", "Nf6", "Ng1", "Ng8", "Nc3", "Nc6", "Nb1", "Nb8"]
+def game(plies, i):
+    moves = []
+    for p in range(plies):
+        if p % 2 == 0:
+            moves.append(f"{p // 2 + 1}.")
+        moves.append(cycle[p % len(cycle)])
+    body = " ".join(moves)
+    lines, line = [], ""
+    for tok in body.split(" "):
+        if len(line) + len(tok) + 1 > 79:
+            lines.append(line)
+            line = tok
+        else:
+            line = f"{line} {tok}" if line else tok
+    lines.append(line + " *")
+    return f'[Event "long {plies} #{i}"]\n[Site "?"]\n[Result "*"]\n\n' + "\n".join(lines) + "\n\n"
+total = 2_000_000
+for plies in (100, 5000):
+    with open(f"{out}/long{plies}.pgn", "w") as f:
+        for i in range(total // plies):
+            f.write(game(plies, i))
+PY
+fi
+
+# ------------------------------------------------- pgn-reader's examples
+# Built from the registry copy of the crate, in a scratch cargo project
+# (their sources are not part of this repository).
+registry_crate="$(ls -d "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/pgn-reader-0.29.0 2>/dev/null | head -1 || true)"
+if [[ -z "$registry_crate" ]]; then
+    (cd "$here" && cargo fetch -q)
+    registry_crate="$(ls -d "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/pgn-reader-0.29.0 | head -1)"
+fi
+examples="$scratch/pgn-reader-examples"
+mkdir -p "$examples/src/bin"
+for ex in validate parallel_validate stats; do
+    cp "$registry_crate/examples/$ex.rs" "$examples/src/bin/$ex.rs"
+done
+cat > "$examples/Cargo.toml" <<TOML
+[package]
+name = "pgn-reader-examples"
+version = "0.0.0"
+edition = "2024"
+publish = false
+
+[workspace]
+
+[dependencies]
+pgn-reader = "=0.29.0"
+shakmaty = "0.30"
+zstd = "0.13"
+crossbeam = "0.8"
+
+[profile.release]
+debug = false
+TOML
+echo "building pgn-reader examples in $examples" >&2
+(cd "$examples" && CARGO_TARGET_DIR="$examples/target" cargo build -q --release)
+ex_bin="$examples/target/release"
+
+# --------------------------------------------------------------- pgn-audit
+echo "building pgn-audit" >&2
+(cd "$here" && cargo build -q --release)
+audit="${CARGO_TARGET_DIR:-$here/target}/release/pgn-audit"
+
+# ------------------------------------------------------------- measuring
+out="$scratch/out"
+mkdir -p "$out"
+threads="$(nproc)"
+# name | games | plain PGN (for MiB/s) | command
+cases=(
+    "validate (pgn-reader, 1 thread)|87600|$corpora/200mb.pgn|$ex_bin/validate $corpora/200mb.pgn"
+    "parallel_validate (pgn-reader, 1+3 threads)|87600|$corpora/200mb.pgn|$ex_bin/parallel_validate $corpora/200mb.pgn"
+    "stats (pgn-reader, parse only)|87600|$corpora/200mb.pgn|$ex_bin/stats $corpora/200mb.pgn"
+    "pgn-audit -j1|87600|$corpora/200mb.pgn|$audit -j1 -o $out/j1 $corpora/200mb.pgn"
+    "pgn-audit -j$threads|87600|$corpora/200mb.pgn|$audit -j$threads -o $out/jn $corpora/200mb.pgn"
+    "pgn-audit -j$threads, pzstd .zst (multi-frame)|87600|$corpora/200mb.pgn|$audit -j$threads -o $out/pzstd $corpora/200mb.pzstd.pgn.zst"
+    "pgn-audit -j$threads, zstd .zst (one frame)|87600|$corpora/200mb.pgn|$audit -j$threads -o $out/zstd $corpora/200mb.zstd.pgn.zst"
+    "pgn-audit -j1, 100-ply games|20000|$corpora/long100.pgn|$audit -j1 -o $out/l100 $corpora/long100.pgn"
+    "pgn-audit -j1, 5000-ply games|400|$corpora/long5000.pgn|$audit -j1 -o $out/l5000 $corpora/long5000.pgn"
+)
+if [[ $big == 1 ]]; then
+    cases+=("pgn-audit -j$threads, 2 GB|876000|$corpora/2gb.pgn|$audit -j$threads -o $out/big $corpora/2gb.pgn")
+fi
+
+results="$scratch/results.tsv"
+: > "$results"
+for c in "${cases[@]}"; do
+    IFS='|' read -r name games input cmd <<<"$c"
+    echo "timing: $name" >&2
+    json="$scratch/hyperfine.json"
+    n=$runs
+    [[ "$name" == *"2 GB"* ]] && n=1
+    hyperfine -N -w 1 -r "$n" --export-json "$json" "$cmd" >/dev/null 2>&1 \
+        || hyperfine -N -w 1 -r "$n" -i --export-json "$json" "$cmd" >/dev/null
+    median="$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["results"][0]["median"])' "$json")"
+    rss_kb="$( (/usr/bin/time -v $cmd >/dev/null 2>"$scratch/time.txt") ; grep 'Maximum resident' "$scratch/time.txt" | awk '{print $NF}')"
+    size="$(stat -c %s "$input")"
+    printf '%s\t%s\t%s\t%s\t%s\n' "$name" "$games" "$size" "$median" "$rss_kb" >> "$results"
+done
+
+python3 - "$results" "$big" "$threads" <<'PY'
+import sys
+rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1])]
+big, threads = sys.argv[2] == "1", sys.argv[3]
+t = {}
+print()
+print(f"| command | input | median s | games/s | MiB/s | peak RSS MiB |")
+print(f"|---|---|---:|---:|---:|---:|")
+for name, games, size, median, rss in rows:
+    games, size, median, rss = int(games), int(size), float(median), int(rss)
+    t[name] = (median, rss)
+    print(f"| {name} | {size / 2**20:.0f} MiB | {median:.3f} | {games / median:,.0f} | {size / 2**20 / median:,.0f} | {rss / 1024:.0f} |")
+def g(prefix):
+    for k, v in t.items():
+        if k.startswith(prefix):
+            return v
+    return None
+v, pv = g("validate")[0], g("parallel_validate")[0]
+j1, jn = g("pgn-audit -j1")[0], g(f"pgn-audit -j{threads}")[0]
+pz, zs = g(f"pgn-audit -j{threads}, pzstd")[0], g(f"pgn-audit -j{threads}, zstd")[0]
+l100, l5000 = g("pgn-audit -j1, 100-ply")[0], g("pgn-audit -j1, 5000-ply")[0]
+checks = [
+    (f"-j{threads} / parallel_validate", jn / pv, 1.0),
+    (f"-j{threads} / validate", jn / v, 0.55),
+    ("-j1 / validate", j1 / v, 1.15),
+    ("pzstd .zst / plain", pz / jn, 1.15),
+    ("zstd .zst (one frame) / plain", zs / jn, 1.15),
+    ("5000-ply game / 100-ply game, per ply", l5000 / l100, 1.10),
+]
+rss = max(r for _, r in t.values() if True)
+audit_rss = max(r for k, (_, r) in t.items() if k.startswith("pgn-audit"))
+print()
+print("| target | measured | limit | met |")
+print("|---|---:|---:|:-:|")
+for name, value, limit in checks:
+    print(f"| {name} | {value:.2f} | ≤ {limit:.2f} | {'yes' if value <= limit else 'NO'} |")
+print(f"| pgn-audit peak RSS, MiB | {audit_rss / 1024:.0f} | ≤ 100 | {'yes' if audit_rss <= 100 * 1024 else 'NO'} |")
+if big:
+    small, large = g(f"pgn-audit -j{threads}")[1], g(f"pgn-audit -j{threads}, 2 GB")[1]
+    print(f"| peak RSS 2 GB / 200 MB | {large / small:.2f} | ≤ 1.10 | {'yes' if large <= 1.10 * small else 'NO'} |")
+PY

@@ -1,0 +1,218 @@
+//! A faster `San::to_move` for the common cases: the same answer as
+//! shakmaty's, without building the full candidate move list.
+//!
+//! shakmaty's `to_move` asks `san_candidates` for a `MoveList` (an array of
+//! 270 moves, copied on return) and filters it; the profile of the audit
+//! showed that list, its copy and its filter as the largest single cost of
+//! the replay. For a piece, king or pawn move that is not a promotion or an
+//! en passant capture, made when not in check, the candidates are found
+//! here with a few bitboard operations and the same pin test shakmaty uses.
+//! Everything else is left to shakmaty (`None`).
+
+use shakmaty::{
+    Bitboard, Chess, Move, Position, Rank, Role, Square, attacks,
+    san::{San, SanError},
+};
+
+/// `Some(san.to_move(pos))` when it can be found cheaply, else `None`.
+pub fn to_move(pos: &Chess, san: San) -> Option<Result<Move, SanError>> {
+    let San::Normal {
+        role,
+        file,
+        rank,
+        capture,
+        to,
+        promotion: None,
+    } = san
+    else {
+        return None;
+    };
+    let board = pos.board();
+    let turn = pos.turn();
+    let king = board.king_of(turn)?;
+    let occupied = board.occupied();
+    let them = board.by_color(!turn);
+    if board.attacks_to(king, !turn, occupied).any() {
+        return None; // in check: evasions
+    }
+    if board.by_color(turn).contains(to) {
+        return Some(Err(SanError::IllegalSan));
+    }
+    let target = board.role_at(to);
+    let ours = board.by_piece(role.of(turn));
+    let from_set = match role {
+        Role::Pawn => {
+            if to.rank() == Rank::First || to.rank() == Rank::Eighth {
+                return None; // a promotion square
+            }
+            if pos.maybe_ep_square() == Some(to) {
+                return None; // en passant
+            }
+            if capture {
+                if !them.contains(to) {
+                    return Some(Err(SanError::IllegalSan));
+                }
+                attacks::pawn_attacks(!turn, to) & ours
+            } else {
+                if occupied.contains(to) {
+                    return Some(Err(SanError::IllegalSan));
+                }
+                let back = turn.fold_wb(-8, 8);
+                let one = to.offset(back)?;
+                if ours.contains(one) {
+                    Bitboard::from_square(one)
+                } else if !occupied.contains(one) && to.rank() == turn.relative_rank(Rank::Fourth) {
+                    let two = one.offset(back)?;
+                    Bitboard::from_square(two) & ours
+                } else {
+                    Bitboard(0)
+                }
+            }
+        }
+        Role::King => {
+            if !attacks::king_attacks(king).contains(to)
+                || board.attacks_to(to, !turn, occupied).any()
+            {
+                Bitboard(0)
+            } else {
+                Bitboard::from_square(king)
+            }
+        }
+        Role::Knight => attacks::knight_attacks(to) & ours,
+        Role::Bishop => attacks::bishop_attacks(to, occupied) & ours,
+        Role::Rook => attacks::rook_attacks(to, occupied) & ours,
+        Role::Queen => attacks::queen_attacks(to, occupied) & ours,
+    };
+    if capture != target.is_some() {
+        return Some(Err(SanError::IllegalSan));
+    }
+    let mut from_set = from_set;
+    if let Some(f) = file {
+        from_set &= Bitboard::from_file(f);
+    }
+    if let Some(r) = rank {
+        from_set &= Bitboard::from_rank(r);
+    }
+    let mut found = None;
+    let mut blockers = None;
+    for from in from_set {
+        let blockers = *blockers.get_or_insert_with(|| slider_blockers(pos, king));
+        if !blockers.contains(from) || attacks::aligned(from, to, king) {
+            if found.is_some() {
+                return Some(Err(SanError::AmbiguousSan));
+            }
+            found = Some(Move::Normal {
+                role,
+                from,
+                capture: target,
+                to,
+                promotion: None,
+            });
+        }
+    }
+    Some(found.ok_or(SanError::IllegalSan))
+}
+
+/// Our pieces that alone stand between our king and an enemy slider.
+fn slider_blockers(pos: &Chess, king: Square) -> Bitboard {
+    let board = pos.board();
+    let snipers = (attacks::rook_attacks(king, Bitboard(0)) & board.rooks_and_queens())
+        | (attacks::bishop_attacks(king, Bitboard(0)) & board.bishops_and_queens());
+    let mut blockers = Bitboard(0);
+    for sniper in snipers & pos.them() {
+        let b = attacks::between(king, sniper) & board.occupied();
+        if !b.more_than_one() {
+            blockers |= b;
+        }
+    }
+    blockers
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shakmaty::{CastlingMode, EnPassantMode, File, fen::Fen};
+
+    /// Compares with shakmaty on every SAN (without promotion) of every
+    /// role to every square; `full` adds every file and rank combination.
+    fn check(pos: &Chess, full: bool) -> usize {
+        let files = std::iter::once(None).chain(File::ALL.map(Some));
+        let ranks = || std::iter::once(None).chain(Rank::ALL.map(Some));
+        let mut hints: Vec<(Option<File>, Option<Rank>)> = Vec::new();
+        for f in files {
+            for r in ranks() {
+                if full || f.is_none() || r.is_none() {
+                    hints.push((f, r));
+                }
+            }
+        }
+        let mut n = 0;
+        for role in Role::ALL {
+            for to in Square::ALL {
+                for capture in [false, true] {
+                    for &(file, rank) in &hints {
+                        let san = San::Normal {
+                            role,
+                            file,
+                            rank,
+                            capture,
+                            to,
+                            promotion: None,
+                        };
+                        if let Some(fast) = to_move(pos, san) {
+                            assert_eq!(
+                                fast,
+                                san.to_move(pos),
+                                "{san} in {}",
+                                Fen::from_position(pos, EnPassantMode::Always)
+                            );
+                            n += 1;
+                        }
+                    }
+                }
+            }
+        }
+        n
+    }
+
+    #[test]
+    fn agrees_with_shakmaty_on_the_sample_and_on_pins() {
+        let fens = [
+            "4k3/8/8/8/1b6/8/3N4/4K3 w - - 0 1",
+            "4k3/4r3/8/8/8/8/4R3/4K3 w - - 0 1",
+            "4k3/8/8/3pP3/8/8/8/4K3 w - d6 0 2",
+            "8/8/8/K2pP2r/8/8/8/7k w - d6 0 2",
+            "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1",
+            "4k3/8/8/8/8/5n2/4PP2/4K3 w - - 0 1",
+            "4k3/8/8/8/2N3N1/8/2N3N1/4K3 w - - 0 1",
+        ];
+        let mut n = 0;
+        for fen in fens {
+            let pos: Chess = fen
+                .parse::<Fen>()
+                .unwrap()
+                .into_position(CastlingMode::Standard)
+                .unwrap();
+            n += check(&pos, true);
+        }
+        let sample = std::fs::read(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/corpora/lichess_2025-05_sample.pgn"
+        ))
+        .unwrap();
+        let mut games = Vec::new();
+        crate::input::Splitter::new().feed(&sample, 0, true, |g| games.push(g));
+        for span in games.iter().step_by(20) {
+            let game = crate::pgn::Game::parse(&sample[span.start as usize..span.end as usize]);
+            let mut pos = Chess::default();
+            for (i, tok) in game.moves.iter().enumerate() {
+                if i % 3 == 0 {
+                    n += check(&pos, false);
+                }
+                let Ok(m) = tok.san.to_move(&pos) else { break };
+                pos.play_unchecked(m);
+            }
+        }
+        assert!(n > 1_000_000, "{n} cases");
+    }
+}

@@ -1,0 +1,486 @@
+//! Decompression off the reader thread.
+//!
+//! A compressed source is decompressed on a thread of its own, which hands
+//! the decompressed bytes over in order through a small bounded channel
+//! ([`Chunks`]), so the reader thread only cuts games while decompression
+//! runs beside it, and the next sources can be decompressed ahead.
+//!
+//! A zstd stream made of many frames (as `pzstd` writes them, each frame
+//! announced by a skippable frame) is decompressed frame by frame on the
+//! worker pool: the source thread walks the frames (headers and block
+//! headers only), hands a few of them to the pool and passes their output
+//! on in order. Games that straddle two frames need no care: the output is
+//! one stream again, cut into games afterwards. Whatever cannot be walked
+//! that way (one huge frame, a frame of unknown size that no `pzstd` header
+//! announced, a truncated or corrupt frame) is decompressed as a stream
+//! from there on, exactly as a single-threaded decoder would, so the bytes
+//! delivered before an error are the same.
+
+use std::collections::VecDeque;
+use std::io::{self, BufRead, Cursor, Read};
+use std::sync::Arc;
+use std::sync::mpsc::{self, Receiver, SyncSender};
+
+/// Bytes read from a stream decoder per chunk.
+const CHUNK: usize = 1 << 20;
+/// The largest frame output decompressed whole on the pool (`pzstd` cuts
+/// its input into frames of at most 32 MiB).
+const MAX_FRAME: usize = 32 << 20;
+/// Decompressed bytes the frames in flight may hold together.
+const FRAME_BUDGET: usize = 32 << 20;
+
+/// The decompressed bytes of one source, in order, from its own thread.
+pub struct Chunks {
+    rx: Receiver<io::Result<Vec<u8>>>,
+    current: Vec<u8>,
+    pos: usize,
+    done: bool,
+}
+
+impl Read for Chunks {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        loop {
+            if self.pos < self.current.len() {
+                let n = buf.len().min(self.current.len() - self.pos);
+                buf[..n].copy_from_slice(&self.current[self.pos..self.pos + n]);
+                self.pos += n;
+                return Ok(n);
+            }
+            if self.done {
+                return Ok(0);
+            }
+            // The spent chunk is freed before waiting for the next one.
+            self.current = Vec::new();
+            self.pos = 0;
+            match self.rx.recv() {
+                Ok(Ok(chunk)) => self.current = chunk,
+                Ok(Err(e)) => {
+                    self.done = true;
+                    return Err(e);
+                }
+                Err(_) => self.done = true,
+            }
+        }
+    }
+}
+
+fn channel() -> (SyncSender<io::Result<Vec<u8>>>, Chunks) {
+    let (tx, rx) = mpsc::sync_channel(1);
+    let chunks = Chunks {
+        rx,
+        current: Vec::new(),
+        pos: 0,
+        done: false,
+    };
+    (tx, chunks)
+}
+
+/// Reads `reader` to its end on a new thread. The thread stops when the
+/// [`Chunks`] are dropped.
+pub fn spawn_stream(reader: Box<dyn Read + Send>) -> Chunks {
+    let (tx, chunks) = channel();
+    std::thread::spawn(move || {
+        let _ = pump(reader, &tx);
+    });
+    chunks
+}
+
+/// Sends what `reader` gives, chunk by chunk, then its error if any.
+/// Returns false when the receiver is gone or after an error.
+fn pump(mut reader: impl Read, tx: &SyncSender<io::Result<Vec<u8>>>) -> bool {
+    loop {
+        let mut chunk = Vec::with_capacity(CHUNK);
+        match (&mut reader).take(CHUNK as u64).read_to_end(&mut chunk) {
+            Ok(0) => return true,
+            Ok(_) => {
+                if tx.send(Ok(chunk)).is_err() {
+                    return false;
+                }
+            }
+            Err(e) => {
+                if !chunk.is_empty() && tx.send(Ok(chunk)).is_err() {
+                    return false;
+                }
+                let _ = tx.send(Err(e));
+                return false;
+            }
+        }
+    }
+}
+
+/// A zstd decoder over `reader`, as a single-threaded reader would use it.
+fn stream_decoder<'a>(reader: impl BufRead + Send + 'a) -> io::Result<Box<dyn Read + Send + 'a>> {
+    Ok(Box::new(zstd::stream::read::Decoder::with_buffer(reader)?))
+}
+
+/// Decompresses a zstd stream on a new thread, its frames in parallel on
+/// `pool` when they can be walked, at most `threads` at a time.
+pub fn spawn_zstd<R: BufRead + Send + 'static>(
+    src: R,
+    pool: Arc<rayon::ThreadPool>,
+    threads: usize,
+) -> Chunks {
+    let (tx, chunks) = channel();
+    std::thread::spawn(move || zstd_frames(src, &pool, threads, &tx));
+    chunks
+}
+
+/// A frame back from the pool, with its output when it decompressed whole
+/// within [`MAX_FRAME`].
+type FrameResult = (Vec<u8>, Option<Vec<Vec<u8>>>);
+
+fn zstd_frames<R: BufRead + Send + 'static>(
+    mut src: R,
+    pool: &rayon::ThreadPool,
+    threads: usize,
+    tx: &SyncSender<io::Result<Vec<u8>>>,
+) {
+    let mut queue: VecDeque<Receiver<FrameResult>> = VecDeque::new();
+    // Bytes taken from `src` from which on everything is streamed.
+    let mut tail: Option<Vec<u8>> = None;
+    let mut in_flight = threads.max(1);
+    loop {
+        while tail.is_none() && queue.len() < in_flight {
+            let mut frame = Vec::new();
+            match next_frame(&mut src, &mut frame) {
+                Ok(Walk::Frame(start)) => {
+                    let (ftx, frx) = mpsc::sync_channel(1);
+                    pool.spawn(move || {
+                        let out = decompress_frame(&frame[start..]);
+                        let _ = ftx.send((frame, out));
+                    });
+                    queue.push_back(frx);
+                }
+                Ok(Walk::End) => break,
+                // A read error comes out of the stream decoder in turn.
+                Ok(Walk::Stream) | Err(_) => tail = Some(frame),
+            }
+        }
+        let Some(frx) = queue.pop_front() else {
+            break;
+        };
+        let Ok((frame, out)) = frx.recv() else {
+            return;
+        };
+        match out {
+            Some(out) => {
+                let size: usize = out.iter().map(Vec::len).sum();
+                in_flight = (FRAME_BUDGET / size.max(1)).clamp(1, threads.max(1));
+                for chunk in out {
+                    if tx.send(Ok(chunk)).is_err() {
+                        return;
+                    }
+                }
+            }
+            None => {
+                // A frame that failed or outgrew MAX_FRAME: from its first
+                // byte on, the rest is one stream, as a single-threaded
+                // decoder would have read it.
+                let mut taken = frame;
+                for later in queue.drain(..) {
+                    let Ok((f, _)) = later.recv() else { return };
+                    taken.extend_from_slice(&f);
+                }
+                if let Some(t) = tail.take() {
+                    taken.extend_from_slice(&t);
+                }
+                tail = Some(taken);
+                break;
+            }
+        }
+    }
+    if let Some(taken) = tail {
+        match stream_decoder(Cursor::new(taken).chain(src)) {
+            Ok(d) => {
+                pump(d, tx);
+            }
+            Err(e) => {
+                let _ = tx.send(Err(e));
+            }
+        }
+    }
+}
+
+/// One frame decompressed whole, in chunks (no doubling growth of one big
+/// buffer), unless it fails or its output outgrows [`MAX_FRAME`].
+fn decompress_frame(frame: &[u8]) -> Option<Vec<Vec<u8>>> {
+    let mut d = zstd::stream::read::Decoder::with_buffer(frame)
+        .ok()?
+        .single_frame();
+    let mut out = Vec::new();
+    let mut total = 0;
+    loop {
+        let mut chunk = Vec::with_capacity(CHUNK);
+        let n = (&mut d).take(CHUNK as u64).read_to_end(&mut chunk).ok()?;
+        if n == 0 {
+            return Some(out);
+        }
+        total += n;
+        if total > MAX_FRAME {
+            return None;
+        }
+        out.push(chunk);
+    }
+}
+
+enum Walk {
+    /// `frame` holds one whole frame, from this offset, after the
+    /// skippable frames before it.
+    Frame(usize),
+    /// The end of the stream.
+    End,
+    /// Stream from here: `frame` holds the bytes taken so far.
+    Stream,
+}
+
+const ZSTD_MAGIC: u32 = 0xFD2F_B528;
+
+/// Reads the next frame into `frame`: skippable frames, then one zstd
+/// frame, walking its block headers. A frame is walked only when its
+/// output is known to be small: a content size up to [`MAX_FRAME`] in its
+/// header, or announced by a `pzstd` skippable frame.
+fn next_frame(src: &mut impl BufRead, frame: &mut Vec<u8>) -> io::Result<Walk> {
+    let mut announced = false;
+    loop {
+        if src.fill_buf()?.is_empty() {
+            return Ok(if frame.is_empty() {
+                Walk::End
+            } else {
+                Walk::Stream
+            });
+        }
+        let Some(magic) = take_u32(src, frame)? else {
+            return Ok(Walk::Stream);
+        };
+        if magic & 0xFFFF_FFF0 == 0x184D_2A50 {
+            let Some(size) = take_u32(src, frame)? else {
+                return Ok(Walk::Stream);
+            };
+            // pzstd: a 4-byte skippable frame with the next frame's size.
+            announced = magic == 0x184D_2A50 && size == 4;
+            if !take(src, frame, size as usize)? {
+                return Ok(Walk::Stream);
+            }
+            continue;
+        }
+        if magic != ZSTD_MAGIC {
+            return Ok(Walk::Stream);
+        }
+        break;
+    }
+    let start = frame.len() - 4;
+    let Some([fhd]) = take_n::<1>(src, frame)? else {
+        return Ok(Walk::Stream);
+    };
+    let fcs_flag = fhd >> 6;
+    let single_segment = fhd & 0x20 != 0;
+    let checksum = fhd & 0x04 != 0;
+    let did_size = [0, 1, 2, 4][usize::from(fhd & 3)];
+    if fhd & 0x08 != 0 {
+        return Ok(Walk::Stream); // reserved bit: let the decoder say so
+    }
+    let fcs_size = match fcs_flag {
+        0 => usize::from(single_segment),
+        1 => 2,
+        2 => 4,
+        _ => 8,
+    };
+    if !take(src, frame, usize::from(!single_segment) + did_size)? {
+        return Ok(Walk::Stream);
+    }
+    let at = frame.len();
+    if !take(src, frame, fcs_size)? {
+        return Ok(Walk::Stream);
+    }
+    let mut fcs = frame[at..]
+        .iter()
+        .rev()
+        .fold(0u64, |v, &b| (v << 8) | u64::from(b));
+    if fcs_size == 2 {
+        fcs += 256;
+    }
+    let small = if fcs_size > 0 {
+        fcs <= MAX_FRAME as u64
+    } else {
+        announced
+    };
+    if !small {
+        return Ok(Walk::Stream);
+    }
+    loop {
+        let Some(h) = take_n::<3>(src, frame)? else {
+            return Ok(Walk::Stream);
+        };
+        let header = u32::from(h[0]) | u32::from(h[1]) << 8 | u32::from(h[2]) << 16;
+        let last = header & 1 != 0;
+        let size = (header >> 3) as usize;
+        let body = match (header >> 1) & 3 {
+            0 | 2 => size,
+            1 => 1,
+            _ => return Ok(Walk::Stream),
+        };
+        if frame.len() + body > MAX_FRAME || !take(src, frame, body)? {
+            return Ok(Walk::Stream);
+        }
+        if last {
+            break;
+        }
+    }
+    if checksum && !take(src, frame, 4)? {
+        return Ok(Walk::Stream);
+    }
+    Ok(Walk::Frame(start))
+}
+
+/// Moves `n` bytes from `src` to `frame`; false at the end of `src`.
+fn take(src: &mut impl BufRead, frame: &mut Vec<u8>, n: usize) -> io::Result<bool> {
+    let got = src.take(n as u64).read_to_end(frame)?;
+    Ok(got == n)
+}
+
+fn take_n<const N: usize>(
+    src: &mut impl BufRead,
+    frame: &mut Vec<u8>,
+) -> io::Result<Option<[u8; N]>> {
+    let at = frame.len();
+    if !take(src, frame, N)? {
+        return Ok(None);
+    }
+    let mut a = [0; N];
+    a.copy_from_slice(&frame[at..]);
+    Ok(Some(a))
+}
+
+fn take_u32(src: &mut impl BufRead, frame: &mut Vec<u8>) -> io::Result<Option<u32>> {
+    Ok(take_n::<4>(src, frame)?.map(u32::from_le_bytes))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pool() -> Arc<rayon::ThreadPool> {
+        Arc::new(
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(3)
+                .build()
+                .unwrap(),
+        )
+    }
+
+    fn pgn(games: usize) -> Vec<u8> {
+        let mut v = Vec::new();
+        for i in 0..games {
+            v.extend_from_slice(
+                format!("[Event \"{i}\"]\n[Site \"x\"]\n\n1. e4 {{ c }} e5 2. Nf3 Nc6 *\n\n")
+                    .as_bytes(),
+            );
+        }
+        v
+    }
+
+    /// Frames of `step` bytes each, cut anywhere (games straddle frames),
+    /// with or without pzstd's skippable headers, with or without content
+    /// sizes.
+    fn frames(data: &[u8], step: usize, pzstd_headers: bool, sizes: bool) -> Vec<u8> {
+        let mut out = Vec::new();
+        for piece in data.chunks(step) {
+            let mut enc = zstd::stream::Encoder::new(Vec::new(), 3).unwrap();
+            enc.include_contentsize(sizes).unwrap();
+            if sizes {
+                enc.set_pledged_src_size(Some(piece.len() as u64)).unwrap();
+            }
+            std::io::Write::write_all(&mut enc, piece).unwrap();
+            let f = enc.finish().unwrap();
+            if pzstd_headers {
+                out.extend_from_slice(&0x184D_2A50u32.to_le_bytes());
+                out.extend_from_slice(&4u32.to_le_bytes());
+                out.extend_from_slice(&(f.len() as u32).to_le_bytes());
+            }
+            out.extend_from_slice(&f);
+        }
+        out
+    }
+
+    fn decode(z: Vec<u8>) -> (Vec<u8>, Option<io::Error>) {
+        let mut chunks = spawn_zstd(Cursor::new(z), pool(), 2);
+        let mut out = Vec::new();
+        let err = chunks.read_to_end(&mut out).err();
+        (out, err)
+    }
+
+    #[test]
+    fn multi_frame_streams_come_out_whole_and_in_order() {
+        let data = pgn(3000);
+        for (headers, sizes) in [(true, false), (false, true), (true, true), (false, false)] {
+            for step in [1000, 77_777] {
+                let z = frames(&data, step, headers, sizes);
+                let (out, err) = decode(z);
+                assert!(err.is_none(), "{headers} {sizes} {step}: {err:?}");
+                assert!(
+                    out == data,
+                    "{headers} {sizes} {step}: {} vs {}",
+                    out.len(),
+                    data.len()
+                );
+            }
+        }
+        // Walking: a frame is cut out exactly, skippable frames included.
+        let z = frames(&data, 50_000, true, false);
+        let mut src = Cursor::new(&z[..]);
+        let mut total = 0;
+        loop {
+            let mut frame = Vec::new();
+            match next_frame(&mut src, &mut frame).unwrap() {
+                Walk::Frame(_) => total += frame.len(),
+                Walk::End => break,
+                Walk::Stream => panic!("pzstd frames are walked"),
+            }
+        }
+        assert_eq!(total, z.len());
+    }
+
+    #[test]
+    fn errors_come_after_the_same_bytes_as_a_stream_decoder() {
+        let data = pgn(3000);
+        for z in [
+            frames(&data, 40_000, true, false),
+            frames(&data, 40_000, false, true),
+            zstd::encode_all(&data[..], 3).unwrap(),
+        ] {
+            for cut in [z.len() / 3, z.len() / 2, z.len() - 3] {
+                let mut damaged = z.clone();
+                damaged.truncate(cut);
+                let mut reference = Vec::new();
+                let reference_err = zstd::stream::read::Decoder::new(&damaged[..])
+                    .unwrap()
+                    .read_to_end(&mut reference)
+                    .is_err();
+                let (out, err) = decode(damaged.clone());
+                assert!(reference_err && err.is_some(), "cut {cut}");
+                assert!(
+                    out == reference,
+                    "cut {cut}: {} vs {}",
+                    out.len(),
+                    reference.len()
+                );
+                // A corrupt byte in the middle instead of a cut.
+                let mut corrupt = z.clone();
+                corrupt[cut] ^= 0x55;
+                let mut reference = Vec::new();
+                let reference_err = zstd::stream::read::Decoder::new(&corrupt[..])
+                    .unwrap()
+                    .read_to_end(&mut reference)
+                    .err()
+                    .map(|e| e.to_string());
+                let (out, err) = decode(corrupt);
+                assert_eq!(
+                    err.map(|e| e.to_string()),
+                    reference_err,
+                    "corrupt at {cut}"
+                );
+                assert!(out == reference, "corrupt at {cut}");
+            }
+        }
+    }
+}

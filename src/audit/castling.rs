@@ -16,20 +16,41 @@ use super::findings::{CastlingReason, Reasons};
 use super::start::Start;
 
 /// A move of the game, named the way a reader finds it: `14.Kf1`, `14...Kf8`.
+/// Kept small and unformatted: most are never shown.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Event {
-    label: String,
+    number: u32,
+    white: bool,
+    /// The move as written, cut at 16 bytes.
+    text: [u8; 16],
+    len: u8,
     /// The move was a castle (which moves king and rook, even one that stays).
     castle: bool,
 }
 
 impl Event {
     fn new(pos: &Chess, text: &str, castle: bool) -> Event {
-        let dots = if pos.turn().is_white() { "." } else { "..." };
+        let mut buf = [0u8; 16];
+        let mut len = text.len().min(buf.len());
+        while !text.is_char_boundary(len) {
+            len -= 1;
+        }
+        buf[..len].copy_from_slice(&text.as_bytes()[..len]);
         Event {
-            label: format!("{}{dots}{text}", pos.fullmoves()),
+            number: pos.fullmoves().get(),
+            white: pos.turn().is_white(),
+            text: buf,
+            len: len as u8,
             castle,
         }
+    }
+}
+
+impl std::fmt::Display for Event {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let dots = if self.white { "." } else { "..." };
+        let text = std::str::from_utf8(&self.text[..usize::from(self.len)]).unwrap_or("?");
+        write!(f, "{}{dots}{text}", self.number)
     }
 }
 
@@ -331,12 +352,12 @@ pub fn judge_castle(pos: &Chess, history: &CastlingHistory, side: CastlingSide) 
     if let Some(left) = &me.king.left {
         reasons.insert(CastlingReason::KingMoved);
         let mut note = match me.king.home {
-            Some(home) if !left.castle => format!("the king left {home} with {}", left.label),
-            _ => format!("the king already castled with {}", left.label),
+            Some(home) if !left.castle => format!("the king left {home} with {}", left),
+            _ => format!("the king already castled with {}", left),
         };
         if at_home {
             if let Some(back) = &me.king.back {
-                note += &format!(" and came back with {}", back.label);
+                note += &format!(" and came back with {}", back);
             }
         } else {
             note += &format!(" and stands on {king}");
@@ -349,23 +370,20 @@ pub fn judge_castle(pos: &Chess, history: &CastlingHistory, side: CastlingSide) 
     if let Some(left) = &track.left {
         reasons.insert(CastlingReason::RookMoved);
         let mut note = match (left.castle, track.home) {
-            (false, Some(home)) => format!("{rook_name} left {home} with {}", left.label),
-            _ => format!("{rook_name} castled with {}", left.label),
+            (false, Some(home)) => format!("{rook_name} left {home} with {}", left),
+            _ => format!("{rook_name} castled with {}", left),
         };
         if let Some((by, sq)) = &track.captured {
-            note += &format!(" and was captured on {sq} with {}", by.label);
+            note += &format!(" and was captured on {sq} with {}", by);
         } else if let Some(back) = &track.back {
-            note += &format!(" and came back with {}", back.label);
+            note += &format!(" and came back with {}", back);
         }
         notes.push(note);
     }
     if let Some((by, sq)) = &track.captured {
         reasons.insert(CastlingReason::RookCaptured);
         if track.left.is_none() {
-            notes.push(format!(
-                "{rook_name} was captured on {sq} with {}",
-                by.label
-            ));
+            notes.push(format!("{rook_name} was captured on {sq} with {}", by));
         }
     }
     if history.from_fen && !me.right_at_start.get(side) && reasons.is_empty() {

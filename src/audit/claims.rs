@@ -56,13 +56,35 @@ const FIFTY_WORDS: &[&str] = &[
     "50 jugadas",
 ];
 
+/// Every claim word in one automaton: a pattern's index below
+/// `THREEFOLD_WORDS.len()` claims threefold, the rest fifty moves.
+static CLAIM_WORDS: std::sync::LazyLock<aho_corasick::AhoCorasick> =
+    std::sync::LazyLock::new(|| {
+        aho_corasick::AhoCorasick::new(THREEFOLD_WORDS.iter().chain(FIFTY_WORDS))
+            .expect("the claim words make an automaton")
+    });
+
 /// Which claims a text makes: (threefold, fifty moves).
 fn claim_words(text: &str) -> (bool, bool) {
-    let t = text.to_lowercase();
-    (
-        THREEFOLD_WORDS.iter().any(|w| t.contains(w)),
-        FIFTY_WORDS.iter().any(|w| t.contains(w)),
-    )
+    let lower;
+    let t = if text
+        .bytes()
+        .any(|b| b.is_ascii_uppercase() || !b.is_ascii())
+    {
+        lower = text.to_lowercase();
+        lower.as_str()
+    } else {
+        text
+    };
+    let (mut threefold, mut fifty) = (false, false);
+    for m in CLAIM_WORDS.find_overlapping_iter(t) {
+        if m.pattern().as_usize() < THREEFOLD_WORDS.len() {
+            threefold = true;
+        } else {
+            fifty = true;
+        }
+    }
+    (threefold, fifty)
 }
 
 fn is_draw_result(result: &str) -> bool {

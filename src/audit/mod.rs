@@ -15,6 +15,7 @@ use shakmaty::{
     CastlingMode, Chess, EnPassantMode, Move, Position, Role,
     fen::Fen,
     san::{San, SanError, Suffix},
+    zobrist::Zobrist64,
 };
 
 use crate::pgn::{Game, MoveToken};
@@ -81,6 +82,11 @@ fn audit_traced(game: &Game, mut trace: Option<&mut Vec<u32>>) -> GameReport {
     // next move proves there was no mate, so the costly test (every legal
     // move generated) runs only when no legal move follows.
     let mut unsettled: Option<Suffix> = None;
+    // The strict repetition key of `pos`, updated move by move where
+    // shakmaty can (most moves), recomputed where it cannot.
+    let mut key = strict_key(&pos);
+    // The position before a move whose key shakmaty cannot update.
+    let mut before = pos.clone();
     for (i, tok) in game.moves.iter().enumerate() {
         let ply = i as u32 + 1;
         let text = game.move_text(tok);
@@ -109,7 +115,13 @@ fn audit_traced(game: &Game, mut trace: Option<&mut Vec<u32>>) -> GameReport {
                 quirk |= sloppy;
                 history.record_move(&pos, m, ply, text);
                 zeroing = m.is_zeroing();
+                let next = pos.update_zobrist_hash(Zobrist64(key), m, EnPassantMode::Legal);
+                if next.is_none() {
+                    before.clone_from(&pos);
+                }
                 pos.play_unchecked(m);
+                key = next.map_or_else(|| repetition::next_key(&before, key, m, &pos), |z| z.0);
+                debug_assert_eq!(key, strict_key(&pos));
             }
             Resolved::Castle(side) => {
                 let judgement = castling::judge_castle(&pos, &history, side);
@@ -129,6 +141,7 @@ fn audit_traced(game: &Game, mut trace: Option<&mut Vec<u32>>) -> GameReport {
                     CastlePlay::Played(m) => {
                         history.record_castle(&pos, m, ply, text);
                         pos.play_unchecked(m);
+                        key = strict_key(&pos);
                     }
                     CastlePlay::Unplayable(detail) => {
                         report.error = Some(fail(&pos, ErrorKind::UnplayableCastle, detail));
@@ -151,7 +164,7 @@ fn audit_traced(game: &Game, mut trace: Option<&mut Vec<u32>>) -> GameReport {
         }
         report.notation_quirks += u32::from(quirk);
         report.plies = ply;
-        let count = reps.push(&pos, ply, zeroing);
+        let count = reps.push_keyed(&pos, ply, zeroing, key);
         draws.observe(&pos, ply, count);
         if let Some(t) = trace.as_deref_mut() {
             t.push(count);
@@ -174,6 +187,12 @@ fn audit_traced(game: &Game, mut trace: Option<&mut Vec<u32>>) -> GameReport {
         report.claims = claims::audit_claims(game, &pos, &reps, report.plies);
     }
     report
+}
+
+/// The FIDE 9.2.3 identity of a position as a Zobrist hash (en passant only
+/// where a capture is legal).
+fn strict_key(pos: &Chess) -> u64 {
+    pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0
 }
 
 /// Remembers the first automatic draw of each kind (FIDE 9.6).

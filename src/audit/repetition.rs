@@ -18,7 +18,7 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
 use shakmaty::{
-    CastlingSide, Chess, Color, EnPassantMode, File, Position, Square,
+    CastlingSide, Chess, Color, EnPassantMode, File, Move, Position, Square,
     zobrist::{Zobrist64, ZobristValue},
 };
 
@@ -56,6 +56,54 @@ pub fn right_bit(color: Color, side: CastlingSide) -> u8 {
     1 << (usize::from(color.is_black()) * 2 + usize::from(side.is_queen_side()))
 }
 
+/// The castling rights of `pos`, one bit per [`right_bit`].
+fn rights_of(pos: &Chess) -> u8 {
+    let castles = pos.castles();
+    let mut rights = 0;
+    for color in Color::ALL {
+        for side in CastlingSide::ALL {
+            if castles.has(color, side) {
+                rights |= right_bit(color, side);
+            }
+        }
+    }
+    rights
+}
+
+/// The strict key of `after`, which is `before` with the move `m` played,
+/// from `key`, the strict key of `before`: only what the move changes is
+/// XOR-ed in and out (pieces, side to move, castling rights, the legal
+/// en-passant file). A castle is hashed from scratch.
+pub fn next_key(before: &Chess, key: u64, m: Move, after: &Chess) -> u64 {
+    let piece = |sq, piece| Zobrist64::zobrist_for_piece(sq, piece).0;
+    let turn = before.turn();
+    let mut z = key ^ Zobrist64::zobrist_for_white_turn().0;
+    match m {
+        Move::Normal {
+            role,
+            from,
+            capture,
+            to,
+            promotion,
+        } => {
+            z ^= piece(from, role.of(turn)) ^ piece(to, promotion.unwrap_or(role).of(turn));
+            if let Some(captured) = capture {
+                z ^= piece(to, captured.of(!turn));
+            }
+        }
+        Move::EnPassant { from, to } => {
+            let taken = Square::from_coords(to.file(), from.rank());
+            z ^= piece(from, turn.pawn()) ^ piece(to, turn.pawn()) ^ piece(taken, (!turn).pawn());
+        }
+        Move::Castle { .. } | Move::Put { .. } => {
+            return after.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0;
+        }
+    }
+    z ^= z_rights(rights_of(before)) ^ z_rights(rights_of(after));
+    z ^= z_ep(before.ep_square(EnPassantMode::Legal)) ^ z_ep(after.ep_square(EnPassantMode::Legal));
+    z
+}
+
 fn z_rights(rights: u8) -> u64 {
     let mut z = 0;
     for color in Color::ALL {
@@ -83,19 +131,20 @@ fn z_turn(turn: Color) -> u64 {
 impl Entry {
     /// The identity components of `pos`, which stood after `ply`.
     pub fn of(pos: &Chess, ply: u32) -> Entry {
-        let mut rights = 0;
-        let castles = pos.castles();
-        for color in Color::ALL {
-            for side in CastlingSide::ALL {
-                if castles.has(color, side) {
-                    rights |= right_bit(color, side);
-                }
-            }
-        }
+        Entry::with_key(
+            pos,
+            ply,
+            pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0,
+        )
+    }
+
+    /// The same, with the strict key already known (`strict` must be
+    /// `pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal)`).
+    pub fn with_key(pos: &Chess, ply: u32, strict: u64) -> Entry {
         Entry {
             ply,
-            strict: pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0,
-            rights,
+            strict,
+            rights: rights_of(pos),
             ep: pos.ep_square(EnPassantMode::Legal),
             turn: pos.turn(),
         }
@@ -164,6 +213,16 @@ impl Repetitions {
     /// or a pawn move. Returns how often this position has now stood under
     /// FIDE identity. O(1) amortised.
     pub fn push(&mut self, pos: &Chess, ply: u32, zeroing: bool) -> u32 {
+        self.push_entry(Entry::of(pos, ply), zeroing)
+    }
+
+    /// [`Repetitions::push`] with the strict key already known, as the
+    /// replay keeps it up to date move by move.
+    pub fn push_keyed(&mut self, pos: &Chess, ply: u32, zeroing: bool, strict: u64) -> u32 {
+        self.push_entry(Entry::with_key(pos, ply, strict), zeroing)
+    }
+
+    fn push_entry(&mut self, entry: Entry, zeroing: bool) -> u32 {
         if zeroing {
             self.entries.clear();
             self.counts.clear();
@@ -174,7 +233,6 @@ impl Repetitions {
                 self.counts.shrink_to(KEEP_CAPACITY / 4);
             }
         }
-        let entry = Entry::of(pos, ply);
         self.entries.push(entry);
         let count = self.counts.entry(entry.strict).or_insert(0);
         *count += 1;
@@ -219,6 +277,53 @@ impl Repetitions {
 mod tests {
     use super::*;
     use shakmaty::{CastlingMode, fen::Fen, san::San};
+
+    /// The move-by-move key equals the key hashed from scratch, after every
+    /// move of random games (castles, en passant, promotions, rook
+    /// captures) from the standard and a Chess960 start.
+    #[test]
+    fn next_key_matches_a_fresh_hash() {
+        let full = |p: &Chess| p.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0;
+        let starts = [
+            Chess::default(),
+            Fen::from_ascii(b"bqnnrkrb/pppppppp/8/8/8/8/PPPPPPPP/BQNNRKRB w GEge - 0 1")
+                .unwrap()
+                .into_position(CastlingMode::Chess960)
+                .unwrap(),
+            pos("r3k2r/1p4p1/8/2pP4/8/8/1P4P1/R3K2R w KQkq c6 0 1"),
+        ];
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut moves_checked = 0;
+        for game in 0..600 {
+            let mut p = starts[game % starts.len()].clone();
+            let mut key = full(&p);
+            for _ in 0..160 {
+                let legal = p.legal_moves();
+                if legal.is_empty() {
+                    break;
+                }
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                // Prefer captures, castles and pawn moves now and then.
+                let special: Vec<_> = legal
+                    .iter()
+                    .filter(|m| m.is_capture() || m.is_castle() || m.role() == shakmaty::Role::Pawn)
+                    .collect();
+                let m = if seed % 3 == 0 && !special.is_empty() {
+                    *special[(seed / 3) as usize % special.len()]
+                } else {
+                    legal[(seed / 3) as usize % legal.len()]
+                };
+                let before = p.clone();
+                p.play_unchecked(m);
+                key = next_key(&before, key, m, &p);
+                assert_eq!(key, full(&p), "after {m:?} from {before:?}");
+                moves_checked += 1;
+            }
+        }
+        assert!(moves_checked > 50_000);
+    }
 
     fn pos(fen: &str) -> Chess {
         Fen::from_ascii(fen.as_bytes())

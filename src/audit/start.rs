@@ -55,6 +55,14 @@ pub fn start_position(tags: &Tags) -> Result<Start, (ErrorKind, String)> {
         }
     };
     let fen = tags.fen.as_deref().map(str::trim).filter(|f| !f.is_empty());
+    if fen.is_none() && !chess960 {
+        return Ok(Start {
+            position: Chess::default(),
+            mode: CastlingMode::Standard,
+            variant: Variant::Standard,
+            from_fen: false,
+        });
+    }
     let (setup, from_fen) = match fen {
         Some(text) => match Fen::from_ascii(text.as_bytes()) {
             Ok(fen) => (fen.into_setup(), true),

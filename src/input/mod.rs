@@ -207,7 +207,12 @@ pub fn open(
     );
     let compression = Compression::detect(buffered.fill_buf().map_err(err)?);
     let reader: Box<dyn Read + Send> = match compression {
-        Compression::None => Box::new(buffered),
+        Compression::None => {
+            // Past the bytes sniffed, read the file straight into the
+            // batches, without a copy through the buffer.
+            let head = buffered.buffer().to_vec();
+            Box::new(io::Cursor::new(head).chain(buffered.into_inner()))
+        }
         Compression::Zstd => Box::new(decode::spawn_zstd(buffered, pool.clone(), threads)),
         Compression::Gzip => Box::new(decode::spawn_stream(Box::new(
             flate2::read::MultiGzDecoder::new(buffered),

@@ -64,7 +64,8 @@ const RESULTS: [&[u8]; 6] = [b"1-0", b"0-1", b"1/2-1/2", b"1/2", "½-½".as_byte
 
 pub(super) fn read_movetext(bytes: &[u8], start: usize) -> Movetext {
     let mut out = Movetext {
-        moves: Vec::new(),
+        // About one move per 8 bytes without comments, fewer with them.
+        moves: Vec::with_capacity(bytes.len().saturating_sub(start) / 8 + 4),
         error: None,
         final_comments: Vec::new(),
     };

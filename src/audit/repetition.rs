@@ -310,7 +310,7 @@ mod tests {
                     .iter()
                     .filter(|m| m.is_capture() || m.is_castle() || m.role() == shakmaty::Role::Pawn)
                     .collect();
-                let m = if seed % 3 == 0 && !special.is_empty() {
+                let m = if seed.is_multiple_of(3) && !special.is_empty() {
                     *special[(seed / 3) as usize % special.len()]
                 } else {
                     legal[(seed / 3) as usize % legal.len()]

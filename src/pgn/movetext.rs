@@ -222,9 +222,10 @@ fn read_san(token: &[u8]) -> Option<(SanPlus, bool)> {
             break;
         }
     }
-    if mended.starts_with(b"0-0") {
+    // Castling with zeros or a lowercase o: `0-0`, `o-o-o`.
+    if mended.starts_with(b"0-0") || mended.starts_with(b"o-o") {
         for b in mended.iter_mut() {
-            if *b == b'0' {
+            if matches!(*b, b'0' | b'o') {
                 *b = b'O';
             }
         }
@@ -270,10 +271,10 @@ mod tests {
 
     #[test]
     fn sloppy_forms_are_mended() {
-        let b = "1. 0-0-0+ e8Q bxa8N+ exd6e.p. exd6 e.p.";
+        let b = "1. 0-0-0+ e8Q bxa8N+ exd6e.p. exd6 e.p. o-o";
         let mt = read_movetext(b.as_bytes(), 0);
         assert_eq!(mt.error, None);
-        assert_eq!(mt.moves.len(), 5);
+        assert_eq!(mt.moves.len(), 6);
         assert!(mt.moves.iter().all(|m| m.quirk));
         assert_eq!(
             mt.moves[0].san,

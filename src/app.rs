@@ -16,12 +16,17 @@ use crate::audit::{self, ErrorKind, GameError, GameReport};
 use crate::cli::Args;
 use crate::input::{self, Batch, Origin, Source};
 use crate::pgn::{Game, Tags};
-use crate::report::{GameId, Reports};
+use crate::report::{GameId, Reports, Summary};
 
 /// Exit status: the run completed (findings are not failures).
 pub const EXIT_OK: i32 = 0;
 /// Exit status: a usage or input/output error.
 pub const EXIT_INPUT: i32 = 2;
+/// Exit status: interrupted (Ctrl-C, SIGTERM or SIGHUP). The reports cover
+/// the games done and summary.json says `"interrupted": true`. A second
+/// signal ends the process at once with this status, leaving only
+/// `.partial` files.
+pub const EXIT_INTERRUPTED: i32 = 130;
 
 /// A validated run configuration.
 #[derive(Debug, Clone)]
@@ -75,8 +80,10 @@ fn say(message: &str) {
 }
 
 /// Audits one batch. A panic while reading or auditing a game becomes an
-/// error row for that game.
-fn audit_batch(batch: &Batch) -> Vec<Audited> {
+/// error row for that game. `cut` is the read error that broke the source
+/// inside the batch's last game.
+fn audit_batch(batch: &Batch, cut: Option<&str>) -> Vec<Audited> {
+    let last = batch.games.len().wrapping_sub(1);
     batch
         .games
         .iter()
@@ -105,6 +112,10 @@ fn audit_batch(batch: &Batch) -> Vec<Audited> {
                 };
                 (Tags::default(), report)
             });
+            let mut report = report;
+            if let Some(cause) = cut.filter(|_| k == last) {
+                mark_cut(&mut report, cause);
+            }
             Audited {
                 index: batch.first_game + k as u64,
                 offset: span.start,
@@ -114,6 +125,29 @@ fn audit_batch(batch: &Batch) -> Vec<Audited> {
             }
         })
         .collect()
+}
+
+/// A game that the source's read error broke off: whatever its end says
+/// (a cut move or comment, or nothing amiss) is replaced by a parse_error
+/// that says so. An error found before the cut stays.
+fn mark_cut(report: &mut GameReport, cause: &str) {
+    let ply = report.plies + 1;
+    let (san, fen) = match report.error.take() {
+        Some(e) if e.kind != ErrorKind::ParseError || e.ply != ply => {
+            report.error = Some(e);
+            return;
+        }
+        Some(e) => (e.san, e.fen),
+        None => (String::new(), String::new()),
+    };
+    report.claims.clear();
+    report.error = Some(GameError {
+        ply,
+        san,
+        kind: ErrorKind::ParseError,
+        detail: format!("the input breaks off in this game: {cause}"),
+        fen,
+    });
 }
 
 /// Runs the audit; returns the exit status.
@@ -126,6 +160,22 @@ pub fn run(config: &Config) -> i32 {
             return EXIT_INPUT;
         }
     };
+    // The handler goes in before any report file exists, so that a signal
+    // never finds them half made. The first signal stops the reader; the
+    // batches in flight are finished and every report is completed and
+    // renamed. A second one ends the process at once.
+    let interrupted = Arc::new(AtomicBool::new(false));
+    let signalled = Arc::new(AtomicBool::new(false));
+    {
+        let (flag, signal) = (interrupted.clone(), signalled.clone());
+        let _ = ctrlc::set_handler(move || {
+            flag.store(true, Ordering::SeqCst);
+            if signal.swap(true, Ordering::SeqCst) {
+                say("interrupted twice: stopping now, the reports are left unfinished");
+                std::process::exit(EXIT_INTERRUPTED);
+            }
+        });
+    }
     let mut reports = match Reports::create(&config.out, config.split) {
         Ok(r) => r,
         Err(e) => {
@@ -133,11 +183,6 @@ pub fn run(config: &Config) -> i32 {
             return EXIT_INPUT;
         }
     };
-    let interrupted = Arc::new(AtomicBool::new(false));
-    {
-        let flag = interrupted.clone();
-        let _ = ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst));
-    }
     let pool = match rayon::ThreadPoolBuilder::new()
         .num_threads(config.threads)
         .build()
@@ -235,7 +280,8 @@ pub fn run(config: &Config) -> i32 {
     }
     reports.summary.seconds = started.elapsed().as_secs_f64();
     reports.summary.threads = config.threads;
-    reports.summary.interrupted = interrupted.load(Ordering::SeqCst);
+    let was_interrupted = signalled.load(Ordering::SeqCst);
+    reports.summary.interrupted = was_interrupted;
     match reports.finish() {
         Ok(summary) => eprint!("{}", summary.table()),
         Err(e) => {
@@ -243,7 +289,29 @@ pub fn run(config: &Config) -> i32 {
             return EXIT_INPUT;
         }
     }
+    if was_interrupted {
+        return EXIT_INTERRUPTED;
+    }
     status
+}
+
+/// The whole-input path without files or threads: `data` cut into games and
+/// batches exactly as a source is, every game read and audited (a panic is
+/// not caught here: this is what the fuzzer and the property tests drive).
+pub fn audit_bytes(data: &[u8], batch_bytes: usize) -> Summary {
+    let mut summary = Summary::default();
+    let (bytes, _) = input::read_batches(data, batch_bytes.max(1), |batch| {
+        for span in &batch.games {
+            let game =
+                &batch.bytes[(span.start - batch.base) as usize..(span.end - batch.base) as usize];
+            let report = audit::audit_game(&Game::parse(game));
+            let class = report.class();
+            summary.add_game(&report, class);
+        }
+        ControlFlow::Continue(())
+    });
+    summary.bytes = bytes;
+    summary
 }
 
 /// The reader thread: every source in order, cut into batches that are
@@ -277,25 +345,39 @@ fn read_sources(
             }
         };
         let compression = opened.compression;
+        // Each batch is held back until the next one is read, so that the
+        // last one can be told whether the stream broke inside its last game.
+        let mut held: Option<Batch> = None;
+        let mut spawn = |batch: Batch, cut: Option<String>| {
+            if tokens.recv().is_err() {
+                return false;
+            }
+            let tx = tx.clone();
+            let s = seq;
+            seq += 1;
+            pool.spawn(move || {
+                let games = audit_batch(&batch, cut.as_deref());
+                let _ = tx.send((
+                    s,
+                    Message::Batch {
+                        source: index,
+                        bytes: batch.bytes,
+                        games,
+                    },
+                ));
+            });
+            true
+        };
         let (bytes, error) =
             input::read_batches(opened.reader, input::batch::BATCH_BYTES, |batch| {
-                if interrupted.load(Ordering::SeqCst) || tokens.recv().is_err() {
+                if interrupted.load(Ordering::SeqCst) {
                     return ControlFlow::Break(());
                 }
-                let tx = tx.clone();
-                let s = seq;
-                seq += 1;
-                pool.spawn(move || {
-                    let games = audit_batch(&batch);
-                    let _ = tx.send((
-                        s,
-                        Message::Batch {
-                            source: index,
-                            bytes: batch.bytes,
-                            games,
-                        },
-                    ));
-                });
+                if let Some(prev) = held.replace(batch)
+                    && !spawn(prev, None)
+                {
+                    return ControlFlow::Break(());
+                }
                 ControlFlow::Continue(())
             });
         let error = error.map(|e| match compression {
@@ -306,6 +388,15 @@ fn read_sources(
                 input::io_cause(&e)
             ),
         });
+        if let Some(last) = held.take() {
+            // The stream broke inside the last game when it ends at the
+            // last byte read: its text is all there is, not the whole game.
+            let cut = error
+                .as_ref()
+                .filter(|_| last.games.last().is_some_and(|g| g.end == bytes))
+                .cloned();
+            spawn(last, cut);
+        }
         let _ = tx.send((
             seq,
             Message::SourceEnd {

@@ -5,6 +5,7 @@
 //! exit status.
 
 use std::collections::BTreeMap;
+use std::io;
 use std::ops::ControlFlow;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -209,12 +210,25 @@ pub fn run(config: &Config) -> i32 {
         let _ = token_tx.send(());
     }
     let (tx, rx) = mpsc::channel::<(u64, Message)>();
+    // How many messages the reader has numbered: once interrupted, the
+    // writer stops when it has written them all, even if the reader is
+    // stuck in a read (standard input that gives nothing more).
+    let issued = Arc::new(AtomicU64::new(0));
     let reader = {
         let sources = sources.clone();
         let interrupted = interrupted.clone();
         let raw_read = raw_read.clone();
+        let issued = issued.clone();
         std::thread::spawn(move || {
-            read_sources(&sources, &pool, &tx, &token_rx, &interrupted, &raw_read)
+            let stages = Stages {
+                pool: &pool,
+                tx: &tx,
+                tokens: &token_rx,
+                interrupted: &interrupted,
+                raw_read: &raw_read,
+                issued: &issued,
+            };
+            read_sources(&sources, &stages)
         })
     };
 
@@ -222,7 +236,23 @@ pub fn run(config: &Config) -> i32 {
     let mut pending: BTreeMap<u64, Message> = BTreeMap::new();
     let mut next = 0u64;
     let mut write_failed = false;
-    for (seq, message) in rx {
+    // The source being written, and its bytes so far, until its end.
+    let mut open_source: Option<(usize, u64)> = None;
+    let mut reader_done = false;
+    loop {
+        let (seq, message) = match rx.recv_timeout(std::time::Duration::from_millis(50)) {
+            Ok(m) => m,
+            Err(mpsc::RecvTimeoutError::Disconnected) => {
+                reader_done = true;
+                break;
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                if signalled.load(Ordering::SeqCst) && next == issued.load(Ordering::SeqCst) {
+                    break;
+                }
+                continue;
+            }
+        };
         pending.insert(seq, message);
         while let Some(message) = pending.remove(&next) {
             next += 1;
@@ -236,6 +266,10 @@ pub fn run(config: &Config) -> i32 {
                     if write_failed {
                         continue;
                     }
+                    let done = open_source
+                        .filter(|(s, _)| *s == source)
+                        .map_or(0, |(_, b)| b);
+                    open_source = Some((source, done + bytes.len() as u64));
                     for g in &games {
                         let id = GameId {
                             source: &sources[source].name,
@@ -263,6 +297,7 @@ pub fn run(config: &Config) -> i32 {
                     bytes,
                     error,
                 } => {
+                    open_source = None;
                     reports.summary.bytes += bytes;
                     reports.summary.sources.push(sources[source].name.clone());
                     if let Some(e) = error {
@@ -273,7 +308,14 @@ pub fn run(config: &Config) -> i32 {
             }
         }
     }
-    let _ = reader.join();
+    if reader_done {
+        let _ = reader.join();
+    } else if let Some((source, bytes)) = open_source {
+        // Interrupted while the reader waits for input: the source being
+        // read counts with the bytes of its games written.
+        reports.summary.bytes += bytes;
+        reports.summary.sources.push(sources[source].name.clone());
+    }
     bar.finish_and_clear();
     if write_failed {
         return EXIT_INPUT;
@@ -314,16 +356,28 @@ pub fn audit_bytes(data: &[u8], batch_bytes: usize) -> Summary {
     summary
 }
 
+/// What the reader thread works with.
+struct Stages<'a> {
+    pool: &'a Arc<rayon::ThreadPool>,
+    tx: &'a mpsc::Sender<(u64, Message)>,
+    tokens: &'a mpsc::Receiver<()>,
+    interrupted: &'a AtomicBool,
+    raw_read: &'a Arc<AtomicU64>,
+    /// How many messages are numbered so far.
+    issued: &'a AtomicU64,
+}
+
 /// The reader thread: every source in order, cut into batches that are
 /// audited on the pool. Stops early when interrupted.
-fn read_sources(
-    sources: &[Source],
-    pool: &Arc<rayon::ThreadPool>,
-    tx: &mpsc::Sender<(u64, Message)>,
-    tokens: &mpsc::Receiver<()>,
-    interrupted: &AtomicBool,
-    raw_read: &Arc<AtomicU64>,
-) {
+fn read_sources(sources: &[Source], st: &Stages) {
+    let Stages {
+        pool,
+        tx,
+        tokens,
+        interrupted,
+        raw_read,
+        issued,
+    } = *st;
     let mut seq = 0u64;
     for (index, source) in sources.iter().enumerate() {
         if interrupted.load(Ordering::SeqCst) {
@@ -341,20 +395,34 @@ fn read_sources(
                     },
                 ));
                 seq += 1;
+                issued.store(seq, Ordering::SeqCst);
                 continue;
             }
         };
         let compression = opened.compression;
-        // Each batch is held back until the next one is read, so that the
-        // last one can be told whether the stream broke inside its last game.
-        let mut held: Option<Batch> = None;
-        let mut spawn = |batch: Batch, cut: Option<String>| {
-            if tokens.recv().is_err() {
-                return false;
+        // The read error, seen as it happens: the batch handed out after it
+        // is the last one, and its last game may be cut.
+        let failed: std::cell::RefCell<Option<io::Error>> = std::cell::RefCell::new(None);
+        let spy = ErrorSpy {
+            inner: opened.reader,
+            failed: &failed,
+        };
+        let (bytes, error) = input::read_batches(spy, input::batch::BATCH_BYTES, |batch| {
+            if interrupted.load(Ordering::SeqCst) || tokens.recv().is_err() {
+                return ControlFlow::Break(());
             }
+            // The stream broke inside the last game when it reaches the
+            // last byte read: its text is all there is, not the whole game.
+            let end = batch.base + batch.bytes.len() as u64;
+            let cut = failed
+                .borrow()
+                .as_ref()
+                .filter(|_| batch.games.last().is_some_and(|g| g.end == end))
+                .map(|e| read_error(compression, end, e));
             let tx = tx.clone();
             let s = seq;
             seq += 1;
+            issued.store(seq, Ordering::SeqCst);
             pool.spawn(move || {
                 let games = audit_batch(&batch, cut.as_deref());
                 let _ = tx.send((
@@ -366,37 +434,9 @@ fn read_sources(
                     },
                 ));
             });
-            true
-        };
-        let (bytes, error) =
-            input::read_batches(opened.reader, input::batch::BATCH_BYTES, |batch| {
-                if interrupted.load(Ordering::SeqCst) {
-                    return ControlFlow::Break(());
-                }
-                if let Some(prev) = held.replace(batch)
-                    && !spawn(prev, None)
-                {
-                    return ControlFlow::Break(());
-                }
-                ControlFlow::Continue(())
-            });
-        let error = error.map(|e| match compression {
-            input::Compression::None => format!("read error: {}", input::io_cause(&e)),
-            c => format!(
-                "{} stream is corrupt or truncated after {bytes} bytes: {}",
-                c.name(),
-                input::io_cause(&e)
-            ),
+            ControlFlow::Continue(())
         });
-        if let Some(last) = held.take() {
-            // The stream broke inside the last game when it ends at the
-            // last byte read: its text is all there is, not the whole game.
-            let cut = error
-                .as_ref()
-                .filter(|_| last.games.last().is_some_and(|g| g.end == bytes))
-                .cloned();
-            spawn(last, cut);
-        }
+        let error = error.map(|e| read_error(compression, bytes, &e));
         let _ = tx.send((
             seq,
             Message::SourceEnd {
@@ -406,5 +446,35 @@ fn read_sources(
             },
         ));
         seq += 1;
+        issued.store(seq, Ordering::SeqCst);
+    }
+}
+
+/// The one-line cause of a read error.
+fn read_error(compression: input::Compression, bytes: u64, e: &io::Error) -> String {
+    match compression {
+        input::Compression::None => format!("read error: {}", input::io_cause(e)),
+        c => format!(
+            "{} stream is corrupt or truncated after {bytes} bytes: {}",
+            c.name(),
+            input::io_cause(e)
+        ),
+    }
+}
+
+/// Passes reads on, keeping a copy of the first error.
+struct ErrorSpy<'a, R> {
+    inner: R,
+    failed: &'a std::cell::RefCell<Option<io::Error>>,
+}
+
+impl<R: io::Read> io::Read for ErrorSpy<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.inner.read(buf).inspect_err(|e| {
+            let mut failed = self.failed.borrow_mut();
+            if failed.is_none() {
+                *failed = Some(io::Error::new(e.kind(), e.to_string()));
+            }
+        })
     }
 }

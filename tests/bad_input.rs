@@ -193,6 +193,17 @@ fn a_game_cut_mid_tag() {
     }
 }
 
+/// Moves written on a tag line would silently vanish from the replay.
+#[test]
+fn moves_on_a_tag_line() {
+    let r = audit(b"[Event \"a\"] 1. e4 e5 *\n\n[Event \"b\"][Site \"c\"]\n\n1. e4 *\n");
+    expect(&r, (2, 1, 0, 1), &[(1, 0, "", "parse_error")]);
+    assert_eq!(
+        details(&r.out),
+        ["text after the tag on its line: [Event \"a\"] 1. e4 e5 *"]
+    );
+}
+
 #[test]
 fn unterminated_comment_costs_one_game() {
     let r = audit(

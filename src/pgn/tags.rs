@@ -108,9 +108,13 @@ fn read_tag_line(line: &[u8], tags: &mut Tags) {
         tag_error(tags, line, "unterminated tag value");
         return;
     };
-    if !value_bytes[end + 1..].trim_ascii_start().starts_with(b"]") {
+    let after = value_bytes[end + 1..].trim_ascii_start();
+    if !after.starts_with(b"]") {
         // `[Event "x"`: the line was cut after the value.
         tag_error(tags, line, "tag not closed by ]");
+    } else if !after[1..].trim_ascii().is_empty() && !after[1..].trim_ascii().starts_with(b"[") {
+        // `[Result "1-0"] 1. e4 ...`: moves on a tag line would be lost.
+        tag_error(tags, line, "text after the tag on its line");
     }
     let value = decode_text(&RawTag(&value_bytes[..end]).decode());
     let slot = match name {
@@ -170,6 +174,8 @@ mod tests {
         );
         let (tags, _) = read_tags(b"[Event \"a\"\r\n");
         assert_eq!(tags.error.unwrap().detail, "tag not closed by ]");
+        let (tags, _) = read_tags(b"[Event \"a\"] 1. e4 e5 *\n");
+        assert_eq!(tags.error.unwrap().detail, "text after the tag on its line");
         let (tags, _) = read_tags(b"[Event \"a\" ] \r\n[Site \"\"][Round \"1\"]\n");
         assert_eq!(tags.error, None);
         assert_eq!(tags.event, "a");

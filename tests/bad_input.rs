@@ -516,7 +516,7 @@ fn fens_with_bad_fields() {
         "k6P/8/8/8/8/8/8/K7 w - - 0 1",   // pawn on the eighth rank
         "k7/8/8/8/8/8/8/K5p1 b - - 0 1",  // pawn on the first rank
         "4k3/8/8/8/8/8/8/4K3 w K - 0 1",  // a right with no rook
-        "r3k3/8/8/8/8/8/8/4K3 b q - 0 1", // a valid right: the one clean game
+        "r3k3/8/8/8/8/8/8/4K3 b q - 0 1", // a valid right: clean, like the last game
         "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR x KQkq - 0 1", // side to move
         "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP w KQkq - 0 1", // seven ranks
         "rnbqkbnr/pppppppp/9/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", // nine files

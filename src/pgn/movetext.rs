@@ -136,7 +136,7 @@ pub(super) fn read_movetext(bytes: &[u8], start: usize) -> Movetext {
                     i = end;
                     continue;
                 }
-                if c.is_ascii_digit() && !token.starts_with(b"0-0") {
+                if c.is_ascii_digit() && !token.starts_with(b"0-0") && token != b"0000" {
                     // A move number: digits, then dots or a delimiter.
                     let digits = token.iter().take_while(|b| b.is_ascii_digit()).count();
                     let dots = token[digits..].iter().take_while(|&&b| b == b'.').count();
@@ -212,6 +212,15 @@ fn is_en_passant_mark(token: &[u8]) -> bool {
 fn read_san(token: &[u8]) -> Option<(SanPlus, bool)> {
     if let Ok(san) = SanPlus::from_ascii(token) {
         return Some((san, false));
+    }
+    if token == b"0000" {
+        // The UCI null move, as some tools write it: a null move (reported
+        // as illegal), not a move number to skip.
+        let null = SanPlus {
+            san: San::Null,
+            suffix: None,
+        };
+        return Some((null, false));
     }
     let mut mended: Vec<u8> = token.to_vec();
     for suffix in [&b"e.p."[..], b"ep"] {
@@ -292,6 +301,14 @@ mod tests {
         assert_eq!(err.unwrap().detail, "unterminated comment");
         let (_, err, _) = read("1. e4 (1. d4 (1. c4)");
         assert_eq!(err.unwrap().detail, "unterminated variation");
+        let (moves, err, _) = read("1. e4 0000 2. d4");
+        assert_eq!(
+            (moves, err),
+            (
+                vec!["e4".to_owned(), "0000".to_owned(), "d4".to_owned()],
+                None
+            )
+        );
         let (_, err, _) = read("1. e4 1-0 2. d4");
         assert_eq!(err.unwrap().detail, "move after the game result");
     }

@@ -74,9 +74,23 @@ fn line_len(line: &[u8]) -> usize {
     }
 }
 
+fn tag_error(tags: &mut Tags, line: &[u8], detail: &str) {
+    if tags.error.is_none() {
+        let text = line.trim_ascii_end();
+        tags.error = Some(SyntaxError {
+            after_moves: 0,
+            token: decode_text(&text[..text.len().min(80)]),
+            detail: detail.to_owned(),
+        });
+    }
+}
+
 fn read_tag_line(line: &[u8], tags: &mut Tags) {
     let body = &line[1..];
     let Some(quote) = memchr::memchr(b'"', body) else {
+        // `[Whi` (a file cut in a tag name) or `[Event]`: a tag without a
+        // value would otherwise vanish without a word.
+        tag_error(tags, line, "tag without a quoted value");
         return;
     };
     let name = body[..quote].trim_ascii();
@@ -91,15 +105,17 @@ fn read_tag_line(line: &[u8], tags: &mut Tags) {
         }
     };
     let Some(end) = end else {
-        if tags.error.is_none() {
-            tags.error = Some(SyntaxError {
-                after_moves: 0,
-                token: decode_text(line.trim_ascii_end()),
-                detail: "unterminated tag value".to_owned(),
-            });
-        }
+        tag_error(tags, line, "unterminated tag value");
         return;
     };
+    let after = value_bytes[end + 1..].trim_ascii_start();
+    if !after.starts_with(b"]") {
+        // `[Event "x"`: the line was cut after the value.
+        tag_error(tags, line, "tag not closed by ]");
+    } else if !after[1..].trim_ascii().is_empty() && !after[1..].trim_ascii().starts_with(b"[") {
+        // `[Result "1-0"] 1. e4 ...`: moves on a tag line would be lost.
+        tag_error(tags, line, "text after the tag on its line");
+    }
     let value = decode_text(&RawTag(&value_bytes[..end]).decode());
     let slot = match name {
         b"Event" => &mut tags.event,
@@ -146,5 +162,22 @@ mod tests {
     fn unterminated_value_is_an_error() {
         let (tags, _) = read_tags(b"[Event \"Ca");
         assert_eq!(tags.error.unwrap().detail, "unterminated tag value");
+    }
+
+    #[test]
+    fn cut_tag_lines_are_errors() {
+        let (tags, _) = read_tags(b"[Event \"a\"]\n[Whi");
+        let err = tags.error.unwrap();
+        assert_eq!(
+            (err.detail.as_str(), err.token.as_str()),
+            ("tag without a quoted value", "[Whi")
+        );
+        let (tags, _) = read_tags(b"[Event \"a\"\r\n");
+        assert_eq!(tags.error.unwrap().detail, "tag not closed by ]");
+        let (tags, _) = read_tags(b"[Event \"a\"] 1. e4 e5 *\n");
+        assert_eq!(tags.error.unwrap().detail, "text after the tag on its line");
+        let (tags, _) = read_tags(b"[Event \"a\" ] \r\n[Site \"\"][Round \"1\"]\n");
+        assert_eq!(tags.error, None);
+        assert_eq!(tags.event, "a");
     }
 }

@@ -138,6 +138,14 @@ impl Reports {
     /// Creates the output folder (if missing) and opens every report.
     pub fn create(dir: &Path, split: bool) -> Result<Reports, OutputError> {
         std::fs::create_dir_all(dir).map_err(out_err(dir))?;
+        // summary.json is written last: a folder holding one is a finished
+        // run. A previous run's must not vouch for this one should it fail.
+        match std::fs::remove_file(dir.join("summary.json")) {
+            Err(e) if e.kind() != io::ErrorKind::NotFound => {
+                return Err(out_err(&dir.join("summary.json"))(e));
+            }
+            _ => {}
+        }
         let mut pending = Vec::new();
         let mut open_csv = |name: &str, columns: &[&str]| -> Result<CsvOut, OutputError> {
             let p = Pending::new(dir, name);

@@ -1,0 +1,22 @@
+"""Seeds the fuzz corpora from corpora/: one game a file for audit_game,
+three games a file for audit_bytes, and a few hand-made damaged inputs."""
+import os
+import re
+
+here = os.path.dirname(os.path.abspath(__file__))
+data = open(os.path.join(here, '..', 'corpora', 'lichess_2025-05_sample.pgn'), 'rb').read()
+games = re.split(rb'\n\n(?=\[Event)', data)
+for d in ('audit_game', 'audit_bytes'):
+    os.makedirs(os.path.join(here, 'corpus', d), exist_ok=True)
+for i, g in enumerate(games):
+    open(os.path.join(here, 'corpus', 'audit_game', f'g{i:03d}'), 'wb').write(g)
+for i in range(0, len(games), 20):
+    open(os.path.join(here, 'corpus', 'audit_bytes', f'b{i:03d}'), 'wb').write(b'\n\n'.join(games[i:i + 3]))
+extra = [
+    b'1. e4 { x\n\n} e5 (1. d4 (1. c4)) $1 1-0 2. Nf3\n\n\xef\xbb\xbf[Event "a"\r\n\r\n1. -- Z0 O-O 0-0-0 e8Q *',
+    b'[FEN "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"]\n[Variant "Chess960"]\n\n1. e4 *\n%esc\n\n\x00\xff[',
+    b'[FEN "bqnnrkrb/pppppppp/8/8/8/8/PPPPPPPP/BQNNRKRB w GEge - 0 1"]\n\n1. g3 g6 2. Bg2 Bg7 3. Ne3 Ne6 4. O-O O-O *',
+]
+for i, e in enumerate(extra):
+    for d in ('audit_game', 'audit_bytes'):
+        open(os.path.join(here, 'corpus', d, f'x{i}'), 'wb').write(e)

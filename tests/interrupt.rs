@@ -1,0 +1,159 @@
+//! Interruption (issue 6): SIGTERM (or Ctrl-C) mid-run stops the reader,
+//! finishes the batches in flight, and leaves every report complete and
+//! parseable up to the games done, summary.json saying `"interrupted":
+//! true`, no `.partial` file behind, exit status 130.
+
+mod common;
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::*;
+
+/// The sample, then one game with an illegal move, `copies` times: about
+/// 1 MB and 439 games a copy.
+fn big_input(dir: &Path, copies: usize) -> std::path::PathBuf {
+    let sample = std::fs::read(SAMPLE).unwrap();
+    let mut data = Vec::with_capacity((sample.len() + 64) * copies);
+    for i in 0..copies {
+        data.extend_from_slice(&sample);
+        data.extend_from_slice(format!("\n[Event \"copy {i}\"]\n\n1. e4 Ke7 *\n\n").as_bytes());
+    }
+    write(dir, "big.pgn", &data)
+}
+
+fn signal(pid: u32, sig: &str) {
+    let st = Command::new("kill")
+        .args([sig, &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(st.success());
+}
+
+fn wait_for(what: &str, mut f: impl FnMut() -> bool) {
+    let t = Instant::now();
+    while !f() {
+        assert!(t.elapsed() < Duration::from_secs(30), "waited for {what}");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+fn partial_files(out: &Path) -> Vec<String> {
+    std::fs::read_dir(out)
+        .map(|d| {
+            d.map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .filter(|n| n.ends_with(".partial"))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn sigterm_mid_run_leaves_complete_reports() {
+    let t = tempdir();
+    let copies = 200;
+    let input = big_input(t.path(), copies);
+    let out = t.path().join("r");
+    let child = bin()
+        .args([s(&input), "-o", s(&out), "-j", "1", "--split"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The reports are opened after the signal handler is in place.
+    wait_for("the reports to be opened", || {
+        !partial_files(&out).is_empty()
+    });
+    std::thread::sleep(Duration::from_millis(150));
+    signal(child.id(), "-TERM");
+    let o = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(130), "{stderr}");
+    assert!(stderr.contains("interrupted"), "{stderr}");
+
+    assert_eq!(partial_files(&out), Vec::<String>::new());
+    let sm = summary(&out);
+    assert_eq!(sm["interrupted"], true);
+    let (games, clean, flagged, incomplete) = counts(&out);
+    let total = copies as u64 * 439;
+    assert!(games > 0 && games < total, "{games} of {total} games");
+    assert_eq!(flagged, 0);
+    // The games done are a prefix of the input, each counted once: every
+    // 439th game is the illegal one.
+    assert_eq!(incomplete, games / 439);
+    assert_eq!(clean, games - games / 439);
+    let errors = records(&out, "errors.csv");
+    assert_eq!(errors.len() as u64, incomplete);
+    for (i, e) in errors.iter().enumerate() {
+        assert_eq!(e["game"], (439 * (i + 1)).to_string());
+        assert_eq!(e["event"], format!("copy {i}"));
+        assert_eq!((e["ply"].as_str(), e["san"].as_str()), ("2", "Ke7"));
+    }
+    for f in ["castling.csv", "claims.csv", "missed_draws.csv"] {
+        let _ = rows(&out, f);
+    }
+    assert_eq!(sm["errors"]["illegal_move"], incomplete);
+    // --split holds exactly the games counted.
+    let clean_pgn = std::fs::read(out.join("clean.pgn")).unwrap();
+    let rejected_pgn = std::fs::read(out.join("rejected.pgn")).unwrap();
+    let n = |b: &[u8]| pgn_audit::app::audit_bytes(b, 1 << 20).games;
+    assert_eq!((n(&clean_pgn), n(&rejected_pgn)), (clean, incomplete));
+}
+
+/// Interrupted while the reader waits on standard input that gives nothing
+/// more (a stalled pipe): the run still ends at once with what was done.
+#[test]
+fn sigterm_while_standard_input_stalls() {
+    use std::io::Write;
+    let t = tempdir();
+    let out = t.path().join("r");
+    let mut child = bin()
+        .args(["-", "-o", s(&out), "-j", "2"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let sample = std::fs::read(SAMPLE).unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    // Three copies, and the pipe left open: two batches can be cut, the
+    // reader then waits for more.
+    for _ in 0..3 {
+        stdin.write_all(&sample).unwrap();
+        stdin.write_all(b"\n").unwrap();
+    }
+    stdin.flush().unwrap();
+    wait_for("the reports to be opened", || {
+        !partial_files(&out).is_empty()
+    });
+    std::thread::sleep(Duration::from_millis(500));
+    let sent = Instant::now();
+    signal(child.id(), "-TERM");
+    let pid = child.id();
+    let (done_tx, done_rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let o = child.wait_with_output().unwrap();
+        let _ = done_tx.send(o);
+    });
+    let o = match done_rx.recv_timeout(Duration::from_secs(10)) {
+        Ok(o) => o,
+        Err(_) => {
+            signal(pid, "-KILL");
+            panic!("pgn-audit did not stop while its input stalled");
+        }
+    };
+    drop(stdin);
+    assert!(sent.elapsed() < Duration::from_secs(5));
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(130), "{stderr}");
+    assert_eq!(partial_files(&out), Vec::<String>::new());
+    let sm = summary(&out);
+    assert_eq!(sm["interrupted"], true);
+    assert_eq!(sm["sources"], serde_json::json!(["-"]));
+    let (games, clean, ..) = counts(&out);
+    assert!(games > 0 && games < 3 * 438, "{games} games");
+    assert_eq!(clean, games);
+    assert!(sm["bytes"].as_u64().unwrap() > 0);
+}

@@ -663,7 +663,7 @@ fn truncated_compressed_streams() {
 fn a_directory_with_unreadable_and_non_pgn_files() {
     // As root, chmod 000 does not stop reading. A dangling symlink named
     // `x.pgn` cannot be opened by anyone, root included; a directory
-    // named `d.pgn` is walked into, not read.
+    // named `d.pgn` is walked into, not read; a FIFO `pipe.pgn` is no file.
     let files: &[(&str, &[u8])] = &[
         ("in/a.pgn", GAME.as_bytes()),
         ("in/notes.txt", b"not a pgn at all"),
@@ -676,6 +676,12 @@ fn a_directory_with_unreadable_and_non_pgn_files() {
     let r = run_on(files, |d| {
         let dir = d.join("in");
         std::os::unix::fs::symlink(d.join("nowhere"), dir.join("x.pgn")).unwrap();
+        // A FIFO named like a PGN file would block the run: it is skipped.
+        let fifo = std::process::Command::new("mkfifo")
+            .arg(dir.join("pipe.pgn"))
+            .status()
+            .unwrap();
+        assert!(fifo.success());
         vec![s(&dir).to_owned()]
     });
     assert_eq!(r.status, Some(2), "{}", r.stderr);

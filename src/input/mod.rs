@@ -105,7 +105,13 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), InputError> {
         if kind.is_dir() {
             walk(&path, out)?;
         } else if is_pgn_name(&path) {
-            out.push(path);
+            // A regular file, or a link whose target cannot be read (opening
+            // it reports why). A FIFO, socket or device would block or never
+            // end: it is not a PGN file.
+            match std::fs::metadata(&path) {
+                Ok(m) if !m.is_file() => {}
+                _ => out.push(path),
+            }
         }
     }
     Ok(())

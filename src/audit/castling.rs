@@ -190,6 +190,47 @@ impl CastlingHistory {
 
     /// Records a legal non-castling move `m`, before it is played on `pos`.
     pub fn record_move(&mut self, pos: &Chess, m: Move, ply: u32, text: &str) {
+        self.record_move_with(pos, m, ply, || text);
+    }
+
+    /// [`CastlingHistory::record_move`] with the move's text asked for only
+    /// when it is kept (few moves touch a king or a tracked rook).
+    #[inline]
+    pub fn record_move_with<'t>(
+        &mut self,
+        pos: &Chess,
+        m: Move,
+        ply: u32,
+        text: impl Fn() -> &'t str,
+    ) {
+        if let Move::Normal {
+            role,
+            from,
+            capture,
+            to,
+            ..
+        } = m
+        {
+            // Most moves touch no king home and no tracked rook: nothing to do.
+            let color = pos.turn();
+            let mine = self.sides.get(color);
+            let theirs = self.sides.get(!color);
+            let rook_at = |track: &SideTrack, sq: Square| {
+                track.rooks.king_side.at == Some(sq) || track.rooks.queen_side.at == Some(sq)
+            };
+            if !(role == Role::King
+                && (mine.king.home == Some(from) || mine.king.home == Some(to)))
+                && !rook_at(mine, from)
+                && !(capture.is_some() && rook_at(theirs, to))
+            {
+                return;
+            }
+        }
+        self.record_move_slow(pos, m, ply, text);
+    }
+
+    #[inline(never)]
+    fn record_move_slow<'t>(&mut self, pos: &Chess, m: Move, ply: u32, text: impl Fn() -> &'t str) {
         let Move::Normal {
             role,
             from,
@@ -199,14 +240,14 @@ impl CastlingHistory {
         } = m
         else {
             if m.is_castle() {
-                self.record_castle(pos, m, ply, text);
+                self.record_castle(pos, m, ply, text());
             }
             // En passant and drops move no king or rook.
             return;
         };
         let color = pos.turn();
         // Built only for the few moves that matter: most moves cost nothing.
-        let event = || Event::new(pos, text, false);
+        let event = || Event::new(pos, text(), false);
         let me = self.sides.get_mut(color);
         if role == Role::King {
             let king = &mut me.king;

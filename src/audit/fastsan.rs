@@ -5,8 +5,9 @@
 //! 270 moves, copied on return) and filters it; the profile of the audit
 //! showed that list, its copy and its filter as the largest single cost of
 //! the replay. For a piece, king or pawn move that is not a promotion or an
-//! en passant capture, made when not in check, the candidates are found
-//! here with a few bitboard operations and the same pin test shakmaty uses.
+//! en passant capture, the candidates are found here with a few bitboard
+//! operations and the same pin test shakmaty uses (in check: each candidate
+//! played on the bitboards, legal when no enemy piece then attacks the king).
 //! Everything else is left to shakmaty (`None`).
 
 use shakmaty::{
@@ -32,9 +33,8 @@ pub fn to_move(pos: &Chess, san: San) -> Option<Result<Move, SanError>> {
     let king = board.king_of(turn)?;
     let occupied = board.occupied();
     let them = board.by_color(!turn);
-    if board.attacks_to(king, !turn, occupied).any() {
-        return None; // in check: evasions
-    }
+    // In check, every candidate is tested by playing it on the bitboards.
+    let in_check = board.attacks_to(king, !turn, occupied).any();
     if board.by_color(turn).contains(to) {
         return Some(Err(SanError::IllegalSan));
     }
@@ -69,6 +69,13 @@ pub fn to_move(pos: &Chess, san: San) -> Option<Result<Move, SanError>> {
                 }
             }
         }
+        Role::King if in_check => {
+            if attacks::king_attacks(king).contains(to) {
+                Bitboard::from_square(king)
+            } else {
+                Bitboard(0)
+            }
+        }
         Role::King => {
             if !attacks::king_attacks(king).contains(to)
                 || board.attacks_to(to, !turn, occupied).any()
@@ -94,6 +101,27 @@ pub fn to_move(pos: &Chess, san: San) -> Option<Result<Move, SanError>> {
         from_set &= Bitboard::from_rank(r);
     }
     let mut found = None;
+    if in_check {
+        for from in from_set {
+            // Legal when no enemy piece (the captured one aside) attacks
+            // our king once the move is made.
+            let after = (occupied ^ Bitboard::from_square(from)) | Bitboard::from_square(to);
+            let our_king = if role == Role::King { to } else { king };
+            if !(board.attacks_to(our_king, !turn, after) & !Bitboard::from_square(to)).any() {
+                if found.is_some() {
+                    return Some(Err(SanError::AmbiguousSan));
+                }
+                found = Some(Move::Normal {
+                    role,
+                    from,
+                    capture: target,
+                    to,
+                    promotion: None,
+                });
+            }
+        }
+        return Some(found.ok_or(SanError::IllegalSan));
+    }
     let mut blockers = None;
     for from in from_set {
         let blockers = *blockers.get_or_insert_with(|| slider_blockers(pos, king));
@@ -185,6 +213,16 @@ mod tests {
             "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1",
             "4k3/8/8/8/8/5n2/4PP2/4K3 w - - 0 1",
             "4k3/8/8/8/2N3N1/8/2N3N1/4K3 w - - 0 1",
+            // In check: blocks, captures, double check, x-rays, pinned
+            // defenders.
+            "4k3/8/8/8/7b/8/2N1N3/R3K2R w KQ - 0 1",
+            "4k3/8/8/8/8/5n2/8/r3K3 w - - 0 1",
+            "4k3/4r3/8/8/8/8/3P4/4K3 w - - 0 1",
+            "4k3/8/8/8/1q6/2P5/3PB3/4K1N1 w - - 0 1",
+            "4k3/8/8/1b6/8/3n4/5R2/r3K2R w K - 0 1",
+            "3rk3/8/8/8/8/8/3Q4/3K4 w - - 0 1",
+            "4k3/8/8/3pP3/4K3/8/8/8 w - d6 0 2",
+            "r3k3/8/8/8/8/8/6n1/R3K2R w KQq - 0 1",
         ];
         let mut n = 0;
         for fen in fens {

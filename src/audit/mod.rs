@@ -89,11 +89,12 @@ fn audit_traced(game: &Game, mut trace: Option<&mut Vec<u32>>) -> GameReport {
     let mut before = pos.clone();
     for (i, tok) in game.moves.iter().enumerate() {
         let ply = i as u32 + 1;
-        let text = game.move_text(tok);
+        // The move as written, needed only for rows and castling events.
+        let text = || game.move_text(tok);
         // Every failure below leaves `pos` as it stood before this move.
         let fail = |pos: &Chess, kind: ErrorKind, detail: String| GameError {
             ply,
-            san: text.to_owned(),
+            san: text().to_owned(),
             kind,
             detail,
             fen: fen_of(pos),
@@ -113,7 +114,7 @@ fn audit_traced(game: &Game, mut trace: Option<&mut Vec<u32>>) -> GameReport {
         match resolved {
             Resolved::Move(m, sloppy) => {
                 quirk |= sloppy;
-                history.record_move(&pos, m, ply, text);
+                history.record_move_with(&pos, m, ply, text);
                 zeroing = m.is_zeroing();
                 let next = pos.update_zobrist_hash(Zobrist64(key), m, EnPassantMode::Legal);
                 if next.is_none() {
@@ -130,7 +131,7 @@ fn audit_traced(game: &Game, mut trace: Option<&mut Vec<u32>>) -> GameReport {
                         ply,
                         move_number: pos.fullmoves().get(),
                         side: pos.turn(),
-                        san: text.to_owned(),
+                        san: text().to_owned(),
                         castle: side,
                         reasons: judgement.reasons,
                         detail: judgement.detail,
@@ -139,7 +140,7 @@ fn audit_traced(game: &Game, mut trace: Option<&mut Vec<u32>>) -> GameReport {
                 }
                 match judgement.play {
                     CastlePlay::Played(m) => {
-                        history.record_castle(&pos, m, ply, text);
+                        history.record_castle(&pos, m, ply, text());
                         pos.play_unchecked(m);
                         key = strict_key(&pos);
                     }

@@ -192,8 +192,15 @@ impl Hasher for ZobristHasher {
 #[derive(Debug, Clone)]
 pub struct Repetitions {
     entries: Vec<Entry>,
+    /// The strict counts, kept only while the window is longer than
+    /// [`SCAN_LIMIT`] (`indexed`); a short window is scanned instead.
     counts: HashMap<u64, u32, BuildHasherDefault<ZobristHasher>>,
+    indexed: bool,
 }
+
+/// Up to this many positions since the last capture or pawn move (most
+/// windows), counting by a scan beats keeping a hash table.
+const SCAN_LIMIT: usize = 24;
 
 /// Above this many slots, storage is given back when a capture or pawn move
 /// empties it, so memory follows the current window, not the longest one.
@@ -204,6 +211,7 @@ impl Repetitions {
         let mut r = Repetitions {
             entries: Vec::new(),
             counts: HashMap::default(),
+            indexed: false,
         };
         r.push(start, 0, true);
         r
@@ -225,7 +233,10 @@ impl Repetitions {
     fn push_entry(&mut self, entry: Entry, zeroing: bool) -> u32 {
         if zeroing {
             self.entries.clear();
-            self.counts.clear();
+            if self.indexed {
+                self.counts.clear();
+                self.indexed = false;
+            }
             if self.entries.capacity() > KEEP_CAPACITY {
                 self.entries.shrink_to(KEEP_CAPACITY / 4);
             }
@@ -234,15 +245,32 @@ impl Repetitions {
             }
         }
         self.entries.push(entry);
+        if !self.indexed {
+            if self.entries.len() <= SCAN_LIMIT {
+                return self.scan(entry.strict);
+            }
+            for e in &self.entries[..self.entries.len() - 1] {
+                *self.counts.entry(e.strict).or_insert(0) += 1;
+            }
+            self.indexed = true;
+        }
         let count = self.counts.entry(entry.strict).or_insert(0);
         *count += 1;
         *count
     }
 
+    fn scan(&self, key: u64) -> u32 {
+        self.entries.iter().filter(|e| e.strict == key).count() as u32
+    }
+
     /// How often the position with this strict key stood since the last
     /// capture or pawn move.
     pub fn strict_count(&self, key: u64) -> u32 {
-        self.counts.get(&key).copied().unwrap_or(0)
+        if self.indexed {
+            self.counts.get(&key).copied().unwrap_or(0)
+        } else {
+            self.scan(key)
+        }
     }
 
     /// The positions since the last capture or pawn move, oldest first.

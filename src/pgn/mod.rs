@@ -28,9 +28,6 @@ pub struct Game<'a> {
     pub syntax_error: Option<SyntaxError>,
     /// Byte ranges (into `bytes`) of the comments after the last move.
     pub final_comments: Vec<(u32, u32)>,
-    /// `bytes` as text when they are valid UTF-8: checked once per game
-    /// rather than once per move.
-    text: Option<&'a str>,
 }
 
 impl<'a> Game<'a> {
@@ -45,7 +42,6 @@ impl<'a> Game<'a> {
             moves: mt.moves,
             syntax_error: mt.error,
             final_comments: mt.final_comments,
-            text: std::str::from_utf8(bytes).ok(),
         }
     }
 
@@ -53,10 +49,16 @@ impl<'a> Game<'a> {
     /// such as `!?` excluded).
     pub fn move_text(&self, m: &MoveToken) -> &'a str {
         let range = m.start as usize..m.end as usize;
-        match self.text {
+        let written = &self.bytes[range.clone()];
+        if written.is_ascii() {
+            // What the branches below give for ASCII, without checking the
+            // whole game: an ASCII cut of valid UTF-8 is on char boundaries.
+            return std::str::from_utf8(written).unwrap_or("?");
+        }
+        match std::str::from_utf8(self.bytes) {
             // Cut at a char boundary exactly when the bytes alone are UTF-8.
-            Some(text) => text.get(range).unwrap_or("?"),
-            None => std::str::from_utf8(&self.bytes[range]).unwrap_or("?"),
+            Ok(text) => text.get(range).unwrap_or("?"),
+            Err(_) => std::str::from_utf8(written).unwrap_or("?"),
         }
     }
 

@@ -84,7 +84,7 @@ pub(super) fn read_movetext(bytes: &[u8], start: usize) -> Movetext {
         match c {
             b' ' | b'\t' | b'\n' | b'\r' | b'\x0c' | b'\x0b' => i += 1,
             b'%' if at_line_start(bytes, i) => i = line_end(bytes, i),
-            b'{' => match memchr::memchr(b'}', &bytes[i + 1..]) {
+            b'{' => match find_close_brace(&bytes[i + 1..]) {
                 Some(j) => {
                     out.final_comments
                         .push(((i + 1) as u32, (i + 1 + j) as u32));
@@ -131,7 +131,7 @@ pub(super) fn read_movetext(bytes: &[u8], start: usize) -> Movetext {
             _ => {
                 let end = token_end(bytes, i).max(i + 1);
                 let token = &bytes[i..end];
-                if RESULTS.contains(&token) {
+                if matches!(c, b'1' | b'0' | b'*' | 0xc2) && RESULTS.contains(&token) {
                     result_seen = true;
                     i = end;
                     continue;
@@ -181,6 +181,29 @@ pub(super) fn read_movetext(bytes: &[u8], start: usize) -> Movetext {
     out
 }
 
+/// Where the first `}` is: comments are short (`{ [%clk 0:05:00] }`), so
+/// eight bytes at a time beats a call into memchr.
+#[inline]
+fn find_close_brace(hay: &[u8]) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    let pattern = ONES * u64::from(b'}');
+    let mut at = 0;
+    while at + 8 <= hay.len() {
+        let chunk = u64::from_le_bytes(hay[at..at + 8].try_into().expect("eight bytes"));
+        let x = chunk ^ pattern;
+        let found = x.wrapping_sub(ONES) & !x & HIGHS;
+        if found != 0 {
+            return Some(at + (found.trailing_zeros() / 8) as usize);
+        }
+        at += 8;
+        if at >= 64 {
+            return memchr::memchr(b'}', &hay[at..]).map(|j| at + j);
+        }
+    }
+    hay[at..].iter().position(|&b| b == b'}').map(|j| at + j)
+}
+
 /// Skips a variation starting at the `(` at `i`, nested ones included.
 /// Returns the index after its `)`, or `None` when it never closes.
 fn skip_variation(bytes: &[u8], mut i: usize) -> Option<usize> {
@@ -210,6 +233,9 @@ fn is_en_passant_mark(token: &[u8]) -> bool {
 /// Reads a SAN token, mending the sloppy forms that still mean one move:
 /// castling with zeros, a promotion without `=`, an `e.p.` suffix.
 fn read_san(token: &[u8]) -> Option<(SanPlus, bool)> {
+    if let Some(san) = fast_san(token) {
+        return Some((san, false));
+    }
     if let Ok(san) = SanPlus::from_ascii(token) {
         return Some((san, false));
     }
@@ -247,6 +273,81 @@ fn read_san(token: &[u8]) -> Option<(SanPlus, bool)> {
         mended.insert(p + 1, b'=');
     }
     SanPlus::from_ascii(&mended).ok().map(|san| (san, true))
+}
+
+/// `SanPlus::from_ascii(token)` for the usual forms (`e4`, `Nbxd7+`,
+/// `exd8=Q#`), read the way shakmaty reads them; `None` leaves the token to
+/// shakmaty (castles, drops, null moves, and anything it would refuse).
+#[inline]
+fn fast_san(token: &[u8]) -> Option<SanPlus> {
+    use shakmaty::{File, Rank, Role, Square};
+    let file_of = |b: u8| (b'a'..=b'h').contains(&b).then(|| File::new(u32::from(b - b'a')));
+    let rank_of = |b: u8| (b'1'..=b'8').contains(&b).then(|| Rank::new(u32::from(b - b'1')));
+    let (role, mut i) = match *token.first()? {
+        b'N' => (Role::Knight, 1),
+        b'B' => (Role::Bishop, 1),
+        b'R' => (Role::Rook, 1),
+        b'Q' => (Role::Queen, 1),
+        b'K' => (Role::King, 1),
+        b'a'..=b'h' => (Role::Pawn, 0),
+        _ => return None,
+    };
+    let at = |i: usize| token.get(i).copied();
+    let file = file_of(at(i)?);
+    if file.is_some() {
+        i += 1;
+    }
+    let rank = rank_of(at(i)?);
+    if rank.is_some() {
+        i += 1;
+    }
+    let (file, rank, capture, to) = if at(i) == Some(b'x') {
+        let to_file = file_of(at(i + 1)?)?;
+        let to_rank = rank_of(at(i + 2)?)?;
+        i += 3;
+        (file, rank, true, Square::from_coords(to_file, to_rank))
+    } else if let Some(to_file) = at(i).and_then(file_of) {
+        let to_rank = rank_of(at(i + 1)?)?;
+        i += 2;
+        (file, rank, false, Square::from_coords(to_file, to_rank))
+    } else {
+        (None, None, false, Square::from_coords(file?, rank?))
+    };
+    let promotion = if at(i) == Some(b'=') {
+        let role = match at(i + 1)? {
+            b'N' => Role::Knight,
+            b'B' => Role::Bishop,
+            b'R' => Role::Rook,
+            b'Q' => Role::Queen,
+            _ => return None,
+        };
+        i += 2;
+        Some(role)
+    } else {
+        None
+    };
+    let suffix = match at(i) {
+        Some(b'+') => Some(Suffix::Check),
+        Some(b'#') => Some(Suffix::Checkmate),
+        _ => None,
+    };
+    if suffix.is_some() {
+        i += 1;
+    }
+    if i != token.len() {
+        return None;
+    }
+    Some(SanPlus {
+        san: San::Normal {
+            role,
+            file,
+            rank,
+            capture,
+            to,
+            promotion,
+        },
+        suffix,
+    })
 }
 
 #[cfg(test)]
@@ -311,6 +412,41 @@ mod tests {
         );
         let (_, err, _) = read("1. e4 1-0 2. d4");
         assert_eq!(err.unwrap().detail, "move after the game result");
+    }
+
+    #[test]
+    fn fast_san_agrees_with_shakmaty() {
+        let alphabet = b"NBRQKPOo0-=x+#@Zabcdefgh12345678qrnk.e";
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut checked = 0;
+        for _ in 0..2_000_000 {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            let len = 1 + (seed % 8) as usize;
+            let mut token = Vec::with_capacity(len);
+            let mut r = seed >> 3;
+            for _ in 0..len {
+                token.push(alphabet[(r % alphabet.len() as u64) as usize]);
+                r /= alphabet.len() as u64;
+                if r == 0 {
+                    r = seed.rotate_left(17) | 1;
+                }
+            }
+            // Bias towards plausible moves: a role, then squares.
+            if seed & 3 == 0 && len >= 2 {
+                token[len - 2] = b'a' + (seed >> 40) as u8 % 8;
+                token[len - 1] = b'1' + (seed >> 44) as u8 % 8;
+            }
+            if let Some(fast) = fast_san(&token) {
+                assert_eq!(Some(fast), SanPlus::from_ascii(&token).ok(), "{token:?}");
+                checked += 1;
+            }
+        }
+        for t in ["e4", "exd5", "Nbd7", "N1f3", "Ng1f3", "Qh4xe1+", "e8=Q#", "bxa8=N", "Kxe1"] {
+            assert_eq!(fast_san(t.as_bytes()), SanPlus::from_ascii(t.as_bytes()).ok(), "{t}");
+        }
+        assert!(checked > 10_000, "{checked}");
     }
 
     #[test]

@@ -116,7 +116,8 @@ fn read_tag_line(line: &[u8], tags: &mut Tags) {
         // `[Result "1-0"] 1. e4 ...`: moves on a tag line would be lost.
         tag_error(tags, line, "text after the tag on its line");
     }
-    let value = decode_text(&RawTag(&value_bytes[..end]).decode());
+    // Only the tags the audit reads are decoded (most lines are not).
+    let decode = || decode_text(&RawTag(&value_bytes[..end]).decode());
     let slot = match name {
         b"Event" => &mut tags.event,
         b"Site" => &mut tags.site,
@@ -126,20 +127,29 @@ fn read_tag_line(line: &[u8], tags: &mut Tags) {
         b"Black" => &mut tags.black,
         b"Result" => &mut tags.result,
         b"FEN" => {
-            tags.fen = Some(value);
+            tags.fen = Some(decode());
             return;
         }
         b"Variant" => {
-            tags.variant = Some(value);
+            tags.variant = Some(decode());
             return;
         }
         b"Termination" => {
-            tags.termination = Some(value);
+            tags.termination = Some(decode());
             return;
         }
         _ => return,
     };
-    *slot = value;
+    decode_into(&RawTag(&value_bytes[..end]).decode(), slot);
+}
+
+/// [`decode_text`] into `out`, reusing its storage.
+fn decode_into(bytes: &[u8], out: &mut String) {
+    out.clear();
+    match std::str::from_utf8(bytes) {
+        Ok(s) => out.push_str(s),
+        Err(_) => out.push_str(&encoding_rs::WINDOWS_1252.decode_without_bom_handling(bytes).0),
+    }
 }
 
 #[cfg(test)]

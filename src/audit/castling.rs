@@ -218,8 +218,7 @@ impl CastlingHistory {
             let rook_at = |track: &SideTrack, sq: Square| {
                 track.rooks.king_side.at == Some(sq) || track.rooks.queen_side.at == Some(sq)
             };
-            if !(role == Role::King
-                && (mine.king.home == Some(from) || mine.king.home == Some(to)))
+            if !(role == Role::King && (mine.king.home == Some(from) || mine.king.home == Some(to)))
                 && !rook_at(mine, from)
                 && !(capture.is_some() && rook_at(theirs, to))
             {

@@ -281,8 +281,16 @@ fn read_san(token: &[u8]) -> Option<(SanPlus, bool)> {
 #[inline]
 fn fast_san(token: &[u8]) -> Option<SanPlus> {
     use shakmaty::{File, Rank, Role, Square};
-    let file_of = |b: u8| (b'a'..=b'h').contains(&b).then(|| File::new(u32::from(b - b'a')));
-    let rank_of = |b: u8| (b'1'..=b'8').contains(&b).then(|| Rank::new(u32::from(b - b'1')));
+    let file_of = |b: u8| {
+        (b'a'..=b'h')
+            .contains(&b)
+            .then(|| File::new(u32::from(b - b'a')))
+    };
+    let rank_of = |b: u8| {
+        (b'1'..=b'8')
+            .contains(&b)
+            .then(|| Rank::new(u32::from(b - b'1')))
+    };
     let (role, mut i) = match *token.first()? {
         b'N' => (Role::Knight, 1),
         b'B' => (Role::Bishop, 1),
@@ -443,8 +451,14 @@ mod tests {
                 checked += 1;
             }
         }
-        for t in ["e4", "exd5", "Nbd7", "N1f3", "Ng1f3", "Qh4xe1+", "e8=Q#", "bxa8=N", "Kxe1"] {
-            assert_eq!(fast_san(t.as_bytes()), SanPlus::from_ascii(t.as_bytes()).ok(), "{t}");
+        for t in [
+            "e4", "exd5", "Nbd7", "N1f3", "Ng1f3", "Qh4xe1+", "e8=Q#", "bxa8=N", "Kxe1",
+        ] {
+            assert_eq!(
+                fast_san(t.as_bytes()),
+                SanPlus::from_ascii(t.as_bytes()).ok(),
+                "{t}"
+            );
         }
         assert!(checked > 10_000, "{checked}");
     }

@@ -148,7 +148,11 @@ fn decode_into(bytes: &[u8], out: &mut String) {
     out.clear();
     match std::str::from_utf8(bytes) {
         Ok(s) => out.push_str(s),
-        Err(_) => out.push_str(&encoding_rs::WINDOWS_1252.decode_without_bom_handling(bytes).0),
+        Err(_) => out.push_str(
+            &encoding_rs::WINDOWS_1252
+                .decode_without_bom_handling(bytes)
+                .0,
+        ),
     }
 }
 

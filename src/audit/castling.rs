@@ -596,10 +596,10 @@ pub fn judge_castle(pos: &Chess, history: &CastlingHistory, side: CastlingSide) 
 }
 
 /// Whether a king move that is no legal king move is written castling:
-/// `Kg1`/`Kc1` from the king's back rank two or more files away, or the
-/// king onto its own rook (Chess960 `Kxh1`).
+/// `Kg1`/`Kc1` two or more files away (in standard chess only from e1/e8,
+/// in Chess960 from anywhere on the back rank), or, in Chess960, the king
+/// onto its own rook (`Kxh1`).
 pub fn castle_intent(pos: &Chess, san: San, mode: CastlingMode) -> Option<CastlingSide> {
-    let _ = mode;
     let San::Normal {
         role: Role::King,
         to,
@@ -612,8 +612,12 @@ pub fn castle_intent(pos: &Chess, san: San, mode: CastlingMode) -> Option<Castli
     if king.rank() != to.rank() || king.rank() != pos.turn().backrank() {
         return None;
     }
+    let standard = mode == CastlingMode::Standard;
+    if standard && king.file() != File::E {
+        return None;
+    }
     let own_rook = pos.board().rooks() & pos.us();
-    if own_rook.contains(to) {
+    if own_rook.contains(to) && !standard {
         return Some(CastlingSide::from_king_side(to.file() > king.file()));
     }
     let distance = (i32::from(to.file()) - i32::from(king.file())).abs();

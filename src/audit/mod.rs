@@ -286,7 +286,9 @@ fn resolve(pos: &Chess, tok: &MoveToken, mode: CastlingMode) -> Resolved {
             if let Some(side) = castling::castle_intent(pos, san, mode) {
                 return Resolved::Castle(side);
             }
-            // A missing or extra `x` still names one move.
+            // A missing or extra `x` still names one move; but a pawn push
+            // (`e6`) is not read as a capture (`dxe6`): that needs the file
+            // it comes from (`de6`).
             if let San::Normal {
                 role,
                 file,
@@ -295,6 +297,7 @@ fn resolve(pos: &Chess, tok: &MoveToken, mode: CastlingMode) -> Resolved {
                 to,
                 promotion,
             } = san
+                && (role != Role::Pawn || capture || file.is_some_and(|f| f != to.file()))
             {
                 let flipped = San::Normal {
                     role,
@@ -304,10 +307,15 @@ fn resolve(pos: &Chess, tok: &MoveToken, mode: CastlingMode) -> Resolved {
                     to,
                     promotion,
                 };
-                if let Ok(m) =
-                    fastsan::to_move(pos, flipped).unwrap_or_else(|| flipped.to_move(pos))
-                {
-                    return Resolved::Move(m, true);
+                match fastsan::to_move(pos, flipped).unwrap_or_else(|| flipped.to_move(pos)) {
+                    Ok(m) => return Resolved::Move(m, true),
+                    Err(SanError::AmbiguousSan) => {
+                        return Resolved::Error(
+                            ErrorKind::AmbiguousMove,
+                            format!("more than one legal move matches {flipped}"),
+                        );
+                    }
+                    Err(SanError::IllegalSan) => {}
                 }
             }
             Resolved::Error(ErrorKind::IllegalMove, illegal_detail(pos, san))
@@ -315,9 +323,17 @@ fn resolve(pos: &Chess, tok: &MoveToken, mode: CastlingMode) -> Resolved {
     }
 }
 
-/// Whether the SAN names its move with more than it needs (`Ng1f3`).
+/// Whether the SAN names its move with more than it needs (`Ng1f3`),
+/// or with less than SAN asks: a pawn capture without the file it comes
+/// from (`xd5`).
 fn needless_detail(pos: &Chess, san: San, m: Move) -> bool {
     match san {
+        San::Normal {
+            role: Role::Pawn,
+            file: None,
+            capture: true,
+            ..
+        } => true,
         San::Normal { file, rank, .. } if file.is_some() || rank.is_some() => {
             San::from_move(pos, m) != san
         }

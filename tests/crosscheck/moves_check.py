@@ -1,0 +1,139 @@
+#!/usr/bin/env python3
+"""Cross-check of move resolution against python-chess.
+
+Random legal games (checks preferred, so evasions and pins come up), some
+with one move replaced by a random SAN (a piece or pawn to a random square,
+with or without `x`): python-chess says which ply is the first it rejects and
+how (illegal or ambiguous), and pgn-audit's errors.csv must say the same.
+The only differences allowed are the contract's own: a king move written
+from e1/e8 to the g- or c-file is a castle (a castling row, and
+`unplayable_castle` when it cannot be played), and a missing or extra `x`,
+or a pawn capture without its file (`xd5`), that still names exactly one
+legal move is a notation quirk, not an error.
+
+    moves_check.py PGN_AUDIT_BINARY [--games N] [--seed S]
+
+Exit status: 0 when all agree, 1 on a difference, 2 without python-chess.
+"""
+import argparse
+import csv
+import os
+import random
+import subprocess
+import sys
+import tempfile
+
+try:
+    import chess
+except ImportError:
+    print("python-chess is not installed", file=sys.stderr)
+    sys.exit(2)
+
+
+def make_games(rng, n):
+    games, expected = [], []
+    for g in range(n):
+        board = chess.Board()
+        sans, bad = [], None
+        for ply in range(1, rng.randint(1, 120) + 1):
+            legal = list(board.legal_moves)
+            if not legal:
+                break
+            if rng.random() < 0.03:
+                piece = rng.choice("NBRQK") if rng.random() < 0.7 else ""
+                tok = piece + ("x" if rng.random() < 0.4 else "") + chess.square_name(rng.randrange(64))
+                sans.append(tok)
+                try:
+                    board.push(board.parse_san(tok))
+                    continue
+                except chess.AmbiguousMoveError:
+                    bad = (ply, tok, "ambiguous_move", board.copy())
+                except (chess.IllegalMoveError, chess.InvalidMoveError):
+                    bad = (ply, tok, "illegal_move", board.copy())
+                break
+            checks = [m for m in legal if board.gives_check(m)]
+            m = rng.choice(checks) if checks and rng.random() < 0.3 else rng.choice(legal)
+            sans.append(board.san(m))
+            board.push(m)
+        text = []
+        for i, s in enumerate(sans):
+            if i % 2 == 0:
+                text.append(f"{i // 2 + 1}.")
+            text.append(s)
+        games.append(f'[Event "g{g}"]\n\n' + " ".join(text) + " *\n")
+        expected.append(bad)
+    return games, expected
+
+
+def allowed(bad, got):
+    """A difference the contract asks for."""
+    ply, tok, _, board = bad
+    if got is None and tok.startswith("x"):
+        # A pawn capture without its file: one legal pawn capture there.
+        to = chess.parse_square(tok[1:])
+        takes = [m for m in board.legal_moves
+                 if m.to_square == to and board.piece_type_at(m.from_square) == chess.PAWN
+                 and board.is_capture(m)]
+        return len(takes) == 1
+    if got is None:
+        # A missing or extra x that names one legal move.
+        flipped = tok.replace("x", "") if "x" in tok else tok[0] + "x" + tok[1:]
+        try:
+            board.parse_san(flipped)
+            return True
+        except ValueError:
+            return False
+    king = board.king(board.turn)
+    back = 0 if board.turn == chess.WHITE else 7
+    return (
+        got[2] == "unplayable_castle"
+        and tok.startswith("K")
+        and tok[-2] in "gc"
+        and king == chess.square(4, back)
+        and tok[-1] == str(back + 1)
+    )
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("binary")
+    ap.add_argument("--games", type=int, default=3000)
+    ap.add_argument("--seed", type=int, default=2025)
+    args = ap.parse_args()
+    games, expected = make_games(random.Random(args.seed), args.games)
+    with tempfile.TemporaryDirectory() as d:
+        pgn = os.path.join(d, "games.pgn")
+        with open(pgn, "w") as f:
+            f.write("\n".join(games))
+        out = os.path.join(d, "reports")
+        subprocess.run([args.binary, "--no-html", pgn, "-o", out], check=True, capture_output=True)
+        with open(os.path.join(out, "errors.csv")) as f:
+            got = {int(r["game"]) - 1: (int(r["ply"]), r["san"], r["kind"]) for r in csv.DictReader(f)}
+    bad_games = agree = contract = 0
+    wrong = []
+    for i, bad in enumerate(expected):
+        mine = got.get(i)
+        if bad is None:
+            if mine is None:
+                agree += 1
+            else:
+                wrong.append(f"game {i + 1}: python-chess accepts every move, pgn-audit {mine}")
+            continue
+        bad_games += 1
+        if mine == bad[:3]:
+            agree += 1
+        elif allowed(bad, mine):
+            contract += 1
+        else:
+            wrong.append(f"game {i + 1}: python-chess {bad[:3]}, pgn-audit {mine}")
+    print(
+        f"moves cross-check: {len(games)} games ({bad_games} with a rejected move): "
+        f"{agree} agree, {contract} differ as the contract asks, {len(wrong)} disagree"
+    )
+    for w in wrong[:20]:
+        print(w)
+    return 1 if wrong else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

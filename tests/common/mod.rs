@@ -101,3 +101,40 @@ pub fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
 pub fn s(p: &Path) -> &str {
     p.to_str().unwrap()
 }
+
+/// Runs `tests/crosscheck/SCRIPT BINARY ARGS...` (a python-chess
+/// cross-check, exit 0 when all agree, 1 on a difference, 2 without
+/// python-chess) and returns what it printed. `None`, after a note, where
+/// python3 or python-chess is missing; a panic on a difference.
+pub fn python_crosscheck(script: &str, args: &[&str]) -> Option<String> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/crosscheck")
+        .join(script);
+    let out = match Command::new("python3")
+        .arg(&path)
+        .arg(env!("CARGO_BIN_EXE_pgn-audit"))
+        .args(args)
+        .output()
+    {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("note: python3 cannot be run ({e}); {script} skipped");
+            return None;
+        }
+    };
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    match out.status.code() {
+        Some(0) => {
+            eprintln!("{}", text.trim());
+            Some(text)
+        }
+        Some(2) => {
+            eprintln!("note: python-chess is not installed; {script} skipped");
+            None
+        }
+        _ => panic!(
+            "{script} found differences:\n{text}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        ),
+    }
+}

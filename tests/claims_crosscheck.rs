@@ -1,0 +1,15 @@
+//! Draw-claim verdicts cross-checked against python-chess: random walks with
+//! claims at their end, run through the binary by
+//! `tests/crosscheck/claims_check.py`; repetition counts and whether each
+//! claim is upheld must agree with python-chess, but for the contract's
+//! Karpov–Miles rule (see the script). Skipped, with a note, without
+//! python-chess.
+
+mod common;
+
+#[test]
+fn claim_verdicts_agree_with_python_chess() {
+    if let Some(text) = common::python_crosscheck("claims_check.py", &["--games", "2000"]) {
+        assert!(text.contains(" 0 disagree"), "{text}");
+    }
+}

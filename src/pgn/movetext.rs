@@ -81,6 +81,32 @@ pub(super) fn read_movetext(bytes: &[u8], start: usize) -> Movetext {
     };
     while i < bytes.len() {
         let c = bytes[i];
+        // The two tokens nearly every ply is made of, read without the
+        // general token lexer below: it gives the same answer for them.
+        if c.is_ascii_digit() {
+            if let Some(next) = move_number_end(bytes, i) {
+                i = next;
+                continue;
+            }
+        } else if SAN_START[c as usize] {
+            let end = token_end(bytes, i);
+            if let Some(san) = fast_san(&bytes[i..end]) {
+                if result_seen {
+                    fail(&mut out, i, end, "move after the game result");
+                    return out;
+                }
+                out.moves.push(MoveToken {
+                    start: i as u32,
+                    end: end as u32,
+                    san: san.san,
+                    suffix: san.suffix,
+                    quirk: false,
+                });
+                out.final_comments.clear();
+                i = end;
+                continue;
+            }
+        }
         match c {
             b' ' | b'\t' | b'\n' | b'\r' | b'\x0c' | b'\x0b' => i += 1,
             b'%' if at_line_start(bytes, i) => i = line_end(bytes, i),
@@ -179,6 +205,38 @@ pub(super) fn read_movetext(bytes: &[u8], start: usize) -> Movetext {
         }
     }
     out
+}
+
+/// Bytes a SAN token that [`fast_san`] reads can start with.
+const SAN_START: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut k = 0;
+    let list = b"NBRQKabcdefgh";
+    while k < list.len() {
+        t[list[k] as usize] = true;
+        k += 1;
+    }
+    t
+};
+
+/// The end of a move number (`12.`, `12...`) starting at `i`: digits, then
+/// at least one dot. `None` for anything else, numbers without dots
+/// included; those are left to the general reader. A token with a dot
+/// straight after its digits is no result, castle or null move, so the
+/// general reader would skip exactly these bytes too.
+#[inline]
+fn move_number_end(bytes: &[u8], i: usize) -> Option<usize> {
+    let mut j = i;
+    while j < bytes.len() && bytes[j].is_ascii_digit() {
+        j += 1;
+    }
+    if j == i || bytes.get(j) != Some(&b'.') {
+        return None;
+    }
+    while j < bytes.len() && bytes[j] == b'.' {
+        j += 1;
+    }
+    Some(j)
 }
 
 /// Where the first `}` is: comments are short (`{ [%clk 0:05:00] }`), so

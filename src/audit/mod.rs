@@ -205,7 +205,17 @@ struct DrawWatch {
 
 impl DrawWatch {
     /// `count` is how often the position after `ply` has stood (FIDE 9.2.3).
+    /// Inlined into the replay loop for its common answer, nothing to note.
+    #[inline]
     fn observe(&mut self, pos: &Chess, ply: u32, count: u32) {
+        if count >= 5 || pos.halfmoves() >= 150 {
+            self.observe_rare(pos, ply, count);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn observe_rare(&mut self, pos: &Chess, ply: u32, count: u32) {
         if self.fivefold.is_none() && count >= 5 {
             self.fivefold = Some((ply, fen_of(pos)));
         }

@@ -89,8 +89,7 @@ pub(super) fn read_movetext(bytes: &[u8], start: usize) -> Movetext {
                 continue;
             }
         } else if SAN_START[c as usize] {
-            let end = token_end(bytes, i);
-            if let Some(san) = fast_san(&bytes[i..end]) {
+            if let Some((san, end)) = fast_san_at(bytes, i) {
                 if result_seen {
                     fail(&mut out, i, end, "move after the game result");
                     return out;
@@ -336,8 +335,17 @@ fn read_san(token: &[u8]) -> Option<(SanPlus, bool)> {
 /// `SanPlus::from_ascii(token)` for the usual forms (`e4`, `Nbxd7+`,
 /// `exd8=Q#`), read the way shakmaty reads them; `None` leaves the token to
 /// shakmaty (castles, drops, null moves, and anything it would refuse).
-#[inline]
 fn fast_san(token: &[u8]) -> Option<SanPlus> {
+    fast_san_at(token, 0).map(|(san, _)| san)
+}
+
+/// [`fast_san`] of the token starting at `start`, and where it ends, found
+/// in one pass. Every byte the SAN grammar below accepts is a non-delimiter
+/// and every delimiter is refused where a SAN byte is required, so reading
+/// on past the token's end gives the same answer as stopping there.
+#[inline]
+fn fast_san_at(bytes: &[u8], start: usize) -> Option<(SanPlus, usize)> {
+    let token = &bytes[start..];
     use shakmaty::{File, Rank, Role, Square};
     let file_of = |b: u8| {
         (b'a'..=b'h')
@@ -400,10 +408,10 @@ fn fast_san(token: &[u8]) -> Option<SanPlus> {
     if suffix.is_some() {
         i += 1;
     }
-    if i != token.len() {
+    if token.get(i).is_some_and(|&b| !DELIMITERS[b as usize]) {
         return None;
     }
-    Some(SanPlus {
+    let san = SanPlus {
         san: San::Normal {
             role,
             file,
@@ -413,7 +421,8 @@ fn fast_san(token: &[u8]) -> Option<SanPlus> {
             promotion,
         },
         suffix,
-    })
+    };
+    Some((san, start + i))
 }
 
 #[cfg(test)]
@@ -504,6 +513,13 @@ mod tests {
                 token[len - 2] = b'a' + (seed >> 40) as u8 % 8;
                 token[len - 1] = b'1' + (seed >> 44) as u8 % 8;
             }
+            let mut followed = token.clone();
+            followed.push(b" {)$!"[(seed >> 50) as usize % 5]);
+            assert_eq!(
+                fast_san_at(&followed, 0),
+                fast_san(&token).map(|san| (san, token.len())),
+                "{followed:?}"
+            );
             if let Some(fast) = fast_san(&token) {
                 assert_eq!(Some(fast), SanPlus::from_ascii(&token).ok(), "{token:?}");
                 checked += 1;

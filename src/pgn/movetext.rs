@@ -90,23 +90,23 @@ pub(super) fn read_movetext(bytes: &[u8], start: usize) -> Movetext {
                 i = after_space(bytes, next);
                 continue;
             }
-        } else if SAN_START[c as usize] {
-            if let Some((san, end)) = fast_san_at(bytes, i) {
-                if result_seen {
-                    fail(&mut out, i, end, "move after the game result");
-                    return out;
-                }
-                out.moves.push(MoveToken {
-                    start: i as u32,
-                    end: end as u32,
-                    san: san.san,
-                    suffix: san.suffix,
-                    quirk: false,
-                });
-                out.final_comments.clear();
-                i = after_space(bytes, end);
-                continue;
+        } else if SAN_START[c as usize]
+            && let Some((san, end)) = fast_san_at(bytes, i)
+        {
+            if result_seen {
+                fail(&mut out, i, end, "move after the game result");
+                return out;
             }
+            out.moves.push(MoveToken {
+                start: i as u32,
+                end: end as u32,
+                san: san.san,
+                suffix: san.suffix,
+                quirk: false,
+            });
+            out.final_comments.clear();
+            i = after_space(bytes, end);
+            continue;
         }
         match c {
             b' ' | b'\t' | b'\n' | b'\r' | b'\x0c' | b'\x0b' => i += 1,

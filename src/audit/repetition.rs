@@ -214,7 +214,9 @@ const KEEP_CAPACITY: usize = 256;
 impl Repetitions {
     pub fn new(start: &Chess) -> Repetitions {
         let mut r = Repetitions {
-            entries: Vec::new(),
+            // Room for a window the scan handles, so most games never
+            // grow it.
+            entries: Vec::with_capacity(SCAN_LIMIT),
             counts: HashMap::default(),
             indexed: false,
         };

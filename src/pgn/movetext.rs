@@ -106,6 +106,15 @@ pub(super) fn read_movetext(bytes: &[u8], start: usize) -> Movetext {
             });
             out.final_comments.clear();
             i = after_space(bytes, end);
+            // Lichess writes a comment after every move (`{ [%clk 0:03:00] }`);
+            // an unclosed one is left to the `{` arm below to report.
+            if bytes.get(i) == Some(&b'{')
+                && let Some(j) = find_close_brace(&bytes[i + 1..])
+            {
+                out.final_comments
+                    .push(((i + 1) as u32, (i + 1 + j) as u32));
+                i = after_space(bytes, i + j + 2);
+            }
             continue;
         }
         match c {

@@ -13,6 +13,7 @@ use shakmaty::{
 };
 
 use super::findings::{CastlingReason, Reasons};
+use super::role_name;
 use super::start::Start;
 
 /// A move of the game, named the way a reader finds it: `14.Kf1`, `14...Kf8`.
@@ -321,17 +322,6 @@ pub struct CastleJudgement {
     /// One sentence for a person (empty for a legal castle).
     pub detail: String,
     pub play: CastlePlay,
-}
-
-fn role_name(role: Role) -> &'static str {
-    match role {
-        Role::Pawn => "pawn",
-        Role::Knight => "knight",
-        Role::Bishop => "bishop",
-        Role::Rook => "rook",
-        Role::Queen => "queen",
-        Role::King => "king",
-    }
 }
 
 fn color_name(color: Color) -> &'static str {

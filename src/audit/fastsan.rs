@@ -16,7 +16,9 @@ use shakmaty::{
 };
 
 /// `Some(san.to_move(pos))` when it can be found cheaply, else `None`.
-pub fn to_move(pos: &Chess, san: San) -> Option<Result<Move, SanError>> {
+/// `in_check` is `pos.is_check()`: the replay has it already, from the
+/// `+`/`#` test of the move that led here.
+pub fn to_move(pos: &Chess, san: San, in_check: bool) -> Option<Result<Move, SanError>> {
     let San::Normal {
         role,
         file,
@@ -33,8 +35,7 @@ pub fn to_move(pos: &Chess, san: San) -> Option<Result<Move, SanError>> {
     let king = board.king_of(turn)?;
     let occupied = board.occupied();
     let them = board.by_color(!turn);
-    // In check, every candidate is tested by playing it on the bitboards.
-    let in_check = board.attacks_to(king, !turn, occupied).any();
+    debug_assert_eq!(in_check, board.attacks_to(king, !turn, occupied).any());
     if board.by_color(turn).contains(to) {
         return Some(Err(SanError::IllegalSan));
     }
@@ -187,7 +188,7 @@ mod tests {
                             to,
                             promotion: None,
                         };
-                        if let Some(fast) = to_move(pos, san) {
+                        if let Some(fast) = to_move(pos, san, pos.is_check()) {
                             assert_eq!(
                                 fast,
                                 san.to_move(pos),

@@ -87,6 +87,9 @@ fn audit_traced(game: &Game, mut trace: Option<&mut Vec<u32>>) -> GameReport {
     let mut key = strict_key(&pos);
     // The position before a move whose key shakmaty cannot update.
     let mut before = pos.clone();
+    // Whether `pos` is in check: wanted for the `+`/`#` test after a move
+    // and again to resolve the next one.
+    let mut in_check = pos.is_check();
     for (i, tok) in game.moves.iter().enumerate() {
         let ply = i as u32 + 1;
         // The move as written, needed only for rows and castling events.
@@ -101,7 +104,7 @@ fn audit_traced(game: &Game, mut trace: Option<&mut Vec<u32>>) -> GameReport {
         };
         let mut zeroing = false;
         let mut quirk = tok.quirk;
-        let resolved = resolve(&pos, tok, mode);
+        let resolved = resolve(&pos, tok, mode, in_check);
         if let Some(written) = unsettled.take() {
             let mate = !matches!(resolved, Resolved::Move(..)) && pos.is_checkmate();
             let actual = if mate {
@@ -155,8 +158,9 @@ fn audit_traced(game: &Game, mut trace: Option<&mut Vec<u32>>) -> GameReport {
                 break;
             }
         }
+        in_check = pos.is_check();
         if !quirk {
-            match (tok.suffix, pos.is_check()) {
+            match (tok.suffix, in_check) {
                 (None, false) => {}
                 (Some(_), false) | (None, true) => quirk = true,
                 (Some(written), true) if i + 1 < game.moves.len() => unsettled = Some(written),
@@ -205,7 +209,17 @@ struct DrawWatch {
 
 impl DrawWatch {
     /// `count` is how often the position after `ply` has stood (FIDE 9.2.3).
+    /// Inlined into the replay loop for its common answer, nothing to note.
+    #[inline]
     fn observe(&mut self, pos: &Chess, ply: u32, count: u32) {
+        if count >= 5 || pos.halfmoves() >= 150 {
+            self.observe_rare(pos, ply, count);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn observe_rare(&mut self, pos: &Chess, ply: u32, count: u32) {
         if self.fivefold.is_none() && count >= 5 {
             self.fivefold = Some((ply, fen_of(pos)));
         }
@@ -258,7 +272,7 @@ enum Resolved {
 
 /// Finds the move a SAN token means. Castles (`O-O`, or a king move that
 /// can only be castling) are handed to the castling judge unresolved.
-fn resolve(pos: &Chess, tok: &MoveToken, mode: CastlingMode) -> Resolved {
+fn resolve(pos: &Chess, tok: &MoveToken, mode: CastlingMode, in_check: bool) -> Resolved {
     let san = tok.san;
     match san {
         San::Castle(side) => return Resolved::Castle(side),
@@ -276,7 +290,7 @@ fn resolve(pos: &Chess, tok: &MoveToken, mode: CastlingMode) -> Resolved {
         }
         San::Normal { .. } => {}
     }
-    match fastsan::to_move(pos, san).unwrap_or_else(|| san.to_move(pos)) {
+    match fastsan::to_move(pos, san, in_check).unwrap_or_else(|| san.to_move(pos)) {
         Ok(m) => Resolved::Move(m, needless_detail(pos, san, m)),
         Err(SanError::AmbiguousSan) => Resolved::Error(
             ErrorKind::AmbiguousMove,
@@ -307,7 +321,9 @@ fn resolve(pos: &Chess, tok: &MoveToken, mode: CastlingMode) -> Resolved {
                     to,
                     promotion,
                 };
-                match fastsan::to_move(pos, flipped).unwrap_or_else(|| flipped.to_move(pos)) {
+                match fastsan::to_move(pos, flipped, in_check)
+                    .unwrap_or_else(|| flipped.to_move(pos))
+                {
                     Ok(m) => return Resolved::Move(m, true),
                     Err(SanError::AmbiguousSan) => {
                         return Resolved::Error(
@@ -355,6 +371,7 @@ fn illegal_detail(pos: &Chess, san: San) -> String {
     format!("{san} is not a legal move for {side} in this position")
 }
 
+/// A piece's name, for detail sentences.
 fn role_name(role: Role) -> &'static str {
     match role {
         Role::Pawn => "pawn",

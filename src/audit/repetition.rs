@@ -59,6 +59,11 @@ pub fn right_bit(color: Color, side: CastlingSide) -> u8 {
 /// The castling rights of `pos`, one bit per [`right_bit`].
 fn rights_of(pos: &Chess) -> u8 {
     let castles = pos.castles();
+    // Most positions of a game come after both sides have lost or used
+    // their rights; this is asked once per ply.
+    if castles.is_empty() {
+        return 0;
+    }
     let mut rights = 0;
     for color in Color::ALL {
         for side in CastlingSide::ALL {
@@ -209,7 +214,9 @@ const KEEP_CAPACITY: usize = 256;
 impl Repetitions {
     pub fn new(start: &Chess) -> Repetitions {
         let mut r = Repetitions {
-            entries: Vec::new(),
+            // Room for a window the scan handles, so most games never
+            // grow it.
+            entries: Vec::with_capacity(SCAN_LIMIT),
             counts: HashMap::default(),
             indexed: false,
         };

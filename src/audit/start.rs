@@ -110,11 +110,10 @@ mod tests {
     use super::*;
 
     fn tags(variant: Option<&str>, fen: Option<&str>) -> Tags {
-        Tags {
-            variant: variant.map(str::to_owned),
-            fen: fen.map(str::to_owned),
-            ..Tags::default()
-        }
+        let mut tags = Tags::default();
+        tags.variant = variant.map(str::to_owned);
+        tags.fen = fen.map(str::to_owned);
+        tags
     }
 
     #[test]

@@ -81,6 +81,42 @@ pub(super) fn read_movetext(bytes: &[u8], start: usize) -> Movetext {
     };
     while i < bytes.len() {
         let c = bytes[i];
+        // The two tokens nearly every ply is made of, read without the
+        // general token lexer below: it gives the same answer for them. The
+        // one space after a token is stepped over with it, saving a turn of
+        // this loop.
+        if c.is_ascii_digit() {
+            if let Some(next) = move_number_end(bytes, i) {
+                i = after_space(bytes, next);
+                continue;
+            }
+        } else if SAN_START[c as usize]
+            && let Some((san, end)) = fast_san_at(bytes, i)
+        {
+            if result_seen {
+                fail(&mut out, i, end, "move after the game result");
+                return out;
+            }
+            out.moves.push(MoveToken {
+                start: i as u32,
+                end: end as u32,
+                san: san.san,
+                suffix: san.suffix,
+                quirk: false,
+            });
+            out.final_comments.clear();
+            i = after_space(bytes, end);
+            // Lichess writes a comment after every move (`{ [%clk 0:03:00] }`);
+            // an unclosed one is left to the `{` arm below to report.
+            if bytes.get(i) == Some(&b'{')
+                && let Some(j) = find_close_brace(&bytes[i + 1..])
+            {
+                out.final_comments
+                    .push(((i + 1) as u32, (i + 1 + j) as u32));
+                i = after_space(bytes, i + j + 2);
+            }
+            continue;
+        }
         match c {
             b' ' | b'\t' | b'\n' | b'\r' | b'\x0c' | b'\x0b' => i += 1,
             b'%' if at_line_start(bytes, i) => i = line_end(bytes, i),
@@ -88,7 +124,7 @@ pub(super) fn read_movetext(bytes: &[u8], start: usize) -> Movetext {
                 Some(j) => {
                     out.final_comments
                         .push(((i + 1) as u32, (i + 1 + j) as u32));
-                    i += j + 2;
+                    i = after_space(bytes, i + j + 2);
                 }
                 None => {
                     fail(&mut out, i, line_end(bytes, i), "unterminated comment");
@@ -179,6 +215,44 @@ pub(super) fn read_movetext(bytes: &[u8], start: usize) -> Movetext {
         }
     }
     out
+}
+
+/// Bytes a SAN token that [`fast_san`] reads can start with.
+const SAN_START: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut k = 0;
+    let list = b"NBRQKabcdefgh";
+    while k < list.len() {
+        t[list[k] as usize] = true;
+        k += 1;
+    }
+    t
+};
+
+/// The end of a move number (`12.`, `12...`) starting at `i`: digits, then
+/// at least one dot. `None` for anything else, numbers without dots
+/// included; those are left to the general reader. A token with a dot
+/// straight after its digits is no result, castle or null move, so the
+/// general reader would skip exactly these bytes too.
+#[inline]
+fn move_number_end(bytes: &[u8], i: usize) -> Option<usize> {
+    let mut j = i;
+    while j < bytes.len() && bytes[j].is_ascii_digit() {
+        j += 1;
+    }
+    if j == i || bytes.get(j) != Some(&b'.') {
+        return None;
+    }
+    while j < bytes.len() && bytes[j] == b'.' {
+        j += 1;
+    }
+    Some(j)
+}
+
+/// `i`, or past the space at `i`.
+#[inline]
+fn after_space(bytes: &[u8], i: usize) -> usize {
+    i + usize::from(bytes.get(i) == Some(&b' '))
 }
 
 /// Where the first `}` is: comments are short (`{ [%clk 0:05:00] }`), so
@@ -278,8 +352,17 @@ fn read_san(token: &[u8]) -> Option<(SanPlus, bool)> {
 /// `SanPlus::from_ascii(token)` for the usual forms (`e4`, `Nbxd7+`,
 /// `exd8=Q#`), read the way shakmaty reads them; `None` leaves the token to
 /// shakmaty (castles, drops, null moves, and anything it would refuse).
-#[inline]
 fn fast_san(token: &[u8]) -> Option<SanPlus> {
+    fast_san_at(token, 0).map(|(san, _)| san)
+}
+
+/// [`fast_san`] of the token starting at `start`, and where it ends, found
+/// in one pass. Every byte the SAN grammar below accepts is a non-delimiter
+/// and every delimiter is refused where a SAN byte is required, so reading
+/// on past the token's end gives the same answer as stopping there.
+#[inline(always)]
+fn fast_san_at(bytes: &[u8], start: usize) -> Option<(SanPlus, usize)> {
+    let token = &bytes[start..];
     use shakmaty::{File, Rank, Role, Square};
     let file_of = |b: u8| {
         (b'a'..=b'h')
@@ -342,10 +425,10 @@ fn fast_san(token: &[u8]) -> Option<SanPlus> {
     if suffix.is_some() {
         i += 1;
     }
-    if i != token.len() {
+    if token.get(i).is_some_and(|&b| !DELIMITERS[b as usize]) {
         return None;
     }
-    Some(SanPlus {
+    let san = SanPlus {
         san: San::Normal {
             role,
             file,
@@ -355,7 +438,8 @@ fn fast_san(token: &[u8]) -> Option<SanPlus> {
             promotion,
         },
         suffix,
-    })
+    };
+    Some((san, start + i))
 }
 
 #[cfg(test)]
@@ -446,6 +530,13 @@ mod tests {
                 token[len - 2] = b'a' + (seed >> 40) as u8 % 8;
                 token[len - 1] = b'1' + (seed >> 44) as u8 % 8;
             }
+            let mut followed = token.clone();
+            followed.push(b" {)$!"[(seed >> 50) as usize % 5]);
+            assert_eq!(
+                fast_san_at(&followed, 0),
+                fast_san(&token).map(|san| (san, token.len())),
+                "{followed:?}"
+            );
             if let Some(fast) = fast_san(&token) {
                 assert_eq!(Some(fast), SanPlus::from_ascii(&token).ok(), "{token:?}");
                 checked += 1;

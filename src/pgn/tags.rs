@@ -9,18 +9,26 @@ use super::SyntaxError;
 /// appears twice keeps its last value (as python-chess does).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Tags {
-    pub event: String,
-    pub site: String,
-    pub date: String,
-    pub round: String,
-    pub white: String,
-    pub black: String,
+    /// Where the values of Event, Site, Date, Round, White and Black are
+    /// (byte ranges into the game): they only name the game in report
+    /// rows, which few games have, so they are decoded by
+    /// [`Tags::identity`] when one is written.
+    identity: [(u32, u32); 6],
     pub result: String,
     pub fen: Option<String>,
     pub variant: Option<String>,
     pub termination: Option<String>,
     /// The first tag line that is damaged beyond reading (an unclosed value).
     pub error: Option<SyntaxError>,
+}
+
+impl Tags {
+    /// Event, Site, Date, Round, White and Black, decoded from `game`, the
+    /// bytes these tags were read from (empty where a tag is missing).
+    pub fn identity(&self, game: &[u8]) -> [String; 6] {
+        self.identity
+            .map(|(a, b)| decode_text(&RawTag(&game[a as usize..b as usize]).decode()))
+    }
 }
 
 /// Decodes text as UTF-8, or as Windows-1252 where it is not valid UTF-8
@@ -56,7 +64,7 @@ pub(super) fn read_tags(bytes: &[u8]) -> (Tags, usize) {
         let line_start = pos + indent;
         let line = &bytes[line_start..];
         let len = line_len(line);
-        read_tag_line(&line[..len], &mut tags);
+        read_tag_line(&line[..len], line_start, &mut tags);
         pos = line_start + len;
     }
 }
@@ -85,7 +93,8 @@ fn tag_error(tags: &mut Tags, line: &[u8], detail: &str) {
     }
 }
 
-fn read_tag_line(line: &[u8], tags: &mut Tags) {
+/// Reads the tag line that starts at byte `at` of the game.
+fn read_tag_line(line: &[u8], at: usize, tags: &mut Tags) {
     let body = &line[1..];
     let Some(quote) = memchr::memchr(b'"', body) else {
         // `[Whi` (a file cut in a tag name) or `[Event]`: a tag without a
@@ -118,29 +127,23 @@ fn read_tag_line(line: &[u8], tags: &mut Tags) {
     }
     // Only the tags the audit reads are decoded (most lines are not).
     let decode = || decode_text(&RawTag(&value_bytes[..end]).decode());
-    let slot = match name {
-        b"Event" => &mut tags.event,
-        b"Site" => &mut tags.site,
-        b"Date" => &mut tags.date,
-        b"Round" => &mut tags.round,
-        b"White" => &mut tags.white,
-        b"Black" => &mut tags.black,
-        b"Result" => &mut tags.result,
-        b"FEN" => {
-            tags.fen = Some(decode());
-            return;
-        }
-        b"Variant" => {
-            tags.variant = Some(decode());
-            return;
-        }
-        b"Termination" => {
-            tags.termination = Some(decode());
-            return;
-        }
-        _ => return,
+    let identity = |k: usize, tags: &mut Tags| {
+        let start = at + 1 + quote + 1;
+        tags.identity[k] = (start as u32, (start + end) as u32);
     };
-    decode_into(&RawTag(&value_bytes[..end]).decode(), slot);
+    match name {
+        b"Event" => identity(0, tags),
+        b"Site" => identity(1, tags),
+        b"Date" => identity(2, tags),
+        b"Round" => identity(3, tags),
+        b"White" => identity(4, tags),
+        b"Black" => identity(5, tags),
+        b"Result" => decode_into(&RawTag(&value_bytes[..end]).decode(), &mut tags.result),
+        b"FEN" => tags.fen = Some(decode()),
+        b"Variant" => tags.variant = Some(decode()),
+        b"Termination" => tags.termination = Some(decode()),
+        _ => {}
+    }
 }
 
 /// [`decode_text`] into `out`, reusing its storage.
@@ -164,12 +167,14 @@ mod tests {
     fn reads_escapes_latin1_and_duplicates() {
         let pgn = b"[Event \"a \\\"b\\\"\"]\n[White \"M\xfcller\"]\n[White \"J\xc3\xbcrgen\"]\n[Black \"\"]\n\n1. e4 *";
         let (tags, at) = read_tags(pgn);
-        assert_eq!(tags.event, "a \"b\"");
-        assert_eq!(tags.white, "J\u{fc}rgen");
-        assert_eq!(tags.black, "");
+        let [event, _, _, _, white, black] = tags.identity(pgn);
+        assert_eq!(event, "a \"b\"");
+        assert_eq!(white, "J\u{fc}rgen");
+        assert_eq!(black, "");
         assert_eq!(&pgn[at..], b"\n1. e4 *");
-        let (tags, _) = read_tags(b"[White \"M\xfcller\"]\n");
-        assert_eq!(tags.white, "M\u{fc}ller");
+        let pgn = b"[White \"M\xfcller\"]\n";
+        let (tags, _) = read_tags(pgn);
+        assert_eq!(tags.identity(pgn)[4], "M\u{fc}ller");
     }
 
     #[test]
@@ -190,8 +195,9 @@ mod tests {
         assert_eq!(tags.error.unwrap().detail, "tag not closed by ]");
         let (tags, _) = read_tags(b"[Event \"a\"] 1. e4 e5 *\n");
         assert_eq!(tags.error.unwrap().detail, "text after the tag on its line");
-        let (tags, _) = read_tags(b"[Event \"a\" ] \r\n[Site \"\"][Round \"1\"]\n");
+        let pgn = b"[Event \"a\" ] \r\n[Site \"\"][Round \"1\"]\n";
+        let (tags, _) = read_tags(pgn);
         assert_eq!(tags.error, None);
-        assert_eq!(tags.event, "a");
+        assert_eq!(tags.identity(pgn)[0], "a");
     }
 }

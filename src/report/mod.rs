@@ -203,20 +203,54 @@ impl Reports {
     ) -> Result<(), OutputError> {
         let class = report.class();
         self.summary.add_game(report, class);
-        let t = id.tags;
+        // Most games have no row: their identity is not even decoded.
+        if !report.castling.is_empty()
+            || !report.claims.is_empty()
+            || !report.missed_draws.is_empty()
+            || report.error.is_some()
+        {
+            self.write_rows(id, report, bytes)?;
+        }
+        if let Some((clean, rejected, clean_started, rejected_started)) = &mut self.split {
+            let (file, started, name) = if class == GameClass::Clean {
+                (clean, clean_started, "clean.pgn")
+            } else {
+                (rejected, rejected_started, "rejected.pgn")
+            };
+            let err = out_err_owned(self.dir.join(name));
+            if *started {
+                file.write_all(b"\n").map_err(&err)?;
+            }
+            *started = true;
+            file.write_all(bytes).map_err(&err)?;
+            if !bytes.ends_with(b"\n") && !bytes.ends_with(b"\r") {
+                file.write_all(b"\n").map_err(&err)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes the CSV and HTML rows of a game that has any.
+    fn write_rows(
+        &mut self,
+        id: &GameId,
+        report: &GameReport,
+        bytes: &[u8],
+    ) -> Result<(), OutputError> {
+        let [event, site, date, round, white, black] = id.tags.identity(bytes);
         let game = id.game.to_string();
         let offset = id.offset.to_string();
         let identity = [
             id.source,
             &game,
             &offset,
-            &t.event,
-            &t.site,
-            &t.date,
-            &t.round,
-            &t.white,
-            &t.black,
-            &t.result,
+            &event,
+            &site,
+            &date,
+            &round,
+            &white,
+            &black,
+            &id.tags.result,
             report.variant.code(),
         ];
         let dir = self.dir.clone();
@@ -286,22 +320,6 @@ impl Reports {
             write_row(&mut self.errors, &identity, &row, &dir.join("errors.csv"))?;
             if let Some(h) = &mut self.html {
                 h.add_error(&joined(&identity, &row));
-            }
-        }
-        if let Some((clean, rejected, clean_started, rejected_started)) = &mut self.split {
-            let (file, started, name) = if class == GameClass::Clean {
-                (clean, clean_started, "clean.pgn")
-            } else {
-                (rejected, rejected_started, "rejected.pgn")
-            };
-            let err = out_err_owned(dir.join(name));
-            if *started {
-                file.write_all(b"\n").map_err(&err)?;
-            }
-            *started = true;
-            file.write_all(bytes).map_err(&err)?;
-            if !bytes.ends_with(b"\n") && !bytes.ends_with(b"\r") {
-                file.write_all(b"\n").map_err(&err)?;
             }
         }
         Ok(())

@@ -8,7 +8,12 @@ use clap::Parser;
 /// false draw claims, games played past an automatic draw, and games that
 /// cannot be replayed. Writes CSV reports and summary.json.
 #[derive(Debug, Parser)]
-#[command(name = "pgn-audit", version)]
+#[command(
+    name = "pgn-audit",
+    version,
+    after_help = "Also: pgn-audit merge <REPORT_DIR>... -o <OUT> merges report folders \
+                  made from disjoint inputs into the reports of one run over them all."
+)]
 pub struct Args {
     /// PGN files (plain, .zst, .gz or .bz2, told by their magic bytes),
     /// directories (every PGN file below, in sorted order), or - for

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Cross-check of draw-claim verdicts against python-chess.
 
-Random walks from endgame and castling positions (few pieces, many
+Random walks from endgame and castling positions, one of them Chess960 (few pieces, many
 reversible moves, so positions repeat; FEN halfmove clocks near 100), each
 ending with a comment that claims both a threefold repetition and the
 fifty-move rule. For each game, pgn-audit's claims.csv rows are compared with
@@ -44,12 +44,14 @@ STARTS = [
     "4k3/3p4/8/4P3/8/8/8/4K3 b - - {c} 40",
     "1n2k3/8/8/8/8/8/8/1N2K3 w - - {c} 70",
     "r3k3/8/8/8/8/8/8/4K2R b q - {c} 22",
+    # Chess960 (Shredder-FEN rights): rooks on b and g, king on e.
+    "1r2k1r1/8/8/8/8/8/8/1R2K1R1 w GBgb - {c} 12",
 ]
 
 
 def walk(rng):
     fen = rng.choice(STARTS).format(c=rng.choice([0, 0, 90, 95, 96, 97, 98, 99]))
-    board = chess.Board(fen)
+    board = chess.Board(fen, chess960="GB" in fen)
     for _ in range(rng.randint(1, 60)):
         legal = list(board.legal_moves)
         if not legal or board.is_fivefold_repetition():
@@ -95,9 +97,10 @@ def main():
     games, boards = [], []
     for g in range(args.games):
         fen, board = walk(rng)
-        text = chess.Board(fen).variation_san(board.move_stack)
+        text = chess.Board(fen, chess960=board.chess960).variation_san(board.move_stack)
+        variant = '[Variant "Chess960"]\n' if board.chess960 else ""
         games.append(
-            f'[Event "g{g}"]\n[Result "1/2-1/2"]\n[SetUp "1"]\n[FEN "{fen}"]\n\n'
+            f'[Event "g{g}"]\n{variant}[Result "1/2-1/2"]\n[SetUp "1"]\n[FEN "{fen}"]\n\n'
             f"{text} {{claims a threefold repetition and the fifty-move rule}} 1/2-1/2\n"
         )
         boards.append(board)

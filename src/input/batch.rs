@@ -86,9 +86,12 @@ pub fn read_batches(
             // The unfinished game after the batch moves to the front of the
             // next buffer.
             let rest = filled - ready;
-            let mut next = spare().unwrap_or_default();
-            if next.len() < rest + batch_bytes {
-                next.resize((rest + batch_bytes).max(batch_bytes * 2), 0);
+            // A fresh buffer comes zeroed from the allocator (`vec!` asks
+            // for zeroed memory, which the system gives without a memset).
+            let room = (rest + batch_bytes).max(batch_bytes * 2);
+            let mut next = spare().unwrap_or_else(|| vec![0; room]);
+            if next.len() < room {
+                next.resize(room, 0);
             }
             next[..rest].copy_from_slice(&buf[ready..filled]);
             let bytes = std::mem::replace(&mut buf, next);

@@ -69,7 +69,9 @@ struct Audited {
 enum Message {
     Batch {
         source: usize,
+        /// The batch's buffer: its text is `bytes[..len]`.
         bytes: Vec<u8>,
+        len: usize,
         games: Vec<Audited>,
     },
     SourceEnd {
@@ -216,6 +218,8 @@ pub fn run(config: &Config) -> i32 {
         let _ = token_tx.send(());
     }
     let (tx, rx) = mpsc::channel::<(u64, Message)>();
+    // Buffers of written batches, back to the reader to read into again.
+    let (spare_tx, spare_rx) = mpsc::channel::<Vec<u8>>();
     // How many messages the reader has numbered: once interrupted, the
     // writer stops when it has written them all, even if the reader is
     // stuck in a read (standard input that gives nothing more).
@@ -230,6 +234,7 @@ pub fn run(config: &Config) -> i32 {
                 pool: &pool,
                 tx: &tx,
                 tokens: &token_rx,
+                spares: &spare_rx,
                 interrupted: &interrupted,
                 raw_read: &raw_read,
                 issued: &issued,
@@ -266,6 +271,7 @@ pub fn run(config: &Config) -> i32 {
                 Message::Batch {
                     source,
                     bytes,
+                    len,
                     games,
                 } => {
                     let _ = token_tx.send(());
@@ -275,7 +281,7 @@ pub fn run(config: &Config) -> i32 {
                     let done = open_source
                         .filter(|(s, _)| *s == source)
                         .map_or(0, |(_, b)| b);
-                    open_source = Some((source, done + bytes.len() as u64));
+                    open_source = Some((source, done + len as u64));
                     for g in &games {
                         let id = GameId {
                             source: &sources[source].name,
@@ -292,6 +298,7 @@ pub fn run(config: &Config) -> i32 {
                             break;
                         }
                     }
+                    let _ = spare_tx.send(bytes);
                     bar.set_position(raw_read.load(Ordering::Relaxed));
                     bar.set_message(crate::progress::message(
                         reports.summary.games,
@@ -366,16 +373,21 @@ const SOURCES_AHEAD: usize = 2;
 /// not caught here: this is what the fuzzer and the property tests drive).
 pub fn audit_bytes(data: &[u8], batch_bytes: usize) -> Summary {
     let mut summary = Summary::default();
-    let (bytes, _) = input::read_batches(data, batch_bytes.max(1), |batch| {
-        for span in &batch.games {
-            let game =
-                &batch.bytes[(span.start - batch.base) as usize..(span.end - batch.base) as usize];
-            let report = audit::audit_game(&Game::parse(game));
-            let class = report.class();
-            summary.add_game(&report, class);
-        }
-        ControlFlow::Continue(())
-    });
+    let (bytes, _) = input::read_batches(
+        data,
+        batch_bytes.max(1),
+        || None,
+        |batch| {
+            for span in &batch.games {
+                let game = &batch.bytes
+                    [(span.start - batch.base) as usize..(span.end - batch.base) as usize];
+                let report = audit::audit_game(&Game::parse(game));
+                let class = report.class();
+                summary.add_game(&report, class);
+            }
+            ControlFlow::Continue(())
+        },
+    );
     summary.bytes = bytes;
     summary
 }
@@ -385,6 +397,8 @@ struct Stages<'a> {
     pool: &'a Arc<rayon::ThreadPool>,
     tx: &'a mpsc::Sender<(u64, Message)>,
     tokens: &'a mpsc::Receiver<()>,
+    /// Buffers of batches written, to read into again.
+    spares: &'a mpsc::Receiver<Vec<u8>>,
     interrupted: &'a AtomicBool,
     raw_read: &'a Arc<AtomicU64>,
     /// How many messages are numbered so far.
@@ -398,6 +412,7 @@ fn read_sources(sources: &[Source], st: &Stages) {
         pool,
         tx,
         tokens,
+        spares,
         interrupted,
         raw_read,
         issued,
@@ -445,13 +460,14 @@ fn read_sources(sources: &[Source], st: &Stages) {
             inner: opened.reader,
             failed: &failed,
         };
-        let (bytes, error) = input::read_batches(spy, input::batch::BATCH_BYTES, |batch| {
+        let spare = || spares.try_recv().ok();
+        let (bytes, error) = input::read_batches(spy, input::batch::BATCH_BYTES, spare, |batch| {
             if interrupted.load(Ordering::SeqCst) || tokens.recv().is_err() {
                 return ControlFlow::Break(());
             }
             // The stream broke inside the last game when it reaches the
             // last byte read: its text is all there is, not the whole game.
-            let end = batch.base + batch.bytes.len() as u64;
+            let end = batch.base + batch.len as u64;
             let cut = failed
                 .borrow()
                 .as_ref()
@@ -468,6 +484,7 @@ fn read_sources(sources: &[Source], st: &Stages) {
                     Message::Batch {
                         source: index,
                         bytes: batch.bytes,
+                        len: batch.len,
                         games,
                     },
                 ));

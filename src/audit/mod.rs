@@ -85,8 +85,6 @@ fn audit_traced(game: &Game, mut trace: Option<&mut Vec<u32>>) -> GameReport {
     // The strict repetition key of `pos`, updated move by move where
     // shakmaty can (most moves), recomputed where it cannot.
     let mut key = strict_key(&pos);
-    // The position before a move whose key shakmaty cannot update.
-    let mut before = pos.clone();
     // Whether `pos` is in check: wanted for the `+`/`#` test after a move
     // and again to resolve the next one.
     let mut in_check = pos.is_check();
@@ -119,12 +117,14 @@ fn audit_traced(game: &Game, mut trace: Option<&mut Vec<u32>>) -> GameReport {
                 quirk |= sloppy;
                 history.record_move_with(&pos, m, ply, text);
                 zeroing = m.is_zeroing();
-                let next = pos.update_zobrist_hash(Zobrist64(key), m, EnPassantMode::Legal);
-                if next.is_none() {
-                    before.clone_from(&pos);
-                }
+                // Where shakmaty cannot update the key, what it takes of
+                // the position before the move, to update it here.
+                let next = pos
+                    .update_zobrist_hash(Zobrist64(key), m, EnPassantMode::Legal)
+                    .map(|z| z.0)
+                    .ok_or_else(|| repetition::KeyBefore::of(&pos));
                 pos.play_unchecked(m);
-                key = next.map_or_else(|| repetition::next_key(&before, key, m, &pos), |z| z.0);
+                key = next.unwrap_or_else(|before| repetition::next_key(&before, key, m, &pos));
                 debug_assert_eq!(key, strict_key(&pos));
             }
             Resolved::Castle(side) => {
@@ -144,8 +144,10 @@ fn audit_traced(game: &Game, mut trace: Option<&mut Vec<u32>>) -> GameReport {
                 match judgement.play {
                     CastlePlay::Played(m) => {
                         history.record_castle(&pos, m, ply, text());
+                        let before = repetition::KeyBefore::of(&pos);
                         pos.play_unchecked(m);
-                        key = strict_key(&pos);
+                        key = repetition::next_key(&before, key, m, &pos);
+                        debug_assert_eq!(key, strict_key(&pos));
                     }
                     CastlePlay::Unplayable(detail) => {
                         report.error = Some(fail(&pos, ErrorKind::UnplayableCastle, detail));

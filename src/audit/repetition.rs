@@ -75,13 +75,35 @@ fn rights_of(pos: &Chess) -> u8 {
     rights
 }
 
-/// The strict key of `after`, which is `before` with the move `m` played,
-/// from `key`, the strict key of `before`: only what the move changes is
-/// XOR-ed in and out (pieces, side to move, castling rights, the legal
-/// en-passant file). A castle is hashed from scratch.
-pub fn next_key(before: &Chess, key: u64, m: Move, after: &Chess) -> u64 {
+/// What [`next_key`] needs of the position before a move: the parts of
+/// its key that are not pieces. Recorded instead of a copy of the whole
+/// position.
+#[derive(Clone, Copy, Debug)]
+pub struct KeyBefore {
+    turn: Color,
+    rights: u8,
+    ep: Option<Square>,
+}
+
+impl KeyBefore {
+    pub fn of(pos: &Chess) -> KeyBefore {
+        KeyBefore {
+            turn: pos.turn(),
+            rights: rights_of(pos),
+            ep: pos.ep_square(EnPassantMode::Legal),
+        }
+    }
+}
+
+/// The strict key of `after`, which is the position `before` describes
+/// with the move `m` played, from `key`, the strict key of that position:
+/// only what the move changes is XOR-ed in and out (pieces, side to move,
+/// castling rights, the legal en-passant file). Castles too (king and rook
+/// off their squares, onto their targets; in Chess960 a piece that stays
+/// is XOR-ed out and back in), so no move but a drop is hashed from scratch.
+pub fn next_key(before: &KeyBefore, key: u64, m: Move, after: &Chess) -> u64 {
     let piece = |sq, piece| Zobrist64::zobrist_for_piece(sq, piece).0;
-    let turn = before.turn();
+    let turn = before.turn;
     let mut z = key ^ Zobrist64::zobrist_for_white_turn().0;
     match m {
         Move::Normal {
@@ -100,12 +122,23 @@ pub fn next_key(before: &Chess, key: u64, m: Move, after: &Chess) -> u64 {
             let taken = Square::from_coords(to.file(), from.rank());
             z ^= piece(from, turn.pawn()) ^ piece(to, turn.pawn()) ^ piece(taken, (!turn).pawn());
         }
-        Move::Castle { .. } | Move::Put { .. } => {
+        Move::Castle { king, rook } => {
+            let side = if rook > king {
+                CastlingSide::KingSide
+            } else {
+                CastlingSide::QueenSide
+            };
+            z ^= piece(king, turn.king())
+                ^ piece(rook, turn.rook())
+                ^ piece(side.king_to(turn), turn.king())
+                ^ piece(side.rook_to(turn), turn.rook());
+        }
+        Move::Put { .. } => {
             return after.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0;
         }
     }
-    z ^= z_rights(rights_of(before)) ^ z_rights(rights_of(after));
-    z ^= z_ep(before.ep_square(EnPassantMode::Legal)) ^ z_ep(after.ep_square(EnPassantMode::Legal));
+    z ^= z_rights(before.rights) ^ z_rights(rights_of(after));
+    z ^= z_ep(before.ep) ^ z_ep(after.ep_square(EnPassantMode::Legal));
     z
 }
 
@@ -352,7 +385,7 @@ mod tests {
                 };
                 let before = p.clone();
                 p.play_unchecked(m);
-                key = next_key(&before, key, m, &p);
+                key = next_key(&KeyBefore::of(&before), key, m, &p);
                 assert_eq!(key, full(&p), "after {m:?} from {before:?}");
                 moves_checked += 1;
             }

@@ -14,48 +14,93 @@ pub const BATCH_BYTES: usize = 1 << 20;
 pub struct Batch {
     /// Offset of `bytes[0]` in the source's decompressed bytes.
     pub base: u64,
+    /// The batch's text is `bytes[..len]`; the rest is slack, kept
+    /// initialised so that the buffer can be read into again without
+    /// zeroing it (see [`read_batches`]'s `spare`).
     pub bytes: Vec<u8>,
+    /// How many bytes of `bytes` are the batch's games.
+    pub len: usize,
     /// The games, with offsets in the source (subtract `base` to index).
     pub games: Vec<GameSpan>,
     /// 1-based index of the first game within its source.
     pub first_game: u64,
 }
 
+impl Batch {
+    /// The batch's text: its games, back to back.
+    pub fn text(&self) -> &[u8] {
+        &self.bytes[..self.len]
+    }
+}
+
 /// Reads `reader` to its end, handing out batches of whole games in order.
 /// Returns the number of bytes read, or the read error (after the games
 /// completed before it were handed out; a game cut by the error is handed
 /// out as it stands). `emit` may break to stop early.
+///
+/// `spare` may give back the buffer of a batch that is done with (its
+/// contents are ignored): reads go straight into buffers that are already
+/// allocated and initialised, so the reader neither zeroes nor grows a
+/// fresh buffer for every batch.
 pub fn read_batches(
     mut reader: impl Read,
     batch_bytes: usize,
+    mut spare: impl FnMut() -> Option<Vec<u8>>,
     mut emit: impl FnMut(Batch) -> ControlFlow<()>,
 ) -> (u64, Option<io::Error>) {
     let mut splitter = Splitter::new();
-    let mut buf: Vec<u8> = Vec::with_capacity(batch_bytes * 2);
+    // `buf[..filled]` is the text read and not yet handed out; the rest of
+    // `buf` is initialised room to read into.
+    let mut buf: Vec<u8> = vec![0; batch_bytes * 2];
+    let mut filled = 0usize;
     let mut base = 0u64;
     let mut fed = 0usize;
     let mut games: Vec<GameSpan> = Vec::new();
     let mut next_game = 1u64;
     let mut error = None;
     loop {
-        let eof;
-        let want = batch_bytes as u64;
-        match (&mut reader).take(want).read_to_end(&mut buf) {
-            Ok(n) => eof = (n as u64) < want,
-            Err(e) => {
-                error = Some(e);
-                eof = true;
+        // Up to `batch_bytes` more, as `take(batch_bytes).read_to_end` would.
+        if buf.len() < filled + batch_bytes {
+            buf.resize((filled + batch_bytes).max(buf.len() * 2), 0);
+        }
+        let goal = filled + batch_bytes;
+        let mut eof = false;
+        while filled < goal {
+            match reader.read(&mut buf[filled..goal]) {
+                Ok(0) => {
+                    eof = true;
+                    break;
+                }
+                Ok(n) => filled += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => {
+                    error = Some(e);
+                    eof = true;
+                    break;
+                }
             }
         }
-        fed += splitter.feed(&buf[fed..], base + fed as u64, eof, |g| games.push(g));
+        fed += splitter.feed(&buf[fed..filled], base + fed as u64, eof, |g| games.push(g));
         let ready = games.last().map_or(0, |g| (g.end - base) as usize);
         if ready > 0 && (ready >= batch_bytes || eof) {
-            let rest = buf.split_off(ready);
-            let bytes = std::mem::replace(&mut buf, rest);
+            // The unfinished game after the batch moves to the front of the
+            // next buffer.
+            let rest = filled - ready;
+            // A fresh buffer comes zeroed from the allocator (`vec!` asks
+            // for zeroed memory, which the system gives without a memset).
+            let room = (rest + batch_bytes).max(batch_bytes * 2);
+            let mut next = spare().unwrap_or_else(|| vec![0; room]);
+            if next.len() < room {
+                next.resize(room, 0);
+            }
+            next[..rest].copy_from_slice(&buf[ready..filled]);
+            let bytes = std::mem::replace(&mut buf, next);
+            filled = rest;
             let n = games.len() as u64;
             let batch = Batch {
                 base,
                 bytes,
+                len: ready,
                 games: std::mem::take(&mut games),
                 first_game: next_game,
             };
@@ -67,7 +112,7 @@ pub fn read_batches(
             }
         }
         if eof {
-            return (base + buf.len() as u64, error);
+            return (base + filled as u64, error);
         }
     }
 }
@@ -84,13 +129,18 @@ mod tests {
         }
         for size in [7, 64, 1000, 1 << 20] {
             let mut seen = Vec::new();
-            let (read, err) = read_batches(&pgn[..], size, |b| {
-                for (k, g) in b.games.iter().enumerate() {
-                    let text = &b.bytes[(g.start - b.base) as usize..(g.end - b.base) as usize];
-                    seen.push((b.first_game + k as u64, g.start, text.to_vec()));
-                }
-                ControlFlow::Continue(())
-            });
+            let (read, err) = read_batches(
+                &pgn[..],
+                size,
+                || None,
+                |b| {
+                    for (k, g) in b.games.iter().enumerate() {
+                        let text = &b.bytes[(g.start - b.base) as usize..(g.end - b.base) as usize];
+                        seen.push((b.first_game + k as u64, g.start, text.to_vec()));
+                    }
+                    ControlFlow::Continue(())
+                },
+            );
             assert!(err.is_none());
             assert_eq!(read, pgn.len() as u64);
             assert_eq!(seen.len(), 500, "size {size}");

@@ -219,6 +219,13 @@ pub fn open(
             let head = buffered.buffer().to_vec();
             Box::new(io::Cursor::new(head).chain(buffered.into_inner()))
         }
+        // Frames in parallel only where a core is left over: with two or
+        // fewer, the audit keeps every core busy, and frames decoded on the
+        // pool only take turns with it (measured: 1.23x the plain input's
+        // time at -j2, against 1.06x for one decoder thread).
+        Compression::Zstd if threads <= 2 => Box::new(decode::spawn_stream(Box::new(
+            zstd::stream::read::Decoder::with_buffer(buffered).map_err(err)?,
+        ))),
         Compression::Zstd => Box::new(decode::spawn_zstd(buffered, pool.clone(), threads)),
         Compression::Gzip => Box::new(decode::spawn_stream(Box::new(
             flate2::read::MultiGzDecoder::new(buffered),

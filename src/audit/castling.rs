@@ -394,14 +394,18 @@ pub fn judge_castle(pos: &Chess, history: &CastlingHistory, side: CastlingSide) 
         }
         notes.push(note);
     }
-    let rook_name = track
-        .home
-        .map_or_else(|| "the rook".to_owned(), |h| format!("the {h} rook"));
+    // Named only in the notes of a moved or captured rook: most castles are
+    // legal and have none, so the name is not formatted up front.
+    let rook_name = || {
+        track
+            .home
+            .map_or_else(|| "the rook".to_owned(), |h| format!("the {h} rook"))
+    };
     if let Some(left) = &track.left {
         reasons.insert(CastlingReason::RookMoved);
         let mut note = match (left.castle, track.home) {
-            (false, Some(home)) => format!("{rook_name} left {home} with {}", left),
-            _ => format!("{rook_name} castled with {}", left),
+            (false, Some(home)) => format!("{} left {home} with {}", rook_name(), left),
+            _ => format!("{} castled with {}", rook_name(), left),
         };
         if let Some((by, sq)) = &track.captured {
             note += &format!(" and was captured on {sq} with {}", by);
@@ -413,7 +417,7 @@ pub fn judge_castle(pos: &Chess, history: &CastlingHistory, side: CastlingSide) 
     if let Some((by, sq)) = &track.captured {
         reasons.insert(CastlingReason::RookCaptured);
         if track.left.is_none() {
-            notes.push(format!("{rook_name} was captured on {sq} with {}", by));
+            notes.push(format!("{} was captured on {sq} with {}", rook_name(), by));
         }
     }
     if history.from_fen && !me.right_at_start.get(side) && reasons.is_empty() {

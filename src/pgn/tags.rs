@@ -106,11 +106,15 @@ fn read_tag_line(line: &[u8], at: usize, tags: &mut Tags) {
     let value_bytes = &body[quote + 1..];
     let mut i = 0;
     let end = loop {
+        // Past a `\` at the line's very end: unterminated.
+        let Some(rest) = value_bytes.get(i..) else {
+            break None;
+        };
+        i += special_byte(rest);
         match value_bytes.get(i) {
             Some(b'\\') => i += 2,
             Some(b'"') => break Some(i),
-            Some(b'\n' | b'\r') | None => break None,
-            Some(_) => i += 1,
+            _ => break None, // the line's end, or the game's
         }
     };
     let Some(end) = end else {
@@ -146,6 +150,37 @@ fn read_tag_line(line: &[u8], at: usize, tags: &mut Tags) {
     }
 }
 
+/// Index of the first `"`, `\`, `\n` or `\r` in `hay` (its length if none).
+///
+/// Tag values are read on every tag line of every game; eight bytes at a
+/// time (the zero-byte test of each pattern, ORed) costs fewer instructions
+/// than a byte loop with four comparisons, and lines are too short for a
+/// `memchr` call to pay. The lowest flagged byte of each test is exact
+/// (false flags only appear above a true one), so the lowest of all is the
+/// first special byte.
+#[inline]
+fn special_byte(hay: &[u8]) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    let mut at = 0;
+    while at + 8 <= hay.len() {
+        let chunk = u64::from_le_bytes(hay[at..at + 8].try_into().expect("eight bytes"));
+        let zero_where = |b: u8| {
+            let x = chunk ^ (ONES * u64::from(b));
+            x.wrapping_sub(ONES) & !x & HIGHS
+        };
+        let found = zero_where(b'"') | zero_where(b'\\') | zero_where(b'\n') | zero_where(b'\r');
+        if found != 0 {
+            return at + (found.trailing_zeros() / 8) as usize;
+        }
+        at += 8;
+    }
+    at + hay[at..]
+        .iter()
+        .position(|b| matches!(b, b'"' | b'\\' | b'\n' | b'\r'))
+        .unwrap_or(hay.len() - at)
+}
+
 /// [`decode_text`] into `out`, reusing its storage.
 fn decode_into(bytes: &[u8], out: &mut String) {
     out.clear();
@@ -162,6 +197,26 @@ fn decode_into(bytes: &[u8], out: &mut String) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn special_byte_finds_the_first_as_a_byte_loop_does() {
+        let naive = |h: &[u8]| {
+            h.iter()
+                .position(|b| matches!(b, b'"' | b'\\' | b'\n' | b'\r'))
+                .unwrap_or(h.len())
+        };
+        let base = b"Rated Blitz game, a long value \xc3\xbc x".to_vec();
+        for at in 0..=base.len() {
+            for special in [b'"', b'\\', b'\n', b'\r', b'!'] {
+                let mut hay = base.clone();
+                hay.insert(at, special);
+                // A second special byte later must not be taken for the first.
+                hay.push(b'"');
+                assert_eq!(special_byte(&hay), naive(&hay), "{hay:?}");
+            }
+        }
+        assert_eq!(special_byte(b""), 0);
+    }
 
     #[test]
     fn reads_escapes_latin1_and_duplicates() {

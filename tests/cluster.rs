@@ -107,20 +107,14 @@ impl Drop for Cluster {
 
 /// Six input files, every tenth game given a row, one compressed.
 fn inputs(dir: &Path) -> Vec<String> {
-    let text = std::fs::read_to_string(SAMPLE).unwrap();
-    let games: Vec<String> = text
-        .split("\n\n[Event")
+    let games: Vec<String> = sample_games()
+        .iter()
         .enumerate()
         .map(|(i, g)| {
-            let g = if i == 0 {
-                g.to_owned()
-            } else {
-                format!("[Event{g}")
-            };
             if i % 10 == 0 {
-                g.trim_end().replacen("]\n", "]\n[FEN \"x\"]\n", 1)
+                with_bad_fen(g)
             } else {
-                g.trim_end().to_owned()
+                g.clone()
             }
         })
         .collect();

@@ -19,22 +19,13 @@ const FILES: [&str; 7] = [
 
 /// Three input files cut from the sample; some games get rows.
 fn parts(dir: &Path) -> Vec<PathBuf> {
-    let text = std::fs::read_to_string(SAMPLE).unwrap();
-    let games: Vec<String> = text
-        .split("\n\n[Event")
+    let games: Vec<String> = sample_games()
+        .iter()
         .enumerate()
-        .map(|(i, g)| {
-            let g = if i == 0 {
-                g.to_owned()
-            } else {
-                format!("[Event{g}")
-            };
-            let g = g.trim_end().to_owned();
-            match i % 7 {
-                0 => g.replacen("]\n", "]\n[FEN \"x\"]\n", 1),
-                3 => g.replacen("\n\n1. ", "\n\n1. Ke2 ", 1),
-                _ => g,
-            }
+        .map(|(i, g)| match i % 7 {
+            0 => with_bad_fen(g),
+            3 => g.replacen("\n\n1. ", "\n\n1. Ke2 ", 1),
+            _ => g.clone(),
         })
         .collect();
     games

@@ -70,19 +70,7 @@ fn lichess_sample_is_clean() {
 
 /// The sample's games, each given a bad FEN tag so that it has a row.
 fn flagged_games() -> Vec<String> {
-    let text = String::from_utf8(read(Path::new(SAMPLE))).unwrap();
-    text.split("\n\n[Event")
-        .enumerate()
-        .map(|(i, game)| {
-            let game = if i == 0 {
-                game.to_owned()
-            } else {
-                format!("[Event{game}")
-            };
-            game.trim_end()
-                .replacen("]\n", "]\n[FEN \"not a fen\"]\n", 1)
-        })
-        .collect()
+    sample_games().iter().map(|g| with_bad_fen(g)).collect()
 }
 
 /// A file in which every game has a row (a bad FEN), with a BOM and

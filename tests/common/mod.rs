@@ -138,3 +138,25 @@ pub fn python_crosscheck(script: &str, args: &[&str]) -> Option<String> {
         ),
     }
 }
+
+/// The games of the Lichess sample, each as its text without the blank
+/// lines around it.
+pub fn sample_games() -> Vec<String> {
+    let text = std::fs::read_to_string(SAMPLE).expect("the sample");
+    text.split("\n\n[Event")
+        .enumerate()
+        .map(|(i, g)| {
+            let g = if i == 0 {
+                g.to_owned()
+            } else {
+                format!("[Event{g}")
+            };
+            g.trim_end().to_owned()
+        })
+        .collect()
+}
+
+/// A game given a bad FEN tag, so that it has an errors.csv row.
+pub fn with_bad_fen(game: &str) -> String {
+    game.replacen("]\n", "]\n[FEN \"not a fen\"]\n", 1)
+}

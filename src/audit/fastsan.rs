@@ -101,32 +101,22 @@ pub fn to_move(pos: &Chess, san: San, in_check: bool) -> Option<Result<Move, San
     if let Some(r) = rank {
         from_set &= Bitboard::from_rank(r);
     }
-    let mut found = None;
-    if in_check {
-        for from in from_set {
-            // Legal when no enemy piece (the captured one aside) attacks
-            // our king once the move is made.
+    // Legal in check when no enemy piece (the captured one aside) attacks
+    // our king once the move is made; otherwise unless pinned off the line.
+    let mut blockers = None;
+    let mut legal = |from: Square| {
+        if in_check {
             let after = (occupied ^ Bitboard::from_square(from)) | Bitboard::from_square(to);
             let our_king = if role == Role::King { to } else { king };
-            if !(board.attacks_to(our_king, !turn, after) & !Bitboard::from_square(to)).any() {
-                if found.is_some() {
-                    return Some(Err(SanError::AmbiguousSan));
-                }
-                found = Some(Move::Normal {
-                    role,
-                    from,
-                    capture: target,
-                    to,
-                    promotion: None,
-                });
-            }
+            !(board.attacks_to(our_king, !turn, after) & !Bitboard::from_square(to)).any()
+        } else {
+            let blockers = *blockers.get_or_insert_with(|| slider_blockers(pos, king));
+            !blockers.contains(from) || attacks::aligned(from, to, king)
         }
-        return Some(found.ok_or(SanError::IllegalSan));
-    }
-    let mut blockers = None;
+    };
+    let mut found = None;
     for from in from_set {
-        let blockers = *blockers.get_or_insert_with(|| slider_blockers(pos, king));
-        if !blockers.contains(from) || attacks::aligned(from, to, king) {
+        if legal(from) {
             if found.is_some() {
                 return Some(Err(SanError::AmbiguousSan));
             }

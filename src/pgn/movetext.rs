@@ -93,18 +93,10 @@ pub(super) fn read_movetext(bytes: &[u8], start: usize) -> Movetext {
         } else if SAN_START[c as usize]
             && let Some((san, end)) = fast_san_at(bytes, i)
         {
-            if result_seen {
+            if !push_move(&mut out, result_seen, (i, end), san, false) {
                 fail(&mut out, i, end, "move after the game result");
                 return out;
             }
-            out.moves.push(MoveToken {
-                start: i as u32,
-                end: end as u32,
-                san: san.san,
-                suffix: san.suffix,
-                quirk: false,
-            });
-            out.final_comments.clear();
             i = after_space(bytes, end);
             // Lichess writes a comment after every move (`{ [%clk 0:03:00] }`);
             // an unclosed one is left to the `{` arm below to report.
@@ -192,18 +184,10 @@ pub(super) fn read_movetext(bytes: &[u8], start: usize) -> Movetext {
                 }
                 match read_san(token) {
                     Some((san, quirk)) => {
-                        if result_seen {
+                        if !push_move(&mut out, result_seen, (i, end), san, quirk) {
                             fail(&mut out, i, end, "move after the game result");
                             return out;
                         }
-                        out.moves.push(MoveToken {
-                            start: i as u32,
-                            end: end as u32,
-                            san: san.san,
-                            suffix: san.suffix,
-                            quirk,
-                        });
-                        out.final_comments.clear();
                     }
                     None => {
                         fail(&mut out, i, end, "not a move, move number or result");
@@ -276,6 +260,30 @@ fn find_close_brace(hay: &[u8]) -> Option<usize> {
         }
     }
     hay[at..].iter().position(|&b| b == b'}').map(|j| at + j)
+}
+
+/// Adds a move read at `span`; the comments before it claim nothing. False
+/// (and nothing added) after the game's result, where no move may stand.
+#[inline]
+fn push_move(
+    out: &mut Movetext,
+    result_seen: bool,
+    span: (usize, usize),
+    san: SanPlus,
+    quirk: bool,
+) -> bool {
+    if result_seen {
+        return false;
+    }
+    out.moves.push(MoveToken {
+        start: span.0 as u32,
+        end: span.1 as u32,
+        san: san.san,
+        suffix: san.suffix,
+        quirk,
+    });
+    out.final_comments.clear();
+    true
 }
 
 /// Skips a variation starting at the `(` at `i`, nested ones included.

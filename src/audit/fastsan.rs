@@ -103,15 +103,13 @@ pub fn to_move(pos: &Chess, san: San, in_check: bool) -> Option<Result<Move, San
     }
     // Legal in check when no enemy piece (the captured one aside) attacks
     // our king once the move is made; otherwise unless pinned off the line.
-    let mut blockers = None;
-    let mut legal = |from: Square| {
+    let legal = |from: Square| {
         if in_check {
             let after = (occupied ^ Bitboard::from_square(from)) | Bitboard::from_square(to);
             let our_king = if role == Role::King { to } else { king };
             !(board.attacks_to(our_king, !turn, after) & !Bitboard::from_square(to)).any()
         } else {
-            let blockers = *blockers.get_or_insert_with(|| slider_blockers(pos, king));
-            !blockers.contains(from) || attacks::aligned(from, to, king)
+            !pinned_off_line(pos, king, from, to)
         }
     };
     let mut found = None;
@@ -132,19 +130,37 @@ pub fn to_move(pos: &Chess, san: San, in_check: bool) -> Option<Result<Move, San
     Some(found.ok_or(SanError::IllegalSan))
 }
 
-/// Our pieces that alone stand between our king and an enemy slider.
-fn slider_blockers(pos: &Chess, king: Square) -> Bitboard {
-    let board = pos.board();
-    let snipers = (attacks::rook_attacks(king, Bitboard(0)) & board.rooks_and_queens())
-        | (attacks::bishop_attacks(king, Bitboard(0)) & board.bishops_and_queens());
-    let mut blockers = Bitboard(0);
-    for sniper in snipers & pos.them() {
-        let b = attacks::between(king, sniper) & board.occupied();
-        if !b.more_than_one() {
-            blockers |= b;
-        }
+/// Whether our piece on `from`, our king on `king` not in check, may not
+/// go to `to` because it would expose the king to an enemy slider (FIDE 3.9:
+/// no move may leave one's own king attacked). Only a piece on a line with
+/// its king can be pinned, and only when it leaves that line.
+#[inline]
+fn pinned_off_line(pos: &Chess, king: Square, from: Square, to: Square) -> bool {
+    // Empty when `from` is not on a rank, file or diagonal with the king.
+    let line = attacks::ray(king, from);
+    if line.contains(to) {
+        return false;
     }
-    blockers
+    let board = pos.board();
+    let straight = king.file() == from.file() || king.rank() == from.rank();
+    let sliders = if straight {
+        board.rooks_and_queens()
+    } else {
+        board.bishops_and_queens()
+    };
+    let snipers = line & sliders & pos.them();
+    if snipers.is_empty() {
+        return false;
+    }
+    // The king is not in check: an enemy slider it sees on this line once
+    // `from` is empty stands behind `from`.
+    let without = board.occupied() ^ Bitboard::from_square(from);
+    let seen = if straight {
+        attacks::rook_attacks(king, without)
+    } else {
+        attacks::bishop_attacks(king, without)
+    };
+    (seen & snipers).any()
 }
 
 #[cfg(test)]

@@ -274,8 +274,27 @@ enum Resolved {
 
 /// Finds the move a SAN token means. Castles (`O-O`, or a king move that
 /// can only be castling) are handed to the castling judge unresolved.
+/// The common case, a legal piece or pawn move that the fast path finds, is
+/// decided here; everything else in [`resolve_rare`].
+#[inline(always)]
 fn resolve(pos: &Chess, tok: &MoveToken, mode: CastlingMode, in_check: bool) -> Resolved {
-    let san = tok.san;
+    match fastsan::to_move(pos, tok.san, in_check) {
+        Some(Ok(m)) => Resolved::Move(m, needless_detail(pos, tok.san, m)),
+        found => resolve_rare(pos, tok.san, mode, in_check, found),
+    }
+}
+
+/// [`resolve`] for a castle, a null move or drop, a move the fast path
+/// leaves to shakmaty (`found` is `None`), and an illegal or ambiguous SAN.
+#[cold]
+#[inline(never)]
+fn resolve_rare(
+    pos: &Chess,
+    san: San,
+    mode: CastlingMode,
+    in_check: bool,
+    found: Option<Result<Move, SanError>>,
+) -> Resolved {
     match san {
         San::Castle(side) => return Resolved::Castle(side),
         San::Null => {
@@ -292,7 +311,7 @@ fn resolve(pos: &Chess, tok: &MoveToken, mode: CastlingMode, in_check: bool) -> 
         }
         San::Normal { .. } => {}
     }
-    match fastsan::to_move(pos, san, in_check).unwrap_or_else(|| san.to_move(pos)) {
+    match found.unwrap_or_else(|| san.to_move(pos)) {
         Ok(m) => Resolved::Move(m, needless_detail(pos, san, m)),
         Err(SanError::AmbiguousSan) => Resolved::Error(
             ErrorKind::AmbiguousMove,
@@ -343,20 +362,24 @@ fn resolve(pos: &Chess, tok: &MoveToken, mode: CastlingMode, in_check: bool) -> 
 
 /// Whether the SAN names its move with more than it needs (`Ng1f3`),
 /// or with less than SAN asks: a pawn capture without the file it comes
-/// from (`xd5`).
+/// from (`xd5`). SAN (PGN standard 8.2.3) gives a pawn capture the file it
+/// comes from, a pawn push no square of departure, and a piece move only
+/// the file, rank or square that tells it from another legal move.
 fn needless_detail(pos: &Chess, san: San, m: Move) -> bool {
-    match san {
-        San::Normal {
-            role: Role::Pawn,
-            file: None,
-            capture: true,
-            ..
-        } => true,
-        San::Normal { file, rank, .. } if file.is_some() || rank.is_some() => {
-            San::from_move(pos, m) != san
-        }
-        _ => false,
+    let San::Normal {
+        role,
+        file,
+        rank,
+        capture,
+        ..
+    } = san
+    else {
+        return false;
+    };
+    if role == Role::Pawn {
+        return rank.is_some() || file.is_some() != capture;
     }
+    (file.is_some() || rank.is_some()) && San::from_move(pos, m) != san
 }
 
 fn illegal_detail(pos: &Chess, san: San) -> String {

@@ -365,6 +365,7 @@ fn resolve_rare(
 /// from (`xd5`). SAN (PGN standard 8.2.3) gives a pawn capture the file it
 /// comes from, a pawn push no square of departure, and a piece move only
 /// the file, rank or square that tells it from another legal move.
+#[inline(always)]
 fn needless_detail(pos: &Chess, san: San, m: Move) -> bool {
     let San::Normal {
         role,
@@ -379,7 +380,15 @@ fn needless_detail(pos: &Chess, san: San, m: Move) -> bool {
     if role == Role::Pawn {
         return rank.is_some() || file.is_some() != capture;
     }
-    (file.is_some() || rank.is_some()) && San::from_move(pos, m) != san
+    (file.is_some() || rank.is_some()) && !is_plain_san(pos, san, m)
+}
+
+/// Whether `san` is the SAN shakmaty writes for `m`: for a piece move with
+/// a file or rank, whether another legal move needs it told apart. Out of
+/// line: it lists the candidate moves.
+#[inline(never)]
+fn is_plain_san(pos: &Chess, san: San, m: Move) -> bool {
+    San::from_move(pos, m) == san
 }
 
 fn illegal_detail(pos: &Chess, san: San) -> String {

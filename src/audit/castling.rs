@@ -98,6 +98,12 @@ pub struct CastlingHistory {
     mode: CastlingMode,
     from_fen: bool,
     sides: ByColor<SideTrack>,
+    /// Where the rooks still followed stand: a move from or to one of
+    /// these squares changes the history.
+    rooks_at: Bitboard,
+    /// Both kings' start squares: a king move from or to one of these
+    /// changes the history.
+    king_homes: Bitboard,
 }
 
 /// The squares of `color`'s back rank on `side` of `king`.
@@ -177,11 +183,29 @@ impl CastlingHistory {
                 right_at_start: ByCastlingSide::new_with(|side| pos.castles().has(color, side)),
             }
         });
-        CastlingHistory {
+        let mut history = CastlingHistory {
             mode,
             from_fen: start.from_fen,
+            king_homes: [sides.white.king.home, sides.black.king.home]
+                .into_iter()
+                .flatten()
+                .collect(),
             sides,
+            rooks_at: Bitboard(0),
+        };
+        history.follow_rooks();
+        history
+    }
+
+    /// Recomputes `rooks_at` after a rook moved or was captured.
+    fn follow_rooks(&mut self) {
+        let mut rooks_at = Bitboard(0);
+        for track in [&self.sides.white, &self.sides.black] {
+            for at in [track.rooks.king_side.at, track.rooks.queen_side.at] {
+                rooks_at |= at.map_or(Bitboard(0), Bitboard::from_square);
+            }
         }
+        self.rooks_at = rooks_at;
     }
 
     /// The castling mode of the game.
@@ -204,25 +228,16 @@ impl CastlingHistory {
         ply: u32,
         text: impl Fn() -> &'t str,
     ) {
-        if let Move::Normal {
-            role,
-            from,
-            capture,
-            to,
-            ..
-        } = m
-        {
-            // Most moves touch no king home and no tracked rook: nothing to do.
-            let color = pos.turn();
-            let mine = self.sides.get(color);
-            let theirs = self.sides.get(!color);
-            let rook_at = |track: &SideTrack, sq: Square| {
-                track.rooks.king_side.at == Some(sq) || track.rooks.queen_side.at == Some(sq)
+        // Most moves touch no followed rook and are no king move from or to
+        // a king's start square: nothing to do.
+        if let Move::Normal { role, from, to, .. } = m {
+            let touched = Bitboard::from_square(from) | Bitboard::from_square(to);
+            let watched = if role == Role::King {
+                self.rooks_at | self.king_homes
+            } else {
+                self.rooks_at
             };
-            if !(role == Role::King && (mine.king.home == Some(from) || mine.king.home == Some(to)))
-                && !rook_at(mine, from)
-                && !(capture.is_some() && rook_at(theirs, to))
-            {
+            if (touched & watched).is_empty() {
                 return;
             }
         }
@@ -277,6 +292,7 @@ impl CastlingHistory {
                 }
             }
         }
+        self.follow_rooks();
     }
 
     /// Records a castle `m` (a `Move::Castle`), before it is played on `pos`.
@@ -301,6 +317,7 @@ impl CastlingHistory {
                 track.at = Some(side.rook_to(color));
             }
         }
+        self.follow_rooks();
     }
 }
 

@@ -218,16 +218,23 @@ const SAN_START: [bool; 256] = {
 /// included; those are left to the general reader. A token with a dot
 /// straight after its digits is no result, castle or null move, so the
 /// general reader would skip exactly these bytes too.
+///
+/// `bytes[i]` is a digit. The two usual forms are looked for whole: one
+/// dot, or three (`12...`, before a black move).
 #[inline]
 fn move_number_end(bytes: &[u8], i: usize) -> Option<usize> {
-    let mut j = i;
-    while j < bytes.len() && bytes[j].is_ascii_digit() {
+    let mut j = i + 1;
+    while bytes.get(j).is_some_and(u8::is_ascii_digit) {
         j += 1;
     }
-    if j == i || bytes.get(j) != Some(&b'.') {
+    if bytes.get(j) != Some(&b'.') {
         return None;
     }
-    while j < bytes.len() && bytes[j] == b'.' {
+    j += 1;
+    if bytes.get(j..j + 2) == Some(b"..") {
+        j += 2;
+    }
+    while bytes.get(j) == Some(&b'.') {
         j += 1;
     }
     Some(j)

@@ -50,8 +50,12 @@ pub fn read_batches(
 ) -> (u64, Option<io::Error>) {
     let mut splitter = Splitter::new();
     // `buf[..filled]` is the text read and not yet handed out; the rest of
-    // `buf` is initialised room to read into.
-    let mut buf: Vec<u8> = vec![0; batch_bytes * 2];
+    // `buf` is initialised room to read into. A batch is cut once a game
+    // ends past `batch_bytes`, which takes one or two reads of
+    // `batch_bytes` after the game carried over: buffers have room for
+    // both, so that they are not grown (and the growth zeroed) on the way.
+    let room = batch_bytes * 3;
+    let mut buf: Vec<u8> = vec![0; room];
     let mut filled = 0usize;
     let mut base = 0u64;
     let mut fed = 0usize;
@@ -88,10 +92,9 @@ pub fn read_batches(
             let rest = filled - ready;
             // A fresh buffer comes zeroed from the allocator (`vec!` asks
             // for zeroed memory, which the system gives without a memset).
-            let room = (rest + batch_bytes).max(batch_bytes * 2);
             let mut next = spare().unwrap_or_else(|| vec![0; room]);
-            if next.len() < room {
-                next.resize(room, 0);
+            if next.len() < rest + batch_bytes {
+                next.resize(rest + batch_bytes, 0);
             }
             next[..rest].copy_from_slice(&buf[ready..filled]);
             let bytes = std::mem::replace(&mut buf, next);

@@ -10,7 +10,7 @@ pub use batch::{Batch, read_batches};
 pub use split::{GameSpan, Splitter};
 
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, Read};
+use std::io::{self, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -204,34 +204,41 @@ pub fn open(
         Origin::File(p) => Box::new(File::open(p).map_err(err)?),
         Origin::Stdin => Box::new(io::stdin()),
     };
-    let mut buffered = BufReader::with_capacity(
-        1 << 20,
-        Counting {
-            inner: raw,
-            count: raw_read,
-        },
-    );
-    let compression = Compression::detect(buffered.fill_buf().map_err(err)?);
-    let reader: Box<dyn Read + Send> = match compression {
-        Compression::None => {
-            // Past the bytes sniffed, read the file straight into the
-            // batches, without a copy through the buffer.
-            let head = buffered.buffer().to_vec();
-            Box::new(io::Cursor::new(head).chain(buffered.into_inner()))
+    let mut counted = Counting {
+        inner: raw,
+        count: raw_read,
+    };
+    // The magic bytes are sniffed with reads of their own, so that a plain
+    // source's text goes from the file straight into the batches: sniffing
+    // through a 1 MiB buffer would copy its first MiB twice.
+    let mut head = [0u8; 4];
+    let mut sniffed = 0;
+    while sniffed < head.len() {
+        match counted.read(&mut head[sniffed..]) {
+            Ok(0) => break,
+            Ok(n) => sniffed += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(err(e)),
         }
+    }
+    let compression = Compression::detect(&head[..sniffed]);
+    let stream = io::Cursor::new(head).take(sniffed as u64).chain(counted);
+    let buffered = |stream| BufReader::with_capacity(1 << 20, stream);
+    let reader: Box<dyn Read + Send> = match compression {
+        Compression::None => Box::new(stream),
         // Frames in parallel only where a core is left over: with two or
         // fewer, the audit keeps every core busy, and frames decoded on the
         // pool only take turns with it (measured: 1.23x the plain input's
         // time at -j2, against 1.06x for one decoder thread).
         Compression::Zstd if threads <= 2 => Box::new(decode::spawn_stream(Box::new(
-            zstd::stream::read::Decoder::with_buffer(buffered).map_err(err)?,
+            zstd::stream::read::Decoder::with_buffer(buffered(stream)).map_err(err)?,
         ))),
-        Compression::Zstd => Box::new(decode::spawn_zstd(buffered, pool.clone(), threads)),
+        Compression::Zstd => Box::new(decode::spawn_zstd(buffered(stream), pool.clone(), threads)),
         Compression::Gzip => Box::new(decode::spawn_stream(Box::new(
-            flate2::read::MultiGzDecoder::new(buffered),
+            flate2::read::MultiGzDecoder::new(buffered(stream)),
         ))),
         Compression::Bzip2 => Box::new(decode::spawn_stream(Box::new(
-            bzip2::read::MultiBzDecoder::new(buffered),
+            bzip2::read::MultiBzDecoder::new(buffered(stream)),
         ))),
     };
     Ok(Opened {

@@ -29,6 +29,11 @@ pub(super) struct Movetext {
     pub moves: Vec<MoveToken>,
     pub error: Option<SyntaxError>,
     pub final_comments: Vec<(u32, u32)>,
+    /// While reading: the comment straight after the last move, read with
+    /// it (Lichess writes one after every move), kept apart from the later
+    /// ones in `final_comments` so that a move costs no push and clear of
+    /// that vector; put in front of them when the reading ends.
+    comment_after_move: Option<(u32, u32)>,
 }
 
 /// Bytes that end a token: blanks, comment, variation and NAG marks, and
@@ -68,7 +73,18 @@ pub(super) fn read_movetext(bytes: &[u8], start: usize) -> Movetext {
         moves: Vec::with_capacity(bytes.len().saturating_sub(start) / 8 + 4),
         error: None,
         final_comments: Vec::new(),
+        comment_after_move: None,
     };
+    read_tokens(bytes, start, &mut out);
+    if let Some(comment) = out.comment_after_move.take() {
+        out.final_comments.insert(0, comment);
+    }
+    out
+}
+
+/// Reads the movetext's tokens into `out`, up to the end or the first
+/// token that is not PGN.
+fn read_tokens(bytes: &[u8], start: usize, out: &mut Movetext) {
     let mut result_seen = false;
     let mut i = start;
     let fail = |out: &mut Movetext, from: usize, to: usize, detail: &str| {
@@ -93,9 +109,9 @@ pub(super) fn read_movetext(bytes: &[u8], start: usize) -> Movetext {
         } else if SAN_START[c as usize]
             && let Some((san, end)) = fast_san_at(bytes, i)
         {
-            if !push_move(&mut out, result_seen, (i, end), san, false) {
-                fail(&mut out, i, end, "move after the game result");
-                return out;
+            if !push_move(out, result_seen, (i, end), san, false) {
+                fail(out, i, end, "move after the game result");
+                return;
             }
             i = after_space(bytes, end);
             // Lichess writes a comment after every move (`{ [%clk 0:03:00] }`);
@@ -103,8 +119,7 @@ pub(super) fn read_movetext(bytes: &[u8], start: usize) -> Movetext {
             if bytes.get(i) == Some(&b'{')
                 && let Some(j) = find_close_brace(&bytes[i + 1..])
             {
-                out.final_comments
-                    .push(((i + 1) as u32, (i + 1 + j) as u32));
+                out.comment_after_move = Some(((i + 1) as u32, (i + 1 + j) as u32));
                 i = after_space(bytes, i + j + 2);
             }
             continue;
@@ -119,8 +134,8 @@ pub(super) fn read_movetext(bytes: &[u8], start: usize) -> Movetext {
                     i = after_space(bytes, i + j + 2);
                 }
                 None => {
-                    fail(&mut out, i, line_end(bytes, i), "unterminated comment");
-                    return out;
+                    fail(out, i, line_end(bytes, i), "unterminated comment");
+                    return;
                 }
             },
             b';' => {
@@ -131,18 +146,13 @@ pub(super) fn read_movetext(bytes: &[u8], start: usize) -> Movetext {
             b'(' => match skip_variation(bytes, i) {
                 Some(end) => i = end,
                 None => {
-                    fail(&mut out, i, line_end(bytes, i), "unterminated variation");
-                    return out;
+                    fail(out, i, line_end(bytes, i), "unterminated variation");
+                    return;
                 }
             },
             b')' => {
-                fail(
-                    &mut out,
-                    i,
-                    i + 1,
-                    "closing parenthesis without a variation",
-                );
-                return out;
+                fail(out, i, i + 1, "closing parenthesis without a variation");
+                return;
             }
             b'$' => {
                 let digits = bytes[i + 1..]
@@ -150,8 +160,8 @@ pub(super) fn read_movetext(bytes: &[u8], start: usize) -> Movetext {
                     .take_while(|b| b.is_ascii_digit())
                     .count();
                 if digits == 0 {
-                    fail(&mut out, i, token_end(bytes, i + 1), "not a NAG");
-                    return out;
+                    fail(out, i, token_end(bytes, i + 1), "not a NAG");
+                    return;
                 }
                 i += 1 + digits;
             }
@@ -169,8 +179,8 @@ pub(super) fn read_movetext(bytes: &[u8], start: usize) -> Movetext {
                     let digits = token.iter().take_while(|b| b.is_ascii_digit()).count();
                     let dots = token[digits..].iter().take_while(|&&b| b == b'.').count();
                     if dots == 0 && digits < token.len() {
-                        fail(&mut out, i, end, "not a move, move number or result");
-                        return out;
+                        fail(out, i, end, "not a move, move number or result");
+                        return;
                     }
                     i += digits + dots;
                     continue;
@@ -184,21 +194,20 @@ pub(super) fn read_movetext(bytes: &[u8], start: usize) -> Movetext {
                 }
                 match read_san(token) {
                     Some((san, quirk)) => {
-                        if !push_move(&mut out, result_seen, (i, end), san, quirk) {
-                            fail(&mut out, i, end, "move after the game result");
-                            return out;
+                        if !push_move(out, result_seen, (i, end), san, quirk) {
+                            fail(out, i, end, "move after the game result");
+                            return;
                         }
                     }
                     None => {
-                        fail(&mut out, i, end, "not a move, move number or result");
-                        return out;
+                        fail(out, i, end, "not a move, move number or result");
+                        return;
                     }
                 }
                 i = end;
             }
         }
     }
-    out
 }
 
 /// Bytes a SAN token that [`fast_san`] reads can start with.
@@ -218,16 +227,23 @@ const SAN_START: [bool; 256] = {
 /// included; those are left to the general reader. A token with a dot
 /// straight after its digits is no result, castle or null move, so the
 /// general reader would skip exactly these bytes too.
+///
+/// `bytes[i]` is a digit. The two usual forms are looked for whole: one
+/// dot, or three (`12...`, before a black move).
 #[inline]
 fn move_number_end(bytes: &[u8], i: usize) -> Option<usize> {
-    let mut j = i;
-    while j < bytes.len() && bytes[j].is_ascii_digit() {
+    let mut j = i + 1;
+    while bytes.get(j).is_some_and(u8::is_ascii_digit) {
         j += 1;
     }
-    if j == i || bytes.get(j) != Some(&b'.') {
+    if bytes.get(j) != Some(&b'.') {
         return None;
     }
-    while j < bytes.len() && bytes[j] == b'.' {
+    j += 1;
+    if bytes.get(j..j + 2) == Some(b"..") {
+        j += 2;
+    }
+    while bytes.get(j) == Some(&b'.') {
         j += 1;
     }
     Some(j)
@@ -283,6 +299,7 @@ fn push_move(
         quirk,
     });
     out.final_comments.clear();
+    out.comment_after_move = None;
     true
 }
 

@@ -15,6 +15,82 @@ use shakmaty::{
     san::{San, SanError},
 };
 
+/// The legal move `san` names in `pos`, in the common case only: a pawn
+/// or a piece other than the king makes an ordinary move (no promotion, no
+/// en passant), written with or without `x` as it is or is not a capture,
+/// our king is not in check, and exactly one of our pieces of that role
+/// (of those on the file or rank written) can reach the square. That piece
+/// may make the move unless it is pinned to our king and leaves the line
+/// of the pin (FIDE 3.9). `None` for everything else, legal or not: those
+/// are left to [`to_move`]. Where it answers, the answer is shakmaty's.
+#[inline]
+pub fn common_move(pos: &Chess, san: San, in_check: bool) -> Option<Move> {
+    let San::Normal {
+        role,
+        file,
+        rank,
+        capture,
+        to,
+        promotion: None,
+    } = san
+    else {
+        return None;
+    };
+    if in_check || role == Role::King {
+        return None;
+    }
+    let board = pos.board();
+    let turn = pos.turn();
+    let occupied = board.occupied();
+    // A capture takes one of their pieces; any other move goes to an empty
+    // square.
+    let fits = if capture {
+        board.by_color(!turn).contains(to)
+    } else {
+        !occupied.contains(to)
+    };
+    if !fits {
+        return None;
+    }
+    let ours = board.by_piece(role.of(turn));
+    let mut from_set = if role != Role::Pawn {
+        attacks::attacks(to, role.of(turn), occupied) & ours
+    } else if to.rank() == Rank::First || to.rank() == Rank::Eighth {
+        return None; // a promotion square
+    } else if capture {
+        attacks::pawn_attacks(!turn, to) & ours
+    } else {
+        // A push: one square, or two from the pawn's start through an
+        // empty square.
+        let one = to.offset(turn.fold_wb(-8, 8))?;
+        if ours.contains(one) {
+            Bitboard::from_square(one)
+        } else if !occupied.contains(one) && to.rank() == turn.relative_rank(Rank::Fourth) {
+            Bitboard::from_square(one.offset(turn.fold_wb(-8, 8))?) & ours
+        } else {
+            return None;
+        }
+    };
+    if let Some(f) = file {
+        from_set &= Bitboard::from_file(f);
+    }
+    if let Some(r) = rank {
+        from_set &= Bitboard::from_rank(r);
+    }
+    let from = from_set.single_square()?;
+    let king = board.king_of(turn)?;
+    if pinned_off_line(pos, king, from, to) {
+        return None;
+    }
+    Some(Move::Normal {
+        role,
+        from,
+        capture: if capture { board.role_at(to) } else { None },
+        to,
+        promotion: None,
+    })
+}
+
 /// `Some(san.to_move(pos))` when it can be found cheaply, else `None`.
 /// `in_check` is `pos.is_check()`: the replay has it already, from the
 /// `+`/`#` test of the move that led here.
@@ -194,6 +270,15 @@ mod tests {
                             to,
                             promotion: None,
                         };
+                        if let Some(m) = common_move(pos, san, pos.is_check()) {
+                            assert_eq!(
+                                Ok(m),
+                                san.to_move(pos),
+                                "common {san} in {}",
+                                Fen::from_position(pos, EnPassantMode::Always)
+                            );
+                            n += 1;
+                        }
                         if let Some(fast) = to_move(pos, san, pos.is_check()) {
                             assert_eq!(
                                 fast,

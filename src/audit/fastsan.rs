@@ -15,14 +15,15 @@ use shakmaty::{
     san::{San, SanError},
 };
 
-/// The legal move `san` names in `pos`, in the common case only: a pawn
-/// or a piece other than the king makes an ordinary move (no promotion, no
-/// en passant), written with or without `x` as it is or is not a capture,
-/// our king is not in check, and exactly one of our pieces of that role
-/// (of those on the file or rank written) can reach the square. That piece
-/// may make the move unless it is pinned to our king and leaves the line
-/// of the pin (FIDE 3.9). `None` for everything else, legal or not: those
-/// are left to [`to_move`]. Where it answers, the answer is shakmaty's.
+/// The legal move `san` names in `pos`, in the common case only: an
+/// ordinary move (no castling, promotion or en passant), written with or
+/// without `x` as it is or is not a capture, our king not in check, and
+/// exactly one of our pieces of that role (of those on the file or rank
+/// written) able to reach the square. That piece may make the move unless
+/// it is pinned to our king and leaves the line of the pin, or it is the
+/// king and the square is attacked (FIDE 3.9). `None` for everything else,
+/// legal or not: those are left to [`to_move`]. Where it answers, the
+/// answer is shakmaty's.
 #[inline]
 pub fn common_move(pos: &Chess, san: San, in_check: bool) -> Option<Move> {
     let San::Normal {
@@ -36,7 +37,7 @@ pub fn common_move(pos: &Chess, san: San, in_check: bool) -> Option<Move> {
     else {
         return None;
     };
-    if in_check || role == Role::King {
+    if in_check {
         return None;
     }
     let board = pos.board();
@@ -53,22 +54,37 @@ pub fn common_move(pos: &Chess, san: San, in_check: bool) -> Option<Move> {
         return None;
     }
     let ours = board.by_piece(role.of(turn));
-    let mut from_set = if role != Role::Pawn {
-        attacks::attacks(to, role.of(turn), occupied) & ours
-    } else if to.rank() == Rank::First || to.rank() == Rank::Eighth {
-        return None; // a promotion square
-    } else if capture {
-        attacks::pawn_attacks(!turn, to) & ours
-    } else {
-        // A push: one square, or two from the pawn's start through an
-        // empty square.
-        let one = to.offset(turn.fold_wb(-8, 8))?;
-        if ours.contains(one) {
-            Bitboard::from_square(one)
-        } else if !occupied.contains(one) && to.rank() == turn.relative_rank(Rank::Fourth) {
-            Bitboard::from_square(one.offset(turn.fold_wb(-8, 8))?) & ours
-        } else {
-            return None;
+    let mut from_set = match role {
+        Role::Pawn if to.rank() == Rank::First || to.rank() == Rank::Eighth => {
+            return None; // a promotion square
+        }
+        Role::Pawn if capture => attacks::pawn_attacks(!turn, to) & ours,
+        Role::Pawn => {
+            // A push: one square, or two from the pawn's start through an
+            // empty square.
+            let one = to.offset(turn.fold_wb(-8, 8))?;
+            if ours.contains(one) {
+                Bitboard::from_square(one)
+            } else if !occupied.contains(one) && to.rank() == turn.relative_rank(Rank::Fourth) {
+                Bitboard::from_square(one.offset(turn.fold_wb(-8, 8))?) & ours
+            } else {
+                return None;
+            }
+        }
+        Role::Knight => attacks::knight_attacks(to) & ours,
+        Role::Bishop => attacks::bishop_attacks(to, occupied) & ours,
+        Role::Rook => attacks::rook_attacks(to, occupied) & ours,
+        Role::Queen => attacks::queen_attacks(to, occupied) & ours,
+        Role::King => {
+            // Our king (on a square `to` attacks as a king would), moving
+            // to a square no enemy piece attacks. Out of check, no slider
+            // attacks through the king's own square, so the board as it
+            // stands tells.
+            let king = attacks::king_attacks(to) & ours;
+            if board.attacks_to(to, !turn, occupied).any() {
+                return None;
+            }
+            king
         }
     };
     if let Some(f) = file {

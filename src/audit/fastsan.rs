@@ -17,11 +17,12 @@ use shakmaty::{
 
 /// The legal move `san` names in `pos`, in the common case only: an
 /// ordinary move (no castling, promotion or en passant), written with or
-/// without `x` as it is or is not a capture, our king not in check, and
-/// exactly one of our pieces of that role (of those on the file or rank
-/// written) able to reach the square. That piece may make the move unless
-/// it is pinned to our king and leaves the line of the pin, or it is the
-/// king and the square is attacked (FIDE 3.9). `None` for everything else,
+/// without `x` as it is or is not a capture, and exactly one of our pieces
+/// of that role (of those on the file or rank written) able to reach the
+/// square. That piece may make the move unless it leaves our king attacked
+/// (FIDE 3.9): out of check, unless it is pinned to our king and leaves
+/// the line of the pin, or it is the king and the square is attacked; in
+/// check, see [`exposed`]. `None` for everything else,
 /// legal or not: those are left to [`to_move`]. Where it answers, the
 /// answer is shakmaty's.
 #[inline]
@@ -37,9 +38,6 @@ pub fn common_move(pos: &Chess, san: San, in_check: bool) -> Option<Move> {
     else {
         return None;
     };
-    if in_check {
-        return None;
-    }
     let board = pos.board();
     let turn = pos.turn();
     let occupied = board.occupied();
@@ -79,9 +77,9 @@ pub fn common_move(pos: &Chess, san: San, in_check: bool) -> Option<Move> {
             // Our king (on a square `to` attacks as a king would), moving
             // to a square no enemy piece attacks. Out of check, no slider
             // attacks through the king's own square, so the board as it
-            // stands tells.
+            // stands tells; in check, [`exposed`] does.
             let king = attacks::king_attacks(to) & ours;
-            if board.attacks_to(to, !turn, occupied).any() {
+            if !in_check && board.attacks_to(to, !turn, occupied).any() {
                 return None;
             }
             king
@@ -95,7 +93,12 @@ pub fn common_move(pos: &Chess, san: San, in_check: bool) -> Option<Move> {
     }
     let from = from_set.single_square()?;
     let king = board.king_of(turn)?;
-    if pinned_off_line(pos, king, from, to) {
+    let illegal = if in_check {
+        exposed(pos, king, from, to)
+    } else {
+        pinned_off_line(pos, king, from, to)
+    };
+    if illegal {
         return None;
     }
     Some(Move::Normal {
@@ -220,6 +223,19 @@ pub fn to_move(pos: &Chess, san: San, in_check: bool) -> Option<Result<Move, San
         }
     }
     Some(found.ok_or(SanError::IllegalSan))
+}
+
+/// Whether moving our piece from `from` to `to` leaves our king (on
+/// `king` before the move) attacked by an enemy piece other than the one
+/// captured on `to` (FIDE 3.9). Used when our king is in check, so that
+/// the move must capture the checker, block, or step away; out of line,
+/// as few moves are made in check.
+#[inline(never)]
+fn exposed(pos: &Chess, king: Square, from: Square, to: Square) -> bool {
+    let board = pos.board();
+    let after = (board.occupied() ^ Bitboard::from_square(from)) | Bitboard::from_square(to);
+    let our_king = if from == king { to } else { king };
+    (board.attacks_to(our_king, !pos.turn(), after) & !Bitboard::from_square(to)).any()
 }
 
 /// Whether our piece on `from`, our king on `king` not in check, may not

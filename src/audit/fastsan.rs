@@ -15,6 +15,101 @@ use shakmaty::{
     san::{San, SanError},
 };
 
+/// The legal move `san` names in `pos`, in the common case only: an
+/// ordinary move (no castling, promotion or en passant), written with or
+/// without `x` as it is or is not a capture, and exactly one of our pieces
+/// of that role (of those on the file or rank written) able to reach the
+/// square. That piece may make the move unless it leaves our king attacked
+/// (FIDE 3.9): out of check, unless it is pinned to our king and leaves
+/// the line of the pin, or it is the king and the square is attacked; in
+/// check, see [`exposed`]. `None` for everything else,
+/// legal or not: those are left to [`to_move`]. Where it answers, the
+/// answer is shakmaty's.
+#[inline]
+pub fn common_move(pos: &Chess, san: San, in_check: bool) -> Option<Move> {
+    let San::Normal {
+        role,
+        file,
+        rank,
+        capture,
+        to,
+        promotion: None,
+    } = san
+    else {
+        return None;
+    };
+    let board = pos.board();
+    let turn = pos.turn();
+    let occupied = board.occupied();
+    // A capture takes one of their pieces; any other move goes to an empty
+    // square.
+    let fits = if capture {
+        board.by_color(!turn).contains(to)
+    } else {
+        !occupied.contains(to)
+    };
+    if !fits {
+        return None;
+    }
+    let ours = board.by_piece(role.of(turn));
+    let mut from_set = match role {
+        Role::Pawn if to.rank() == Rank::First || to.rank() == Rank::Eighth => {
+            return None; // a promotion square
+        }
+        Role::Pawn if capture => attacks::pawn_attacks(!turn, to) & ours,
+        Role::Pawn => {
+            // A push: one square, or two from the pawn's start through an
+            // empty square.
+            let one = to.offset(turn.fold_wb(-8, 8))?;
+            if ours.contains(one) {
+                Bitboard::from_square(one)
+            } else if !occupied.contains(one) && to.rank() == turn.relative_rank(Rank::Fourth) {
+                Bitboard::from_square(one.offset(turn.fold_wb(-8, 8))?) & ours
+            } else {
+                return None;
+            }
+        }
+        Role::Knight => attacks::knight_attacks(to) & ours,
+        Role::Bishop => attacks::bishop_attacks(to, occupied) & ours,
+        Role::Rook => attacks::rook_attacks(to, occupied) & ours,
+        Role::Queen => attacks::queen_attacks(to, occupied) & ours,
+        Role::King => {
+            // Our king (on a square `to` attacks as a king would), moving
+            // to a square no enemy piece attacks. Out of check, no slider
+            // attacks through the king's own square, so the board as it
+            // stands tells; in check, [`exposed`] does.
+            let king = attacks::king_attacks(to) & ours;
+            if !in_check && board.attacks_to(to, !turn, occupied).any() {
+                return None;
+            }
+            king
+        }
+    };
+    if let Some(f) = file {
+        from_set &= Bitboard::from_file(f);
+    }
+    if let Some(r) = rank {
+        from_set &= Bitboard::from_rank(r);
+    }
+    let from = from_set.single_square()?;
+    let king = board.king_of(turn)?;
+    let illegal = if in_check {
+        exposed(pos, king, from, to)
+    } else {
+        pinned_off_line(pos, king, from, to)
+    };
+    if illegal {
+        return None;
+    }
+    Some(Move::Normal {
+        role,
+        from,
+        capture: if capture { board.role_at(to) } else { None },
+        to,
+        promotion: None,
+    })
+}
+
 /// `Some(san.to_move(pos))` when it can be found cheaply, else `None`.
 /// `in_check` is `pos.is_check()`: the replay has it already, from the
 /// `+`/`#` test of the move that led here.
@@ -130,6 +225,19 @@ pub fn to_move(pos: &Chess, san: San, in_check: bool) -> Option<Result<Move, San
     Some(found.ok_or(SanError::IllegalSan))
 }
 
+/// Whether moving our piece from `from` to `to` leaves our king (on
+/// `king` before the move) attacked by an enemy piece other than the one
+/// captured on `to` (FIDE 3.9). Used when our king is in check, so that
+/// the move must capture the checker, block, or step away; out of line,
+/// as few moves are made in check.
+#[inline(never)]
+fn exposed(pos: &Chess, king: Square, from: Square, to: Square) -> bool {
+    let board = pos.board();
+    let after = (board.occupied() ^ Bitboard::from_square(from)) | Bitboard::from_square(to);
+    let our_king = if from == king { to } else { king };
+    (board.attacks_to(our_king, !pos.turn(), after) & !Bitboard::from_square(to)).any()
+}
+
 /// Whether our piece on `from`, our king on `king` not in check, may not
 /// go to `to` because it would expose the king to an enemy slider (FIDE 3.9:
 /// no move may leave one's own king attacked). Only a piece on a line with
@@ -194,6 +302,15 @@ mod tests {
                             to,
                             promotion: None,
                         };
+                        if let Some(m) = common_move(pos, san, pos.is_check()) {
+                            assert_eq!(
+                                Ok(m),
+                                san.to_move(pos),
+                                "common {san} in {}",
+                                Fen::from_position(pos, EnPassantMode::Always)
+                            );
+                            n += 1;
+                        }
                         if let Some(fast) = to_move(pos, san, pos.is_check()) {
                             assert_eq!(
                                 fast,

@@ -278,14 +278,14 @@ enum Resolved {
 /// decided here; everything else in [`resolve_rare`].
 #[inline(always)]
 fn resolve(pos: &Chess, tok: &MoveToken, mode: CastlingMode, in_check: bool) -> Resolved {
-    match fastsan::to_move(pos, tok.san, in_check) {
-        Some(Ok(m)) => Resolved::Move(m, needless_detail(pos, tok.san, m)),
-        found => resolve_rare(pos, tok.san, mode, in_check, found),
+    match fastsan::common_move(pos, tok.san, in_check) {
+        Some(m) => Resolved::Move(m, needless_detail(pos, tok.san, m)),
+        None => resolve_rare(pos, tok.san, mode, in_check),
     }
 }
 
-/// [`resolve`] for a castle, a null move or drop, a move the fast path
-/// leaves to shakmaty (`found` is `None`), and an illegal or ambiguous SAN.
+/// [`resolve`] for a castle, a null move or drop, a move the common path
+/// does not find, and an illegal or ambiguous SAN.
 #[cold]
 #[inline(never)]
 fn resolve_rare(
@@ -293,7 +293,6 @@ fn resolve_rare(
     san: San,
     mode: CastlingMode,
     in_check: bool,
-    found: Option<Result<Move, SanError>>,
 ) -> Resolved {
     match san {
         San::Castle(side) => return Resolved::Castle(side),
@@ -311,7 +310,7 @@ fn resolve_rare(
         }
         San::Normal { .. } => {}
     }
-    match found.unwrap_or_else(|| san.to_move(pos)) {
+    match fastsan::to_move(pos, san, in_check).unwrap_or_else(|| san.to_move(pos)) {
         Ok(m) => Resolved::Move(m, needless_detail(pos, san, m)),
         Err(SanError::AmbiguousSan) => Resolved::Error(
             ErrorKind::AmbiguousMove,

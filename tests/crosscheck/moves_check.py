@@ -75,6 +75,23 @@ def allowed(bad, got):
                  if m.to_square == to and board.piece_type_at(m.from_square) == chess.PAWN
                  and board.is_capture(m)]
         return len(takes) == 1
+    if got is not None and got[:2] == (ply, tok) and got[2] == "ambiguous_move":
+        # A pawn capture without its file, or a missing or extra x, that
+        # fits more than one legal move: ambiguous, not illegal.
+        if tok.startswith("x"):
+            to = chess.parse_square(tok[1:])
+            takes = [m for m in board.legal_moves
+                     if m.to_square == to and board.piece_type_at(m.from_square) == chess.PAWN
+                     and board.is_capture(m)]
+            return len(takes) > 1
+        flipped = tok.replace("x", "") if "x" in tok else tok[0] + "x" + tok[1:]
+        try:
+            board.parse_san(flipped)
+        except chess.AmbiguousMoveError:
+            return True
+        except ValueError:
+            pass
+        return False
     if got is None:
         # A missing or extra x that names one legal move.
         flipped = tok.replace("x", "") if "x" in tok else tok[0] + "x" + tok[1:]

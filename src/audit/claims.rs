@@ -12,7 +12,7 @@ use shakmaty::{CastlingSide, Chess, Color, Move, Position, san::San};
 
 use super::findings::{ClaimAudit, ClaimKind, ClaimSource, ClaimVerdict};
 use super::repetition::{Entry, Identity, Repetitions, right_bit};
-use crate::pgn::Game;
+use crate::pgn::{Game, decode_text};
 
 /// Words (lowercase) that claim a threefold repetition.
 const THREEFOLD_WORDS: &[&str] = &[
@@ -64,8 +64,58 @@ static CLAIM_WORDS: std::sync::LazyLock<aho_corasick::AhoCorasick> =
             .expect("the claim words make an automaton")
     });
 
+/// The bytes (as bits of a `u128`) an ASCII text needs, lowercased, to
+/// contain `word`: every byte of it. A word that is not ASCII needs every
+/// byte, so no text is ever rejected on its account.
+const fn bytes_needed(word: &str) -> u128 {
+    let bytes = word.as_bytes();
+    let mut needed = 0u128;
+    let mut i = 0;
+    while i < bytes.len() {
+        if !bytes[i].is_ascii() {
+            return u128::MAX;
+        }
+        needed |= 1 << bytes[i];
+        i += 1;
+    }
+    needed
+}
+
+/// [`bytes_needed`] of every claim word, threefold words first.
+const WORD_BYTES: [u128; THREEFOLD_WORDS.len() + FIFTY_WORDS.len()] = {
+    let mut all = [0; THREEFOLD_WORDS.len() + FIFTY_WORDS.len()];
+    let mut i = 0;
+    while i < THREEFOLD_WORDS.len() {
+        all[i] = bytes_needed(THREEFOLD_WORDS[i]);
+        i += 1;
+    }
+    while i < all.len() {
+        all[i] = bytes_needed(FIFTY_WORDS[i - THREEFOLD_WORDS.len()]);
+        i += 1;
+    }
+    all
+};
+
+/// Whether `text` surely contains no claim word: it is ASCII and, for
+/// every word, lacks some byte of it. Most texts are clock comments
+/// (`[%clk 0:03:00]`) and Termination tags such as `Normal`, which this
+/// settles without lowercasing or searching them.
+fn surely_no_claim_word(text: &[u8]) -> bool {
+    let mut present = 0u128;
+    for &b in text {
+        if !b.is_ascii() {
+            return false;
+        }
+        present |= 1 << b.to_ascii_lowercase();
+    }
+    WORD_BYTES.iter().all(|&needed| needed & !present != 0)
+}
+
 /// Which claims a text makes: (threefold, fifty moves).
 fn claim_words(text: &str) -> (bool, bool) {
+    if surely_no_claim_word(text.as_bytes()) {
+        return (false, false);
+    }
     let lower;
     let t = if text
         .bytes()
@@ -101,8 +151,13 @@ pub fn audit_claims(game: &Game, last: &Chess, reps: &Repetitions, plies: u32) -
         .as_deref()
         .map_or((false, false), claim_words);
     let (mut com3, mut com50) = (false, false);
-    for text in game.final_comment_texts() {
-        let (a, b) = claim_words(&text);
+    for &(start, end) in &game.final_comments {
+        let raw = &game.bytes[start as usize..end as usize];
+        // An ASCII comment decodes to itself: reject it before decoding.
+        if surely_no_claim_word(raw) {
+            continue;
+        }
+        let (a, b) = claim_words(&decode_text(raw));
         com3 |= a;
         com50 |= b;
     }
@@ -560,5 +615,19 @@ mod tests {
         assert_eq!(claim_words("règle des cinquante coups"), (false, true));
         assert_eq!(claim_words("cincuenta movimientos"), (false, true));
         assert_eq!(claim_words("Three-Fold? no, FIFTY moves"), (true, true));
+    }
+
+    #[test]
+    fn only_texts_without_claim_words_are_rejected_early() {
+        assert!(surely_no_claim_word(b"[%clk 0:03:00]"));
+        assert!(surely_no_claim_word(b"Normal"));
+        assert!(surely_no_claim_word(b"Time forfeit"));
+        for word in THREEFOLD_WORDS.iter().chain(FIFTY_WORDS) {
+            let upper = word.to_uppercase();
+            for text in [word.to_string(), format!("Drawn: {upper}!")] {
+                assert!(!surely_no_claim_word(text.as_bytes()), "{text}");
+                assert_ne!(claim_words(&text), (false, false), "{text}");
+            }
+        }
     }
 }

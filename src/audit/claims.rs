@@ -214,7 +214,7 @@ impl<'g, 'a> Judge<'g, 'a> {
             last,
             reps,
             plies,
-            final_entry: Entry::of(last, plies),
+            final_entry: reps.last(),
             announced: OnceCell::new(),
         }
     }
@@ -223,6 +223,11 @@ impl<'g, 'a> Judge<'g, 'a> {
         let (last, reps, plies) = (self.last, self.reps, self.plies);
         self.announced
             .get_or_init(|| {
+                // Only a position that already stood twice can stand a
+                // third time.
+                if !reps.any_repeated() {
+                    return None;
+                }
                 last.legal_moves()
                     .into_iter()
                     .filter(|m| !m.is_zeroing())
@@ -233,7 +238,6 @@ impl<'g, 'a> Judge<'g, 'a> {
                         (reps.strict_count(key) >= 2).then(|| {
                             let stood = reps
                                 .entries()
-                                .iter()
                                 .filter(|e| e.strict == key)
                                 .map(|e| e.ply)
                                 .collect();
@@ -418,7 +422,7 @@ impl<'g, 'a> Judge<'g, 'a> {
     fn fifty(&self, source: ClaimSource) -> ClaimAudit {
         let names = Names::new(self.game, self.last, self.plies);
         let clock = self.last.halfmoves();
-        let since = self.reps.entries().first().map_or(0, |e| e.ply);
+        let since = self.reps.first_ply();
         let since_text = if since == 0 {
             if clock as u64 > u64::from(self.plies) {
                 "the start position's FEN already counted some of them".to_owned()

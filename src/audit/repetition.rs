@@ -18,7 +18,7 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
 use shakmaty::{
-    CastlingSide, Chess, Color, EnPassantMode, File, Move, Position, Square,
+    Bitboard, CastlingSide, Chess, Color, EnPassantMode, File, Move, Position, Square,
     zobrist::{Zobrist64, ZobristValue},
 };
 
@@ -169,19 +169,9 @@ fn z_turn(turn: Color) -> u64 {
 impl Entry {
     /// The identity components of `pos`, which stood after `ply`.
     pub fn of(pos: &Chess, ply: u32) -> Entry {
-        Entry::with_key(
-            pos,
-            ply,
-            pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0,
-        )
-    }
-
-    /// The same, with the strict key already known (`strict` must be
-    /// `pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal)`).
-    pub fn with_key(pos: &Chess, ply: u32, strict: u64) -> Entry {
         Entry {
             ply,
-            strict,
+            strict: strict_key(pos),
             rights: rights_of(pos),
             ep: pos.ep_square(EnPassantMode::Legal),
             turn: pos.turn(),
@@ -227,13 +217,36 @@ impl Hasher for ZobristHasher {
 
 /// The positions of a game since its last capture or pawn move, with how
 /// often each stood under the strict FIDE key.
+///
+/// Per position only the strict key is kept; the rest of an [`Entry`]
+/// follows from the window: the positions are those after consecutive
+/// plies, so the side to move alternates; a legal en-passant capture
+/// exists only right after a double pawn step, a zeroing move, so only the
+/// first position can have one; castling rights are only ever lost, so a
+/// game has at most five sets of them, recorded where they change.
 #[derive(Debug, Clone)]
 pub struct Repetitions {
-    entries: Vec<Entry>,
+    /// The strict keys, oldest first.
+    keys: Vec<u64>,
+    /// The ply after which the first position stood.
+    first_ply: u32,
+    /// The side to move in the first position.
+    first_turn: Color,
+    /// The legal en-passant square of the first position, if any.
+    first_ep: Option<Square>,
+    /// From which ply on the game had which castling rights (one bit per
+    /// [`right_bit`]), oldest first: `rights_len` of them.
+    rights: [(u32, u8); 5],
+    rights_len: usize,
+    /// The castling-rights squares of the last position pushed, to notice
+    /// a change cheaply.
+    rights_mask: Bitboard,
     /// The strict counts, kept only while the window is longer than
     /// [`SCAN_LIMIT`] (`indexed`); a short window is scanned instead.
     counts: HashMap<u64, u32, BuildHasherDefault<ZobristHasher>>,
     indexed: bool,
+    /// The most often any position of the window has stood.
+    most: u32,
 }
 
 /// Up to this many positions since the last capture or pawn move (most
@@ -245,15 +258,24 @@ const SCAN_LIMIT: usize = 24;
 const KEEP_CAPACITY: usize = 256;
 
 impl Repetitions {
-    pub fn new(start: &Chess) -> Repetitions {
+    /// The window of a game starting at `start`, whose strict key is `strict`.
+    pub fn new(start: &Chess, strict: u64) -> Repetitions {
         let mut r = Repetitions {
             // Room for a window the scan handles, so most games never
             // grow it.
-            entries: Vec::with_capacity(SCAN_LIMIT),
+            keys: Vec::with_capacity(SCAN_LIMIT),
+            first_ply: 0,
+            first_turn: start.turn(),
+            first_ep: None,
+            rights: [(0, 0); 5],
+            rights_len: 1,
+            rights_mask: start.castles().castling_rights(),
             counts: HashMap::default(),
             indexed: false,
+            most: 0,
         };
-        r.push(start, 0, true);
+        r.rights[0] = (0, rights_of(start));
+        r.push_keyed(start, 0, true, strict);
         r
     }
 
@@ -261,46 +283,74 @@ impl Repetitions {
     /// or a pawn move. Returns how often this position has now stood under
     /// FIDE identity. O(1) amortised.
     pub fn push(&mut self, pos: &Chess, ply: u32, zeroing: bool) -> u32 {
-        self.push_entry(Entry::of(pos, ply), zeroing)
+        self.push_keyed(pos, ply, zeroing, strict_key(pos))
     }
 
     /// [`Repetitions::push`] with the strict key already known, as the
     /// replay keeps it up to date move by move.
     pub fn push_keyed(&mut self, pos: &Chess, ply: u32, zeroing: bool, strict: u64) -> u32 {
-        self.push_entry(Entry::with_key(pos, ply, strict), zeroing)
+        if zeroing {
+            self.restart(pos, ply);
+        }
+        if self.rights_mask.any() && pos.castles().castling_rights() != self.rights_mask {
+            self.rights_changed(pos, ply);
+        }
+        self.keys.push(strict);
+        let count = self.count_last(strict);
+        self.most = self.most.max(count);
+        count
     }
 
-    fn push_entry(&mut self, entry: Entry, zeroing: bool) -> u32 {
-        if zeroing {
-            self.entries.clear();
-            if self.indexed {
-                self.counts.clear();
-                self.indexed = false;
-            }
-            if self.entries.capacity() > KEEP_CAPACITY {
-                self.entries.shrink_to(KEEP_CAPACITY / 4);
-            }
-            if self.counts.capacity() > KEEP_CAPACITY {
-                self.counts.shrink_to(KEEP_CAPACITY / 4);
-            }
+    /// Empties the window for the position after a capture or pawn move.
+    fn restart(&mut self, pos: &Chess, ply: u32) {
+        self.keys.clear();
+        self.first_ply = ply;
+        self.first_turn = pos.turn();
+        self.first_ep = pos.ep_square(EnPassantMode::Legal);
+        self.most = 0;
+        if self.indexed {
+            self.counts.clear();
+            self.indexed = false;
         }
-        self.entries.push(entry);
+        if self.keys.capacity() > KEEP_CAPACITY {
+            self.keys.shrink_to(KEEP_CAPACITY / 4);
+        }
+        if self.counts.capacity() > KEEP_CAPACITY {
+            self.counts.shrink_to(KEEP_CAPACITY / 4);
+        }
+    }
+
+    #[cold]
+    fn rights_changed(&mut self, pos: &Chess, ply: u32) {
+        self.rights_mask = pos.castles().castling_rights();
+        let rights = rights_of(pos);
+        if rights != self.rights[self.rights_len - 1].1 {
+            self.rights[self.rights_len] = (ply, rights);
+            self.rights_len += 1;
+        }
+    }
+
+    /// How often the last key pushed, `key`, has stood. Two positions of
+    /// one window can only be the same an even number of plies apart (the
+    /// same side to move) and at least four (each side moved a piece away
+    /// and back), so only every other key from the fifth last on is looked
+    /// at.
+    fn count_last(&mut self, key: u64) -> u32 {
+        let n = self.keys.len();
         if !self.indexed {
-            if self.entries.len() <= SCAN_LIMIT {
-                return self.scan(entry.strict);
+            if n <= SCAN_LIMIT {
+                let earlier = &self.keys[..n.saturating_sub(4)];
+                let same = earlier.iter().rev().step_by(2).filter(|&&k| k == key);
+                return 1 + same.count() as u32;
             }
-            for e in &self.entries[..self.entries.len() - 1] {
-                *self.counts.entry(e.strict).or_insert(0) += 1;
+            for &k in &self.keys[..n - 1] {
+                *self.counts.entry(k).or_insert(0) += 1;
             }
             self.indexed = true;
         }
-        let count = self.counts.entry(entry.strict).or_insert(0);
+        let count = self.counts.entry(key).or_insert(0);
         *count += 1;
         *count
-    }
-
-    fn scan(&self, key: u64) -> u32 {
-        self.entries.iter().filter(|e| e.strict == key).count() as u32
     }
 
     /// How often the position with this strict key stood since the last
@@ -309,36 +359,70 @@ impl Repetitions {
         if self.indexed {
             self.counts.get(&key).copied().unwrap_or(0)
         } else {
-            self.scan(key)
+            self.keys.iter().filter(|&&k| k == key).count() as u32
         }
     }
 
+    /// Whether some position of the window has stood at least twice.
+    pub fn any_repeated(&self) -> bool {
+        self.most >= 2
+    }
+
+    /// The ply after which the first position of the window stood: the
+    /// last capture or pawn move, or 0.
+    pub fn first_ply(&self) -> u32 {
+        self.first_ply
+    }
+
+    /// The castling rights after `ply`.
+    fn rights_at(&self, ply: u32) -> u8 {
+        self.rights[..self.rights_len]
+            .iter()
+            .rev()
+            .find(|&&(from, _)| from <= ply)
+            .map_or(0, |&(_, rights)| rights)
+    }
+
     /// The positions since the last capture or pawn move, oldest first.
-    pub fn entries(&self) -> &[Entry] {
-        &self.entries
+    pub fn entries(&self) -> impl Iterator<Item = Entry> + '_ {
+        self.keys.iter().enumerate().map(|(i, &strict)| {
+            let ply = self.first_ply + i as u32;
+            Entry {
+                ply,
+                strict,
+                rights: self.rights_at(ply),
+                ep: if i == 0 { self.first_ep } else { None },
+                turn: if i % 2 == 0 {
+                    self.first_turn
+                } else {
+                    !self.first_turn
+                },
+            }
+        })
     }
 
     /// The last position pushed.
-    pub fn last(&self) -> &Entry {
-        self.entries
+    pub fn last(&self) -> Entry {
+        self.entries()
             .last()
             .expect("the start position is always pushed")
     }
 
     /// The entries that equal `of` under `identity`, oldest first.
-    pub fn matching<'a>(
-        &'a self,
-        of: &'a Entry,
-        identity: Identity,
-    ) -> impl Iterator<Item = &'a Entry> + 'a {
+    pub fn matching(&self, of: &Entry, identity: Identity) -> impl Iterator<Item = Entry> + '_ {
         let key = of.key(identity);
-        self.entries.iter().filter(move |e| e.key(identity) == key)
+        self.entries().filter(move |e| e.key(identity) == key)
     }
 
     /// How many entries equal `of` under `identity`.
     pub fn count(&self, of: &Entry, identity: Identity) -> u32 {
         self.matching(of, identity).count() as u32
     }
+}
+
+/// The strict key of `pos`, hashed from scratch.
+fn strict_key(pos: &Chess) -> u64 {
+    pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0
 }
 
 #[cfg(test)]
@@ -435,7 +519,7 @@ mod tests {
     #[test]
     fn window_resets_on_zeroing_moves_only() {
         let mut p = Chess::default();
-        let mut reps = Repetitions::new(&p);
+        let mut reps = Repetitions::new(&p, strict_key(&p));
         let mut last = 0;
         for (ply, san) in ["Nf3", "Nf6", "Ng1", "Ng8", "Nf3", "Nf6", "Ng1", "Ng8"]
             .iter()
@@ -446,10 +530,10 @@ mod tests {
             last = reps.push(&p, ply as u32 + 1, false);
         }
         assert_eq!(last, 3);
-        assert_eq!(reps.entries().len(), 9);
+        assert_eq!(reps.entries().count(), 9);
         let m = "e4".parse::<San>().unwrap().to_move(&p).unwrap();
         p.play_unchecked(m);
         assert_eq!(reps.push(&p, 9, true), 1);
-        assert_eq!(reps.entries().len(), 1);
+        assert_eq!(reps.entries().count(), 1);
     }
 }

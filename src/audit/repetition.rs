@@ -245,8 +245,6 @@ pub struct Repetitions {
     /// [`SCAN_LIMIT`] (`indexed`); a short window is scanned instead.
     counts: HashMap<u64, u32, BuildHasherDefault<ZobristHasher>>,
     indexed: bool,
-    /// The most often any position of the window has stood.
-    most: u32,
 }
 
 /// Up to this many positions since the last capture or pawn move (most
@@ -272,7 +270,6 @@ impl Repetitions {
             rights_mask: start.castles().castling_rights(),
             counts: HashMap::default(),
             indexed: false,
-            most: 0,
         };
         r.rights[0] = (0, rights_of(start));
         r.push_keyed(start, 0, true, strict);
@@ -287,7 +284,9 @@ impl Repetitions {
     }
 
     /// [`Repetitions::push`] with the strict key already known, as the
-    /// replay keeps it up to date move by move.
+    /// replay keeps it up to date move by move. Inlined into the replay
+    /// for its common cases: a new window, or one too short to repeat.
+    #[inline]
     pub fn push_keyed(&mut self, pos: &Chess, ply: u32, zeroing: bool, strict: u64) -> u32 {
         if zeroing {
             self.restart(pos, ply);
@@ -296,31 +295,35 @@ impl Repetitions {
             self.rights_changed(pos, ply);
         }
         self.keys.push(strict);
-        let count = self.count_last(strict);
-        self.most = self.most.max(count);
-        count
+        // Only a position at least four plies back can be the same.
+        if self.keys.len() < 5 {
+            return 1;
+        }
+        self.count_last(strict)
     }
 
     /// Empties the window for the position after a capture or pawn move.
+    #[inline(never)]
     fn restart(&mut self, pos: &Chess, ply: u32) {
         self.keys.clear();
         self.first_ply = ply;
         self.first_turn = pos.turn();
         self.first_ep = pos.ep_square(EnPassantMode::Legal);
-        self.most = 0;
+        // Only an indexed window grows past `KEEP_CAPACITY`.
         if self.indexed {
             self.counts.clear();
             self.indexed = false;
-        }
-        if self.keys.capacity() > KEEP_CAPACITY {
-            self.keys.shrink_to(KEEP_CAPACITY / 4);
-        }
-        if self.counts.capacity() > KEEP_CAPACITY {
-            self.counts.shrink_to(KEEP_CAPACITY / 4);
+            if self.keys.capacity() > KEEP_CAPACITY {
+                self.keys.shrink_to(KEEP_CAPACITY / 4);
+            }
+            if self.counts.capacity() > KEEP_CAPACITY {
+                self.counts.shrink_to(KEEP_CAPACITY / 4);
+            }
         }
     }
 
     #[cold]
+    #[inline(never)]
     fn rights_changed(&mut self, pos: &Chess, ply: u32) {
         self.rights_mask = pos.castles().castling_rights();
         let rights = rights_of(pos);
@@ -335,12 +338,13 @@ impl Repetitions {
     /// same side to move) and at least four (each side moved a piece away
     /// and back), so only every other key from the fifth last on is looked
     /// at.
+    #[inline(never)]
     fn count_last(&mut self, key: u64) -> u32 {
         let n = self.keys.len();
         if !self.indexed {
             if n <= SCAN_LIMIT {
-                let earlier = &self.keys[..n.saturating_sub(4)];
-                let same = earlier.iter().rev().step_by(2).filter(|&&k| k == key);
+                let earlier = &self.keys[(n - 1) % 2..n - 3];
+                let same = earlier.chunks_exact(2).filter(|pair| pair[0] == key);
                 return 1 + same.count() as u32;
             }
             for &k in &self.keys[..n - 1] {
@@ -365,7 +369,14 @@ impl Repetitions {
 
     /// Whether some position of the window has stood at least twice.
     pub fn any_repeated(&self) -> bool {
-        self.most >= 2
+        if self.indexed {
+            self.counts.values().any(|&n| n >= 2)
+        } else {
+            self.keys
+                .iter()
+                .enumerate()
+                .any(|(i, k)| self.keys[i + 1..].contains(k))
+        }
     }
 
     /// The ply after which the first position of the window stood: the
@@ -514,6 +525,57 @@ mod tests {
         let d = Entry::of(&pos("4k3/8/8/8/3pP3/8/8/4K3 b - - 0 1"), 1);
         assert_ne!(c.strict, d.strict);
         assert_eq!(c.key(Identity::NoEnPassant), d.strict);
+    }
+
+    /// The counts from the parity-and-distance scan and from the index of
+    /// long windows agree with counting every earlier position, and
+    /// `any_repeated` with whether some count reached two.
+    #[test]
+    fn counts_agree_with_a_naive_count() {
+        let mut p = Chess::default();
+        let mut reps = Repetitions::new(&p, strict_key(&p));
+        let mut seen = vec![strict_key(&p)];
+        let mut most = 1;
+        assert!(!reps.any_repeated());
+        let tour = ["Nf3", "Nf6", "Nc3", "Nc6", "Nb1", "Nb8", "Ng1", "Ng8"];
+        for (i, san) in tour.iter().cycle().take(60).enumerate() {
+            let m = san.parse::<San>().unwrap().to_move(&p).unwrap();
+            p.play_unchecked(m);
+            let key = strict_key(&p);
+            let naive = 1 + seen.iter().filter(|&&k| k == key).count() as u32;
+            seen.push(key);
+            assert_eq!(reps.push(&p, i as u32 + 1, false), naive, "ply {}", i + 1);
+            most = most.max(naive);
+            assert_eq!(reps.any_repeated(), most >= 2);
+        }
+        assert!(reps.any_repeated());
+        assert_eq!(reps.strict_count(strict_key(&p)), 8);
+    }
+
+    /// Side to move, en passant and castling rights, which the window
+    /// derives rather than keeps, are those of each position.
+    #[test]
+    fn entries_are_those_of_the_positions() {
+        let mut p = pos("r3k2r/1p4p1/8/2pP4/8/8/1P4P1/R3K2R w KQkq c6 0 1");
+        let mut reps = Repetitions::new(&p, strict_key(&p));
+        let mut window = vec![Entry::of(&p, 0)];
+        let moves = [
+            "Ra2", "Ra7", "Ra1", "Ra8", "Kf1", "Kf8", "Rb1", "c4", "b4", "Ke8", "Rh2", "Kd8",
+            "Rh1", "Ke8",
+        ];
+        for (i, san) in moves.iter().enumerate() {
+            let m = san.parse::<San>().unwrap().to_move(&p).unwrap();
+            p.play_unchecked(m);
+            let ply = i as u32 + 1;
+            if m.is_zeroing() {
+                window.clear();
+            }
+            window.push(Entry::of(&p, ply));
+            reps.push(&p, ply, m.is_zeroing());
+            assert_eq!(reps.entries().collect::<Vec<_>>(), window, "after {san}");
+        }
+        assert!(window[0].ep.is_some(), "b4 allows cxb3 en passant");
+        assert_eq!(reps.first_ply(), 9);
     }
 
     #[test]

@@ -73,7 +73,11 @@ fn audit_traced(game: &Game, mut trace: Option<&mut Vec<u32>>) -> GameReport {
     let mut history = CastlingHistory::new(&start);
     // The strict repetition key of `pos`, updated move by move where
     // shakmaty can (most moves), recomputed where it cannot.
-    let mut key = strict_key(&pos);
+    let mut key = if start.from_fen {
+        strict_key(&pos)
+    } else {
+        repetition::initial_key()
+    };
     let mut reps = Repetitions::new(&pos, key);
     let mut draws = DrawWatch::default();
     draws.observe(&pos, 0, 1);

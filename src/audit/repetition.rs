@@ -16,6 +16,7 @@
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::LazyLock;
 
 use shakmaty::{
     Bitboard, CastlingSide, Chess, Color, EnPassantMode, File, Move, Position, Square,
@@ -137,12 +138,20 @@ pub fn next_key(before: &KeyBefore, key: u64, m: Move, after: &Chess) -> u64 {
             return after.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0;
         }
     }
-    z ^= z_rights(before.rights) ^ z_rights(rights_of(after));
+    // Rights are only ever lost: with none before, there are none after.
+    if before.rights != 0 {
+        z ^= z_rights(before.rights ^ rights_of(after));
+    }
     z ^= z_ep(before.ep) ^ z_ep(after.ep_square(EnPassantMode::Legal));
     z
 }
 
+/// The Zobrist values of the castling rights `rights`, XOR-ed together (so
+/// `z_rights(a ^ b)` is `z_rights(a) ^ z_rights(b)`).
 fn z_rights(rights: u8) -> u64 {
+    if rights == 0 {
+        return 0;
+    }
     let mut z = 0;
     for color in Color::ALL {
         for side in CastlingSide::ALL {
@@ -436,10 +445,18 @@ fn strict_key(pos: &Chess) -> u64 {
     pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0
 }
 
+/// The strict key of the standard start position, which most games start
+/// from, hashed once. (A Chess960 game without a FEN starts from it too:
+/// the key names castling rights by side, not by rook square.)
+pub fn initial_key() -> u64 {
+    static KEY: LazyLock<u64> = LazyLock::new(|| strict_key(&Chess::default()));
+    *KEY
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use shakmaty::{CastlingMode, fen::Fen, san::San};
+    use shakmaty::{CastlingMode, FromSetup, Setup, fen::Fen, san::San};
 
     /// The move-by-move key equals the key hashed from scratch, after every
     /// move of random games (castles, en passant, promotions, rook
@@ -486,6 +503,13 @@ mod tests {
             }
         }
         assert!(moves_checked > 50_000);
+    }
+
+    #[test]
+    fn the_initial_key_is_the_start_positions_in_either_castling_mode() {
+        let chess960 = Chess::from_setup(Setup::initial(), CastlingMode::Chess960).unwrap();
+        assert_eq!(initial_key(), strict_key(&Chess::default()));
+        assert_eq!(initial_key(), strict_key(&chess960));
     }
 
     fn pos(fen: &str) -> Chess {

@@ -258,7 +258,7 @@ pub struct Repetitions {
 
 /// Up to this many positions since the last capture or pawn move (most
 /// windows), counting by a scan beats keeping a hash table.
-const SCAN_LIMIT: usize = 24;
+const SCAN_LIMIT: usize = 48;
 
 /// Above this many slots, storage is given back when a capture or pawn move
 /// empties it, so memory follows the current window, not the longest one.
@@ -317,7 +317,7 @@ impl Repetitions {
         self.keys.clear();
         self.first_ply = ply;
         self.first_turn = pos.turn();
-        self.first_ep = pos.ep_square(EnPassantMode::Legal);
+        self.first_ep = pos.maybe_ep_square().and_then(|_| legal_ep_square(pos));
         // Only an indexed window grows past `KEEP_CAPACITY`.
         if self.indexed {
             self.counts.clear();
@@ -350,13 +350,21 @@ impl Repetitions {
     #[inline(never)]
     fn count_last(&mut self, key: u64) -> u32 {
         let n = self.keys.len();
+        if self.indexed || n > SCAN_LIMIT {
+            return self.count_indexed(key);
+        }
+        let earlier = &self.keys[(n - 1) % 2..n - 3];
+        let same = earlier.chunks_exact(2).filter(|pair| pair[0] == key);
+        1 + same.count() as u32
+    }
+
+    /// [`Repetitions::count_last`] in a window longer than [`SCAN_LIMIT`]:
+    /// by the index, built on the first call.
+    #[cold]
+    #[inline(never)]
+    fn count_indexed(&mut self, key: u64) -> u32 {
         if !self.indexed {
-            if n <= SCAN_LIMIT {
-                let earlier = &self.keys[(n - 1) % 2..n - 3];
-                let same = earlier.chunks_exact(2).filter(|pair| pair[0] == key);
-                return 1 + same.count() as u32;
-            }
-            for &k in &self.keys[..n - 1] {
+            for &k in &self.keys[..self.keys.len() - 1] {
                 *self.counts.entry(k).or_insert(0) += 1;
             }
             self.indexed = true;
@@ -438,6 +446,13 @@ impl Repetitions {
     pub fn count(&self, of: &Entry, identity: Identity) -> u32 {
         self.matching(of, identity).count() as u32
     }
+}
+
+/// The legal en-passant square of `pos`, asked only where a double pawn
+/// step left one that may be.
+#[inline(never)]
+fn legal_ep_square(pos: &Chess) -> Option<Square> {
+    pos.ep_square(EnPassantMode::Legal)
 }
 
 /// The strict key of `pos`, hashed from scratch.

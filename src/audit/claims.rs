@@ -64,25 +64,62 @@ static CLAIM_WORDS: std::sync::LazyLock<aho_corasick::AhoCorasick> =
             .expect("the claim words make an automaton")
     });
 
-/// The bytes (as bits of a `u128`) an ASCII text needs, lowercased, to
-/// contain `word`: every byte of it. A word that is not ASCII needs every
-/// byte, so no text is ever rejected on its account.
-const fn bytes_needed(word: &str) -> u128 {
+/// The ASCII bytes claim words are made of (lowercase), one bit each.
+const ALPHABET: &[u8] = b"abcdefghijklmnopqrstuvwxyz0123456789 -";
+
+/// The bit of bytes that are not ASCII.
+const NOT_ASCII: u64 = 1 << 63;
+
+/// The bit of an ASCII byte, lowercased, in [`ALPHABET`]; none for a byte
+/// that is not in it.
+const fn alphabet_bit(byte: u8) -> u64 {
+    let lower = byte.to_ascii_lowercase();
+    let mut i = 0;
+    while i < ALPHABET.len() {
+        if ALPHABET[i] == lower {
+            return 1 << i;
+        }
+        i += 1;
+    }
+    0
+}
+
+/// Every byte's bit: [`alphabet_bit`], or [`NOT_ASCII`].
+const BYTE_BITS: [u64; 256] = {
+    let mut bits = [0; 256];
+    let mut b = 0;
+    while b < 256 {
+        bits[b] = if b < 128 {
+            alphabet_bit(b as u8)
+        } else {
+            NOT_ASCII
+        };
+        b += 1;
+    }
+    bits
+};
+
+/// The bits of the bytes an ASCII text needs to contain `word`: every
+/// byte of it. A word that is not ASCII needs every bit, so no text is
+/// ever rejected on its account.
+const fn bytes_needed(word: &str) -> u64 {
     let bytes = word.as_bytes();
-    let mut needed = 0u128;
+    let mut needed = 0;
     let mut i = 0;
     while i < bytes.len() {
         if !bytes[i].is_ascii() {
-            return u128::MAX;
+            return u64::MAX;
         }
-        needed |= 1 << bytes[i];
+        let bit = alphabet_bit(bytes[i]);
+        assert!(bit != 0, "a claim word has a byte missing from ALPHABET");
+        needed |= bit;
         i += 1;
     }
     needed
 }
 
 /// [`bytes_needed`] of every claim word, threefold words first.
-const WORD_BYTES: [u128; THREEFOLD_WORDS.len() + FIFTY_WORDS.len()] = {
+const WORD_BYTES: [u64; THREEFOLD_WORDS.len() + FIFTY_WORDS.len()] = {
     let mut all = [0; THREEFOLD_WORDS.len() + FIFTY_WORDS.len()];
     let mut i = 0;
     while i < THREEFOLD_WORDS.len() {
@@ -101,14 +138,10 @@ const WORD_BYTES: [u128; THREEFOLD_WORDS.len() + FIFTY_WORDS.len()] = {
 /// (`[%clk 0:03:00]`) and Termination tags such as `Normal`, which this
 /// settles without lowercasing or searching them.
 fn surely_no_claim_word(text: &[u8]) -> bool {
-    let mut present = 0u128;
-    for &b in text {
-        if !b.is_ascii() {
-            return false;
-        }
-        present |= 1 << b.to_ascii_lowercase();
-    }
-    WORD_BYTES.iter().all(|&needed| needed & !present != 0)
+    let present = text
+        .iter()
+        .fold(0, |present, &b| present | BYTE_BITS[usize::from(b)]);
+    present & NOT_ASCII == 0 && WORD_BYTES.iter().all(|&needed| needed & !present != 0)
 }
 
 /// Which claims a text makes: (threefold, fifty moves).

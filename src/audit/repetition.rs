@@ -91,7 +91,7 @@ impl KeyBefore {
         KeyBefore {
             turn: pos.turn(),
             rights: rights_of(pos),
-            ep: pos.ep_square(EnPassantMode::Legal),
+            ep: legal_ep(pos),
         }
     }
 }
@@ -142,7 +142,7 @@ pub fn next_key(before: &KeyBefore, key: u64, m: Move, after: &Chess) -> u64 {
     if before.rights != 0 {
         z ^= z_rights(before.rights ^ rights_of(after));
     }
-    z ^= z_ep(before.ep) ^ z_ep(after.ep_square(EnPassantMode::Legal));
+    z ^= z_ep(before.ep) ^ z_ep(legal_ep(after));
     z
 }
 
@@ -182,7 +182,7 @@ impl Entry {
             ply,
             strict: strict_key(pos),
             rights: rights_of(pos),
-            ep: pos.ep_square(EnPassantMode::Legal),
+            ep: legal_ep(pos),
             turn: pos.turn(),
         }
     }
@@ -317,7 +317,7 @@ impl Repetitions {
         self.keys.clear();
         self.first_ply = ply;
         self.first_turn = pos.turn();
-        self.first_ep = pos.maybe_ep_square().and_then(|_| legal_ep_square(pos));
+        self.first_ep = legal_ep(pos);
         // Only an indexed window grows past `KEEP_CAPACITY`.
         if self.indexed {
             self.counts.clear();
@@ -448,8 +448,14 @@ impl Repetitions {
     }
 }
 
-/// The legal en-passant square of `pos`, asked only where a double pawn
-/// step left one that may be.
+/// The square of a legal en-passant capture in `pos`, if any. Inlined for
+/// the common answer, none: only right after a double pawn step is there
+/// a square to test, out of line.
+#[inline]
+fn legal_ep(pos: &Chess) -> Option<Square> {
+    pos.maybe_ep_square().and_then(|_| legal_ep_square(pos))
+}
+
 #[inline(never)]
 fn legal_ep_square(pos: &Chess) -> Option<Square> {
     pos.ep_square(EnPassantMode::Legal)

@@ -12,7 +12,7 @@ use shakmaty::{CastlingSide, Chess, Color, Move, Position, san::San};
 
 use super::findings::{ClaimAudit, ClaimKind, ClaimSource, ClaimVerdict};
 use super::repetition::{Entry, Identity, Repetitions, right_bit};
-use crate::pgn::Game;
+use crate::pgn::{Game, decode_text};
 
 /// Words (lowercase) that claim a threefold repetition.
 const THREEFOLD_WORDS: &[&str] = &[
@@ -64,8 +64,91 @@ static CLAIM_WORDS: std::sync::LazyLock<aho_corasick::AhoCorasick> =
             .expect("the claim words make an automaton")
     });
 
+/// The ASCII bytes claim words are made of (lowercase), one bit each.
+const ALPHABET: &[u8] = b"abcdefghijklmnopqrstuvwxyz0123456789 -";
+
+/// The bit of bytes that are not ASCII.
+const NOT_ASCII: u64 = 1 << 63;
+
+/// The bit of an ASCII byte, lowercased, in [`ALPHABET`]; none for a byte
+/// that is not in it.
+const fn alphabet_bit(byte: u8) -> u64 {
+    let lower = byte.to_ascii_lowercase();
+    let mut i = 0;
+    while i < ALPHABET.len() {
+        if ALPHABET[i] == lower {
+            return 1 << i;
+        }
+        i += 1;
+    }
+    0
+}
+
+/// Every byte's bit: [`alphabet_bit`], or [`NOT_ASCII`].
+const BYTE_BITS: [u64; 256] = {
+    let mut bits = [0; 256];
+    let mut b = 0;
+    while b < 256 {
+        bits[b] = if b < 128 {
+            alphabet_bit(b as u8)
+        } else {
+            NOT_ASCII
+        };
+        b += 1;
+    }
+    bits
+};
+
+/// The bits of the bytes an ASCII text needs to contain `word`: every
+/// byte of it. A word that is not ASCII needs every bit, so no text is
+/// ever rejected on its account.
+const fn bytes_needed(word: &str) -> u64 {
+    let bytes = word.as_bytes();
+    let mut needed = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        if !bytes[i].is_ascii() {
+            return u64::MAX;
+        }
+        let bit = alphabet_bit(bytes[i]);
+        assert!(bit != 0, "a claim word has a byte missing from ALPHABET");
+        needed |= bit;
+        i += 1;
+    }
+    needed
+}
+
+/// [`bytes_needed`] of every claim word, threefold words first.
+const WORD_BYTES: [u64; THREEFOLD_WORDS.len() + FIFTY_WORDS.len()] = {
+    let mut all = [0; THREEFOLD_WORDS.len() + FIFTY_WORDS.len()];
+    let mut i = 0;
+    while i < THREEFOLD_WORDS.len() {
+        all[i] = bytes_needed(THREEFOLD_WORDS[i]);
+        i += 1;
+    }
+    while i < all.len() {
+        all[i] = bytes_needed(FIFTY_WORDS[i - THREEFOLD_WORDS.len()]);
+        i += 1;
+    }
+    all
+};
+
+/// Whether `text` surely contains no claim word: it is ASCII and, for
+/// every word, lacks some byte of it. Most texts are clock comments
+/// (`[%clk 0:03:00]`) and Termination tags such as `Normal`, which this
+/// settles without lowercasing or searching them.
+fn surely_no_claim_word(text: &[u8]) -> bool {
+    let present = text
+        .iter()
+        .fold(0, |present, &b| present | BYTE_BITS[usize::from(b)]);
+    present & NOT_ASCII == 0 && WORD_BYTES.iter().all(|&needed| needed & !present != 0)
+}
+
 /// Which claims a text makes: (threefold, fifty moves).
 fn claim_words(text: &str) -> (bool, bool) {
+    if surely_no_claim_word(text.as_bytes()) {
+        return (false, false);
+    }
     let lower;
     let t = if text
         .bytes()
@@ -101,8 +184,13 @@ pub fn audit_claims(game: &Game, last: &Chess, reps: &Repetitions, plies: u32) -
         .as_deref()
         .map_or((false, false), claim_words);
     let (mut com3, mut com50) = (false, false);
-    for text in game.final_comment_texts() {
-        let (a, b) = claim_words(&text);
+    for &(start, end) in &game.final_comments {
+        let raw = &game.bytes[start as usize..end as usize];
+        // An ASCII comment decodes to itself: reject it before decoding.
+        if surely_no_claim_word(raw) {
+            continue;
+        }
+        let (a, b) = claim_words(&decode_text(raw));
         com3 |= a;
         com50 |= b;
     }
@@ -159,7 +247,7 @@ impl<'g, 'a> Judge<'g, 'a> {
             last,
             reps,
             plies,
-            final_entry: Entry::of(last, plies),
+            final_entry: reps.last(),
             announced: OnceCell::new(),
         }
     }
@@ -168,6 +256,11 @@ impl<'g, 'a> Judge<'g, 'a> {
         let (last, reps, plies) = (self.last, self.reps, self.plies);
         self.announced
             .get_or_init(|| {
+                // Only a position that already stood twice can stand a
+                // third time.
+                if !reps.any_repeated() {
+                    return None;
+                }
                 last.legal_moves()
                     .into_iter()
                     .filter(|m| !m.is_zeroing())
@@ -178,7 +271,6 @@ impl<'g, 'a> Judge<'g, 'a> {
                         (reps.strict_count(key) >= 2).then(|| {
                             let stood = reps
                                 .entries()
-                                .iter()
                                 .filter(|e| e.strict == key)
                                 .map(|e| e.ply)
                                 .collect();
@@ -363,7 +455,7 @@ impl<'g, 'a> Judge<'g, 'a> {
     fn fifty(&self, source: ClaimSource) -> ClaimAudit {
         let names = Names::new(self.game, self.last, self.plies);
         let clock = self.last.halfmoves();
-        let since = self.reps.entries().first().map_or(0, |e| e.ply);
+        let since = self.reps.first_ply();
         let since_text = if since == 0 {
             if clock as u64 > u64::from(self.plies) {
                 "the start position's FEN already counted some of them".to_owned()
@@ -560,5 +652,19 @@ mod tests {
         assert_eq!(claim_words("règle des cinquante coups"), (false, true));
         assert_eq!(claim_words("cincuenta movimientos"), (false, true));
         assert_eq!(claim_words("Three-Fold? no, FIFTY moves"), (true, true));
+    }
+
+    #[test]
+    fn only_texts_without_claim_words_are_rejected_early() {
+        assert!(surely_no_claim_word(b"[%clk 0:03:00]"));
+        assert!(surely_no_claim_word(b"Normal"));
+        assert!(surely_no_claim_word(b"Time forfeit"));
+        for word in THREEFOLD_WORDS.iter().chain(FIFTY_WORDS) {
+            let upper = word.to_uppercase();
+            for text in [word.to_string(), format!("Drawn: {upper}!")] {
+                assert!(!surely_no_claim_word(text.as_bytes()), "{text}");
+                assert_ne!(claim_words(&text), (false, false), "{text}");
+            }
+        }
     }
 }

@@ -71,7 +71,14 @@ fn audit_traced(game: &Game, mut trace: Option<&mut Vec<u32>>) -> GameReport {
     let mode = start.mode;
     let mut pos = start.position.clone();
     let mut history = CastlingHistory::new(&start);
-    let mut reps = Repetitions::new(&pos);
+    // The strict repetition key of `pos`, updated move by move where
+    // shakmaty can (most moves), recomputed where it cannot.
+    let mut key = if start.from_fen {
+        strict_key(&pos)
+    } else {
+        repetition::initial_key()
+    };
+    let mut reps = Repetitions::new(&pos, key);
     let mut draws = DrawWatch::default();
     draws.observe(&pos, 0, 1);
     if let Some(t) = trace.as_deref_mut() {
@@ -82,9 +89,6 @@ fn audit_traced(game: &Game, mut trace: Option<&mut Vec<u32>>) -> GameReport {
     // next move proves there was no mate, so the costly test (every legal
     // move generated) runs only when no legal move follows.
     let mut unsettled: Option<Suffix> = None;
-    // The strict repetition key of `pos`, updated move by move where
-    // shakmaty can (most moves), recomputed where it cannot.
-    let mut key = strict_key(&pos);
     // Whether `pos` is in check: wanted for the `+`/`#` test after a move
     // and again to resolve the next one.
     let mut in_check = pos.is_check();

@@ -16,9 +16,10 @@
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::LazyLock;
 
 use shakmaty::{
-    CastlingSide, Chess, Color, EnPassantMode, File, Move, Position, Square,
+    Bitboard, CastlingSide, Chess, Color, EnPassantMode, File, Move, Position, Square,
     zobrist::{Zobrist64, ZobristValue},
 };
 
@@ -90,7 +91,7 @@ impl KeyBefore {
         KeyBefore {
             turn: pos.turn(),
             rights: rights_of(pos),
-            ep: pos.ep_square(EnPassantMode::Legal),
+            ep: legal_ep(pos),
         }
     }
 }
@@ -137,12 +138,20 @@ pub fn next_key(before: &KeyBefore, key: u64, m: Move, after: &Chess) -> u64 {
             return after.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0;
         }
     }
-    z ^= z_rights(before.rights) ^ z_rights(rights_of(after));
-    z ^= z_ep(before.ep) ^ z_ep(after.ep_square(EnPassantMode::Legal));
+    // Rights are only ever lost: with none before, there are none after.
+    if before.rights != 0 {
+        z ^= z_rights(before.rights ^ rights_of(after));
+    }
+    z ^= z_ep(before.ep) ^ z_ep(legal_ep(after));
     z
 }
 
+/// The Zobrist values of the castling rights `rights`, XOR-ed together (so
+/// `z_rights(a ^ b)` is `z_rights(a) ^ z_rights(b)`).
 fn z_rights(rights: u8) -> u64 {
+    if rights == 0 {
+        return 0;
+    }
     let mut z = 0;
     for color in Color::ALL {
         for side in CastlingSide::ALL {
@@ -169,21 +178,11 @@ fn z_turn(turn: Color) -> u64 {
 impl Entry {
     /// The identity components of `pos`, which stood after `ply`.
     pub fn of(pos: &Chess, ply: u32) -> Entry {
-        Entry::with_key(
-            pos,
-            ply,
-            pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0,
-        )
-    }
-
-    /// The same, with the strict key already known (`strict` must be
-    /// `pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal)`).
-    pub fn with_key(pos: &Chess, ply: u32, strict: u64) -> Entry {
         Entry {
             ply,
-            strict,
+            strict: strict_key(pos),
             rights: rights_of(pos),
-            ep: pos.ep_square(EnPassantMode::Legal),
+            ep: legal_ep(pos),
             turn: pos.turn(),
         }
     }
@@ -227,9 +226,30 @@ impl Hasher for ZobristHasher {
 
 /// The positions of a game since its last capture or pawn move, with how
 /// often each stood under the strict FIDE key.
+///
+/// Per position only the strict key is kept; the rest of an [`Entry`]
+/// follows from the window: the positions are those after consecutive
+/// plies, so the side to move alternates; a legal en-passant capture
+/// exists only right after a double pawn step, a zeroing move, so only the
+/// first position can have one; castling rights are only ever lost, so a
+/// game has at most five sets of them, recorded where they change.
 #[derive(Debug, Clone)]
 pub struct Repetitions {
-    entries: Vec<Entry>,
+    /// The strict keys, oldest first.
+    keys: Vec<u64>,
+    /// The ply after which the first position stood.
+    first_ply: u32,
+    /// The side to move in the first position.
+    first_turn: Color,
+    /// The legal en-passant square of the first position, if any.
+    first_ep: Option<Square>,
+    /// From which ply on the game had which castling rights (one bit per
+    /// [`right_bit`]), oldest first: `rights_len` of them.
+    rights: [(u32, u8); 5],
+    rights_len: usize,
+    /// The castling-rights squares of the last position pushed, to notice
+    /// a change cheaply.
+    rights_mask: Bitboard,
     /// The strict counts, kept only while the window is longer than
     /// [`SCAN_LIMIT`] (`indexed`); a short window is scanned instead.
     counts: HashMap<u64, u32, BuildHasherDefault<ZobristHasher>>,
@@ -238,22 +258,30 @@ pub struct Repetitions {
 
 /// Up to this many positions since the last capture or pawn move (most
 /// windows), counting by a scan beats keeping a hash table.
-const SCAN_LIMIT: usize = 24;
+const SCAN_LIMIT: usize = 48;
 
 /// Above this many slots, storage is given back when a capture or pawn move
 /// empties it, so memory follows the current window, not the longest one.
 const KEEP_CAPACITY: usize = 256;
 
 impl Repetitions {
-    pub fn new(start: &Chess) -> Repetitions {
+    /// The window of a game starting at `start`, whose strict key is `strict`.
+    pub fn new(start: &Chess, strict: u64) -> Repetitions {
         let mut r = Repetitions {
             // Room for a window the scan handles, so most games never
             // grow it.
-            entries: Vec::with_capacity(SCAN_LIMIT),
+            keys: Vec::with_capacity(SCAN_LIMIT),
+            first_ply: 0,
+            first_turn: start.turn(),
+            first_ep: None,
+            rights: [(0, 0); 5],
+            rights_len: 1,
+            rights_mask: start.castles().castling_rights(),
             counts: HashMap::default(),
             indexed: false,
         };
-        r.push(start, 0, true);
+        r.rights[0] = (0, rights_of(start));
+        r.push_keyed(start, 0, true, strict);
         r
     }
 
@@ -261,46 +289,89 @@ impl Repetitions {
     /// or a pawn move. Returns how often this position has now stood under
     /// FIDE identity. O(1) amortised.
     pub fn push(&mut self, pos: &Chess, ply: u32, zeroing: bool) -> u32 {
-        self.push_entry(Entry::of(pos, ply), zeroing)
+        self.push_keyed(pos, ply, zeroing, strict_key(pos))
     }
 
     /// [`Repetitions::push`] with the strict key already known, as the
-    /// replay keeps it up to date move by move.
+    /// replay keeps it up to date move by move. Inlined into the replay
+    /// for its common cases: a new window, or one too short to repeat.
+    #[inline]
     pub fn push_keyed(&mut self, pos: &Chess, ply: u32, zeroing: bool, strict: u64) -> u32 {
-        self.push_entry(Entry::with_key(pos, ply, strict), zeroing)
+        if zeroing {
+            self.restart(pos, ply);
+        }
+        if self.rights_mask.any() && pos.castles().castling_rights() != self.rights_mask {
+            self.rights_changed(pos, ply);
+        }
+        self.keys.push(strict);
+        // Only a position at least four plies back can be the same.
+        if self.keys.len() < 5 {
+            return 1;
+        }
+        self.count_last(strict)
     }
 
-    fn push_entry(&mut self, entry: Entry, zeroing: bool) -> u32 {
-        if zeroing {
-            self.entries.clear();
-            if self.indexed {
-                self.counts.clear();
-                self.indexed = false;
-            }
-            if self.entries.capacity() > KEEP_CAPACITY {
-                self.entries.shrink_to(KEEP_CAPACITY / 4);
+    /// Empties the window for the position after a capture or pawn move.
+    #[inline(never)]
+    fn restart(&mut self, pos: &Chess, ply: u32) {
+        self.keys.clear();
+        self.first_ply = ply;
+        self.first_turn = pos.turn();
+        self.first_ep = legal_ep(pos);
+        // Only an indexed window grows past `KEEP_CAPACITY`.
+        if self.indexed {
+            self.counts.clear();
+            self.indexed = false;
+            if self.keys.capacity() > KEEP_CAPACITY {
+                self.keys.shrink_to(KEEP_CAPACITY / 4);
             }
             if self.counts.capacity() > KEEP_CAPACITY {
                 self.counts.shrink_to(KEEP_CAPACITY / 4);
             }
         }
-        self.entries.push(entry);
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn rights_changed(&mut self, pos: &Chess, ply: u32) {
+        self.rights_mask = pos.castles().castling_rights();
+        let rights = rights_of(pos);
+        if rights != self.rights[self.rights_len - 1].1 {
+            self.rights[self.rights_len] = (ply, rights);
+            self.rights_len += 1;
+        }
+    }
+
+    /// How often the last key pushed, `key`, has stood. Two positions of
+    /// one window can only be the same an even number of plies apart (the
+    /// same side to move) and at least four (each side moved a piece away
+    /// and back), so only every other key from the fifth last on is looked
+    /// at.
+    #[inline(never)]
+    fn count_last(&mut self, key: u64) -> u32 {
+        let n = self.keys.len();
+        if self.indexed || n > SCAN_LIMIT {
+            return self.count_indexed(key);
+        }
+        let earlier = &self.keys[(n - 1) % 2..n - 3];
+        let same = earlier.chunks_exact(2).filter(|pair| pair[0] == key);
+        1 + same.count() as u32
+    }
+
+    /// [`Repetitions::count_last`] in a window longer than [`SCAN_LIMIT`]:
+    /// by the index, built on the first call.
+    #[cold]
+    #[inline(never)]
+    fn count_indexed(&mut self, key: u64) -> u32 {
         if !self.indexed {
-            if self.entries.len() <= SCAN_LIMIT {
-                return self.scan(entry.strict);
-            }
-            for e in &self.entries[..self.entries.len() - 1] {
-                *self.counts.entry(e.strict).or_insert(0) += 1;
+            for &k in &self.keys[..self.keys.len() - 1] {
+                *self.counts.entry(k).or_insert(0) += 1;
             }
             self.indexed = true;
         }
-        let count = self.counts.entry(entry.strict).or_insert(0);
+        let count = self.counts.entry(key).or_insert(0);
         *count += 1;
         *count
-    }
-
-    fn scan(&self, key: u64) -> u32 {
-        self.entries.iter().filter(|e| e.strict == key).count() as u32
     }
 
     /// How often the position with this strict key stood since the last
@@ -309,30 +380,66 @@ impl Repetitions {
         if self.indexed {
             self.counts.get(&key).copied().unwrap_or(0)
         } else {
-            self.scan(key)
+            self.keys.iter().filter(|&&k| k == key).count() as u32
         }
     }
 
+    /// Whether some position of the window has stood at least twice.
+    pub fn any_repeated(&self) -> bool {
+        if self.indexed {
+            self.counts.values().any(|&n| n >= 2)
+        } else {
+            self.keys
+                .iter()
+                .enumerate()
+                .any(|(i, k)| self.keys[i + 1..].contains(k))
+        }
+    }
+
+    /// The ply after which the first position of the window stood: the
+    /// last capture or pawn move, or 0.
+    pub fn first_ply(&self) -> u32 {
+        self.first_ply
+    }
+
+    /// The castling rights after `ply`.
+    fn rights_at(&self, ply: u32) -> u8 {
+        self.rights[..self.rights_len]
+            .iter()
+            .rev()
+            .find(|&&(from, _)| from <= ply)
+            .map_or(0, |&(_, rights)| rights)
+    }
+
     /// The positions since the last capture or pawn move, oldest first.
-    pub fn entries(&self) -> &[Entry] {
-        &self.entries
+    pub fn entries(&self) -> impl Iterator<Item = Entry> + '_ {
+        self.keys.iter().enumerate().map(|(i, &strict)| {
+            let ply = self.first_ply + i as u32;
+            Entry {
+                ply,
+                strict,
+                rights: self.rights_at(ply),
+                ep: if i == 0 { self.first_ep } else { None },
+                turn: if i % 2 == 0 {
+                    self.first_turn
+                } else {
+                    !self.first_turn
+                },
+            }
+        })
     }
 
     /// The last position pushed.
-    pub fn last(&self) -> &Entry {
-        self.entries
+    pub fn last(&self) -> Entry {
+        self.entries()
             .last()
             .expect("the start position is always pushed")
     }
 
     /// The entries that equal `of` under `identity`, oldest first.
-    pub fn matching<'a>(
-        &'a self,
-        of: &'a Entry,
-        identity: Identity,
-    ) -> impl Iterator<Item = &'a Entry> + 'a {
+    pub fn matching(&self, of: &Entry, identity: Identity) -> impl Iterator<Item = Entry> + '_ {
         let key = of.key(identity);
-        self.entries.iter().filter(move |e| e.key(identity) == key)
+        self.entries().filter(move |e| e.key(identity) == key)
     }
 
     /// How many entries equal `of` under `identity`.
@@ -341,10 +448,36 @@ impl Repetitions {
     }
 }
 
+/// The square of a legal en-passant capture in `pos`, if any. Inlined for
+/// the common answer, none: only right after a double pawn step is there
+/// a square to test, out of line.
+#[inline]
+fn legal_ep(pos: &Chess) -> Option<Square> {
+    pos.maybe_ep_square().and_then(|_| legal_ep_square(pos))
+}
+
+#[inline(never)]
+fn legal_ep_square(pos: &Chess) -> Option<Square> {
+    pos.ep_square(EnPassantMode::Legal)
+}
+
+/// The strict key of `pos`, hashed from scratch.
+fn strict_key(pos: &Chess) -> u64 {
+    pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0
+}
+
+/// The strict key of the standard start position, which most games start
+/// from, hashed once. (A Chess960 game without a FEN starts from it too:
+/// the key names castling rights by side, not by rook square.)
+pub fn initial_key() -> u64 {
+    static KEY: LazyLock<u64> = LazyLock::new(|| strict_key(&Chess::default()));
+    *KEY
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use shakmaty::{CastlingMode, fen::Fen, san::San};
+    use shakmaty::{CastlingMode, FromSetup, Setup, fen::Fen, san::San};
 
     /// The move-by-move key equals the key hashed from scratch, after every
     /// move of random games (castles, en passant, promotions, rook
@@ -393,6 +526,13 @@ mod tests {
         assert!(moves_checked > 50_000);
     }
 
+    #[test]
+    fn the_initial_key_is_the_start_positions_in_either_castling_mode() {
+        let chess960 = Chess::from_setup(Setup::initial(), CastlingMode::Chess960).unwrap();
+        assert_eq!(initial_key(), strict_key(&Chess::default()));
+        assert_eq!(initial_key(), strict_key(&chess960));
+    }
+
     fn pos(fen: &str) -> Chess {
         Fen::from_ascii(fen.as_bytes())
             .unwrap()
@@ -432,10 +572,61 @@ mod tests {
         assert_eq!(c.key(Identity::NoEnPassant), d.strict);
     }
 
+    /// The counts from the parity-and-distance scan and from the index of
+    /// long windows agree with counting every earlier position, and
+    /// `any_repeated` with whether some count reached two.
+    #[test]
+    fn counts_agree_with_a_naive_count() {
+        let mut p = Chess::default();
+        let mut reps = Repetitions::new(&p, strict_key(&p));
+        let mut seen = vec![strict_key(&p)];
+        let mut most = 1;
+        assert!(!reps.any_repeated());
+        let tour = ["Nf3", "Nf6", "Nc3", "Nc6", "Nb1", "Nb8", "Ng1", "Ng8"];
+        for (i, san) in tour.iter().cycle().take(60).enumerate() {
+            let m = san.parse::<San>().unwrap().to_move(&p).unwrap();
+            p.play_unchecked(m);
+            let key = strict_key(&p);
+            let naive = 1 + seen.iter().filter(|&&k| k == key).count() as u32;
+            seen.push(key);
+            assert_eq!(reps.push(&p, i as u32 + 1, false), naive, "ply {}", i + 1);
+            most = most.max(naive);
+            assert_eq!(reps.any_repeated(), most >= 2);
+        }
+        assert!(reps.any_repeated());
+        assert_eq!(reps.strict_count(strict_key(&p)), 8);
+    }
+
+    /// Side to move, en passant and castling rights, which the window
+    /// derives rather than keeps, are those of each position.
+    #[test]
+    fn entries_are_those_of_the_positions() {
+        let mut p = pos("r3k2r/1p4p1/8/2pP4/8/8/1P4P1/R3K2R w KQkq c6 0 1");
+        let mut reps = Repetitions::new(&p, strict_key(&p));
+        let mut window = vec![Entry::of(&p, 0)];
+        let moves = [
+            "Ra2", "Ra7", "Ra1", "Ra8", "Kf1", "Kf8", "Rb1", "c4", "b4", "Ke8", "Rh2", "Kd8",
+            "Rh1", "Ke8",
+        ];
+        for (i, san) in moves.iter().enumerate() {
+            let m = san.parse::<San>().unwrap().to_move(&p).unwrap();
+            p.play_unchecked(m);
+            let ply = i as u32 + 1;
+            if m.is_zeroing() {
+                window.clear();
+            }
+            window.push(Entry::of(&p, ply));
+            reps.push(&p, ply, m.is_zeroing());
+            assert_eq!(reps.entries().collect::<Vec<_>>(), window, "after {san}");
+        }
+        assert!(window[0].ep.is_some(), "b4 allows cxb3 en passant");
+        assert_eq!(reps.first_ply(), 9);
+    }
+
     #[test]
     fn window_resets_on_zeroing_moves_only() {
         let mut p = Chess::default();
-        let mut reps = Repetitions::new(&p);
+        let mut reps = Repetitions::new(&p, strict_key(&p));
         let mut last = 0;
         for (ply, san) in ["Nf3", "Nf6", "Ng1", "Ng8", "Nf3", "Nf6", "Ng1", "Ng8"]
             .iter()
@@ -446,10 +637,10 @@ mod tests {
             last = reps.push(&p, ply as u32 + 1, false);
         }
         assert_eq!(last, 3);
-        assert_eq!(reps.entries().len(), 9);
+        assert_eq!(reps.entries().count(), 9);
         let m = "e4".parse::<San>().unwrap().to_move(&p).unwrap();
         p.play_unchecked(m);
         assert_eq!(reps.push(&p, 9, true), 1);
-        assert_eq!(reps.entries().len(), 1);
+        assert_eq!(reps.entries().count(), 1);
     }
 }

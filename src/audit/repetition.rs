@@ -244,7 +244,9 @@ pub struct Repetitions {
     /// The legal en-passant square of the first position, if any.
     first_ep: Option<Square>,
     /// From which ply on the game had which castling rights (one bit per
-    /// [`right_bit`]), oldest first: `rights_len` of them.
+    /// [`right_bit`]), oldest first: `rights_len` of them. A right is only
+    /// ever lost, never gained (FIDE 3.8.2.1), and each change loses at
+    /// least one of the four, so five entries hold any game.
     rights: [(u32, u8); 5],
     rights_len: usize,
     /// The castling-rights squares of the last position pushed, to notice

@@ -116,11 +116,16 @@ fn read_tokens(bytes: &[u8], start: usize, out: &mut Movetext) {
             i = after_space(bytes, end);
             // Lichess writes a comment after every move (`{ [%clk 0:03:00] }`);
             // an unclosed one is left to the `{` arm below to report.
-            if bytes.get(i) == Some(&b'{')
-                && let Some(j) = find_close_brace(&bytes[i + 1..])
-            {
-                out.comment_after_move = Some(((i + 1) as u32, (i + 1 + j) as u32));
-                i = after_space(bytes, i + j + 2);
+            if bytes.get(i) == Some(&b'{') {
+                let close = if is_clock_comment(bytes, i) {
+                    Some(CLOCK_COMMENT_CLOSE)
+                } else {
+                    find_close_brace(&bytes[i + 1..])
+                };
+                if let Some(j) = close {
+                    out.comment_after_move = Some(((i + 1) as u32, (i + 1 + j) as u32));
+                    i = after_space(bytes, i + j + 2);
+                }
             }
             continue;
         }
@@ -253,6 +258,28 @@ fn move_number_end(bytes: &[u8], i: usize) -> Option<usize> {
 #[inline]
 fn after_space(bytes: &[u8], i: usize) -> usize {
     i + usize::from(bytes.get(i) == Some(&b' '))
+}
+
+/// Where the `}` of a [clock comment](is_clock_comment) is, counted (as
+/// [`find_close_brace`] counts) from the byte after its `{`.
+const CLOCK_COMMENT_CLOSE: usize = 16;
+
+/// Whether the comment at `i` is Lichess's clock comment after a move,
+/// `{ [%clk H:MM:SS] }` with a one-digit hour: its `}` is then at
+/// [`CLOCK_COMMENT_CLOSE`] and nowhere before, found with three compares
+/// instead of a search. The clock's seven bytes are only checked to lie in
+/// `0x30..=0x3f` (digits, `:`), which is enough to hold no `}`.
+#[inline]
+fn is_clock_comment(bytes: &[u8], i: usize) -> bool {
+    let Some(comment) = bytes.get(i..i + 18) else {
+        return false;
+    };
+    let word = |k: usize| u64::from_le_bytes(comment[k..k + 8].try_into().expect("eight bytes"));
+    const CLOCK_MASK: u64 = u64::from_le_bytes(*b"\xf0\xff\xf0\xf0\xff\xf0\xf0\xff");
+    const CLOCK_SHAPE: u64 = u64::from_le_bytes(*b"0:00:00]");
+    word(0) == u64::from_le_bytes(*b"{ [%clk ")
+        && word(8) & CLOCK_MASK == CLOCK_SHAPE
+        && comment[16..18] == *b" }"
 }
 
 /// Where the first `}` is: comments are short (`{ [%clk 0:05:00] }`), so
@@ -577,6 +604,20 @@ mod tests {
             );
         }
         assert!(checked > 10_000, "{checked}");
+    }
+
+    #[test]
+    fn clock_comments_end_at_their_first_brace() {
+        let (moves, err, comments) = read("1. e4 { [%clk 0:03:00] } e5 { [%clk 0:03:00] }");
+        assert_eq!((moves.len(), err), (2, None));
+        assert_eq!(comments, [" [%clk 0:03:00] "]);
+        let (_, err, comments) = read("1. e4 { [%clk 10:03:00] }");
+        assert_eq!(
+            (err, comments),
+            (None, vec![" [%clk 10:03:00] ".to_owned()])
+        );
+        let (_, err, _) = read("1. e4 { [%clk 0:0}:00] }");
+        assert_eq!(err.unwrap().token, ":00]");
     }
 
     #[test]

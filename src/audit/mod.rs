@@ -94,7 +94,7 @@ fn audit_traced(game: &Game, mut trace: Option<&mut Vec<u32>>) -> GameReport {
     let mut in_check = pos.is_check();
     for (i, tok) in game.moves.iter().enumerate() {
         let ply = i as u32 + 1;
-        // The move as written, needed only for rows and castling events.
+        // The move as written, needed only for rows.
         let text = || game.move_text(tok);
         // Every failure below leaves `pos` as it stood before this move.
         let fail = |pos: &Chess, kind: ErrorKind, detail: String| GameError {
@@ -119,7 +119,7 @@ fn audit_traced(game: &Game, mut trace: Option<&mut Vec<u32>>) -> GameReport {
         match resolved {
             Resolved::Move(m, sloppy) => {
                 quirk |= sloppy;
-                history.record_move_with(&pos, m, ply, text);
+                history.record_move(&pos, m, ply);
                 zeroing = m.is_zeroing();
                 // Where shakmaty cannot update the key, what it takes of
                 // the position before the move, to update it here.
@@ -132,7 +132,9 @@ fn audit_traced(game: &Game, mut trace: Option<&mut Vec<u32>>) -> GameReport {
                 debug_assert_eq!(key, strict_key(&pos));
             }
             Resolved::Castle(side) => {
-                let judgement = castling::judge_castle(&pos, &history, side);
+                let judgement = castling::judge_castle(&pos, &history, side, |ply| {
+                    game.move_text(&game.moves[ply as usize - 1])
+                });
                 if !judgement.reasons.is_empty() {
                     report.castling.push(CastlingViolation {
                         ply,
@@ -147,7 +149,7 @@ fn audit_traced(game: &Game, mut trace: Option<&mut Vec<u32>>) -> GameReport {
                 }
                 match judgement.play {
                     CastlePlay::Played(m) => {
-                        history.record_castle(&pos, m, ply, text());
+                        history.record_castle(&pos, m, ply);
                         let before = repetition::KeyBefore::of(&pos);
                         pos.play_unchecked(m);
                         key = repetition::next_key(&before, key, m, &pos);

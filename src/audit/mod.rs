@@ -79,6 +79,9 @@ fn audit_traced(game: &Game, mut trace: Option<&mut Vec<u32>>) -> GameReport {
         repetition::initial_key()
     };
     let mut reps = Repetitions::new(&pos, key);
+    // The square of the legal en-passant capture in `pos`, kept with the
+    // key: only a double pawn step makes one.
+    let mut ep = repetition::legal_ep(&pos);
     let mut draws = DrawWatch::default();
     draws.observe(&pos, 0, 1);
     if let Some(t) = trace.as_deref_mut() {
@@ -126,9 +129,14 @@ fn audit_traced(game: &Game, mut trace: Option<&mut Vec<u32>>) -> GameReport {
                 let next = pos
                     .update_zobrist_hash(Zobrist64(key), m, EnPassantMode::Legal)
                     .map(|z| z.0)
-                    .ok_or_else(|| repetition::KeyBefore::of(&pos));
+                    .ok_or_else(|| repetition::KeyBefore::of(&pos, ep));
                 pos.play_unchecked(m);
-                key = next.unwrap_or_else(|before| repetition::next_key(&before, key, m, &pos));
+                // Where shakmaty updates the key the move is no double
+                // pawn step: no en passant follows.
+                (key, ep) = match next {
+                    Ok(next) => (next, None),
+                    Err(before) => repetition::next_key(&before, key, m, &pos),
+                };
                 debug_assert_eq!(key, strict_key(&pos));
             }
             Resolved::Castle(side) => {
@@ -150,9 +158,9 @@ fn audit_traced(game: &Game, mut trace: Option<&mut Vec<u32>>) -> GameReport {
                 match judgement.play {
                     CastlePlay::Played(m) => {
                         history.record_castle(&pos, m, ply);
-                        let before = repetition::KeyBefore::of(&pos);
+                        let before = repetition::KeyBefore::of(&pos, ep);
                         pos.play_unchecked(m);
-                        key = repetition::next_key(&before, key, m, &pos);
+                        (key, ep) = repetition::next_key(&before, key, m, &pos);
                         debug_assert_eq!(key, strict_key(&pos));
                     }
                     CastlePlay::Unplayable(detail) => {
@@ -177,7 +185,7 @@ fn audit_traced(game: &Game, mut trace: Option<&mut Vec<u32>>) -> GameReport {
         }
         report.notation_quirks += u32::from(quirk);
         report.plies = ply;
-        let count = reps.push_keyed(&pos, ply, zeroing, key);
+        let count = reps.push_keyed(&pos, ply, zeroing, key, ep);
         draws.observe(&pos, ply, count);
         if let Some(t) = trace.as_deref_mut() {
             t.push(count);

@@ -293,7 +293,7 @@ enum Resolved {
 #[inline(always)]
 fn resolve(pos: &Chess, tok: &MoveToken, mode: CastlingMode, in_check: bool) -> Resolved {
     match fastsan::common_move(pos, tok.san, in_check) {
-        Some(m) => Resolved::Move(m, needless_detail(pos, tok.san, m)),
+        Some(m) => Resolved::Move(m, needless_detail(pos, tok.san, m, in_check)),
         None => resolve_rare(pos, tok.san, mode, in_check),
     }
 }
@@ -325,7 +325,7 @@ fn resolve_rare(
         San::Normal { .. } => {}
     }
     match fastsan::to_move(pos, san, in_check).unwrap_or_else(|| san.to_move(pos)) {
-        Ok(m) => Resolved::Move(m, needless_detail(pos, san, m)),
+        Ok(m) => Resolved::Move(m, needless_detail(pos, san, m, in_check)),
         Err(SanError::AmbiguousSan) => Resolved::Error(
             ErrorKind::AmbiguousMove,
             format!("more than one legal move matches {san}"),
@@ -377,9 +377,11 @@ fn resolve_rare(
 /// or with less than SAN asks: a pawn capture without the file it comes
 /// from (`xd5`). SAN (PGN standard 8.2.3) gives a pawn capture the file it
 /// comes from, a pawn push no square of departure, and a piece move only
-/// the file, rank or square that tells it from another legal move.
+/// the file, rank or square that tells it from another legal move (see
+/// [`fastsan::disambiguation`]). `m` is the legal move `san` names, so the
+/// rest of the SAN (role, capture, square) is already the move's own.
 #[inline(always)]
-fn needless_detail(pos: &Chess, san: San, m: Move) -> bool {
+fn needless_detail(pos: &Chess, san: San, m: Move, in_check: bool) -> bool {
     let San::Normal {
         role,
         file,
@@ -393,15 +395,21 @@ fn needless_detail(pos: &Chess, san: San, m: Move) -> bool {
     if role == Role::Pawn {
         return rank.is_some() || file.is_some() != capture;
     }
-    (file.is_some() || rank.is_some()) && !is_plain_san(pos, san, m)
+    (file.is_some() || rank.is_some()) && !is_plain_san(pos, san, m, in_check)
 }
 
-/// Whether `san` is the SAN shakmaty writes for `m`: for a piece move with
-/// a file or rank, whether another legal move needs it told apart. Out of
-/// line: it lists the candidate moves.
+/// Whether `san` is the SAN shakmaty writes for `m`, a piece move written
+/// with a file or rank: whether that file and rank are just what tells
+/// `m` from another legal move. Out of line: few moves are written so.
 #[inline(never)]
-fn is_plain_san(pos: &Chess, san: San, m: Move) -> bool {
-    San::from_move(pos, m) == san
+fn is_plain_san(pos: &Chess, san: San, m: Move, in_check: bool) -> bool {
+    let (San::Normal { file, rank, .. }, Move::Normal { role, from, to, .. }) = (san, m) else {
+        return San::from_move(pos, m) == san;
+    };
+    match fastsan::disambiguation(pos, role, from, to, in_check) {
+        Some(needed) => needed == (file, rank),
+        None => San::from_move(pos, m) == san,
+    }
 }
 
 fn illegal_detail(pos: &Chess, san: San) -> String {

@@ -7,6 +7,8 @@
 //! is played as written (king to the g- or c-file, rook to the f- or d-file),
 //! or that it cannot be played at all.
 
+use std::sync::LazyLock;
+
 use shakmaty::{
     Bitboard, ByCastlingSide, ByColor, CastlingMode, CastlingSide, Chess, Color, File, Move,
     Position, Role, Square, attacks, san::San,
@@ -138,6 +140,24 @@ fn rook_home(
 
 impl CastlingHistory {
     pub fn new(start: &Start) -> CastlingHistory {
+        // Most games start from the standard array: its history is built
+        // once.
+        static STANDARD: LazyLock<CastlingHistory> = LazyLock::new(|| {
+            CastlingHistory::from_start(&Start {
+                position: Chess::default(),
+                mode: CastlingMode::Standard,
+                variant: super::Variant::Standard,
+                from_fen: false,
+            })
+        });
+        if !start.from_fen && start.mode == CastlingMode::Standard {
+            debug_assert_eq!(start.position.board(), Chess::default().board());
+            return STANDARD.clone();
+        }
+        CastlingHistory::from_start(start)
+    }
+
+    fn from_start(start: &Start) -> CastlingHistory {
         let pos = &start.position;
         let mode = start.mode;
         let sides = ByColor::new_with(|color| {
@@ -256,6 +276,20 @@ impl CastlingHistory {
         };
         let color = pos.turn();
         let event = Event::at(ply);
+        // Each followed rook is a rook of its own on a square of its own:
+        // `rooks_at` loses the square of one captured, then the moved one
+        // goes from `from` to `to` (which it may have just captured on).
+        if capture.is_some() {
+            for side in CastlingSide::ALL {
+                let rook = self.sides.get_mut(!color).rooks.get_mut(side);
+                if rook.at == Some(to) {
+                    rook.at = None;
+                    rook.back = None;
+                    rook.captured = Some((event, to));
+                    self.rooks_at = self.rooks_at.without(to);
+                }
+            }
+        }
         let me = self.sides.get_mut(color);
         if role == Role::King {
             let king = &mut me.king;
@@ -273,19 +307,14 @@ impl CastlingHistory {
                 rook.left.get_or_insert(event);
                 rook.back = (rook.home == Some(to)).then_some(event);
                 rook.at = Some(to);
+                self.rooks_at = self.rooks_at.without(from).with(to);
             }
         }
-        if capture.is_some() {
-            for side in CastlingSide::ALL {
-                let rook = self.sides.get_mut(!color).rooks.get_mut(side);
-                if rook.at == Some(to) {
-                    rook.at = None;
-                    rook.back = None;
-                    rook.captured = Some((event, to));
-                }
-            }
-        }
-        self.follow_rooks();
+        debug_assert_eq!(self.rooks_at, {
+            let mut all = self.clone();
+            all.follow_rooks();
+            all.rooks_at
+        });
     }
 
     /// Records a castle `m` (a `Move::Castle`) of `ply`, before it is

@@ -52,12 +52,11 @@ fn final_fen(text: &str) -> String {
     let mut pos: Chess = start.position.clone();
     for (i, tok) in game.moves.iter().enumerate() {
         let ply = i as u32 + 1;
-        let written = game.move_text(tok);
         let side = match tok.san {
             San::Castle(side) => Some(side),
             san => match san.to_move(&pos) {
                 Ok(m) => {
-                    history.record_move(&pos, m, ply, written);
+                    history.record_move(&pos, m, ply);
                     pos.play_unchecked(m);
                     None
                 }
@@ -65,9 +64,13 @@ fn final_fen(text: &str) -> String {
             },
         };
         if let Some(side) = side {
-            match castling::judge_castle(&pos, &history, side).play {
+            match castling::judge_castle(&pos, &history, side, |p| {
+                game.move_text(&game.moves[p as usize - 1])
+            })
+            .play
+            {
                 CastlePlay::Played(m) => {
-                    history.record_castle(&pos, m, ply, written);
+                    history.record_castle(&pos, m, ply);
                     pos.play_unchecked(m);
                 }
                 CastlePlay::Unplayable(why) => panic!("{why}"),

@@ -7,6 +7,8 @@
 //! is played as written (king to the g- or c-file, rook to the f- or d-file),
 //! or that it cannot be played at all.
 
+use std::sync::LazyLock;
+
 use shakmaty::{
     Bitboard, ByCastlingSide, ByColor, CastlingMode, CastlingSide, Chess, Color, File, Move,
     Position, Role, Square, attacks, san::San,
@@ -16,42 +18,19 @@ use super::findings::{CastlingReason, Reasons};
 use super::role_name;
 use super::start::Start;
 
-/// A move of the game, named the way a reader finds it: `14.Kf1`, `14...Kf8`.
-/// Kept small and unformatted: most are never shown.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A move of the game, kept as its ply; named the way a reader finds it
+/// (`14.Kf1`, `14...Kf8`) only when a castling row shows it
+/// ([`CastlingHistory::name`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Event {
-    number: u32,
-    white: bool,
-    /// The move as written, cut at 16 bytes.
-    text: [u8; 16],
-    len: u8,
+    ply: u32,
     /// The move was a castle (which moves king and rook, even one that stays).
     castle: bool,
 }
 
 impl Event {
-    fn new(pos: &Chess, text: &str, castle: bool) -> Event {
-        let mut buf = [0u8; 16];
-        let mut len = text.len().min(buf.len());
-        while !text.is_char_boundary(len) {
-            len -= 1;
-        }
-        buf[..len].copy_from_slice(&text.as_bytes()[..len]);
-        Event {
-            number: pos.fullmoves().get(),
-            white: pos.turn().is_white(),
-            text: buf,
-            len: len as u8,
-            castle,
-        }
-    }
-}
-
-impl std::fmt::Display for Event {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let dots = if self.white { "." } else { "..." };
-        let text = std::str::from_utf8(&self.text[..usize::from(self.len)]).unwrap_or("?");
-        write!(f, "{}{dots}{text}", self.number)
+    fn at(ply: u32) -> Event {
+        Event { ply, castle: false }
     }
 }
 
@@ -104,17 +83,22 @@ pub struct CastlingHistory {
     /// Both kings' start squares: a king move from or to one of these
     /// changes the history.
     king_homes: Bitboard,
+    /// The side to move and the move number of the start position, which
+    /// name the move of each ply.
+    start_turn: Color,
+    start_fullmoves: u32,
 }
 
-/// The squares of `color`'s back rank on `side` of `king`.
+/// The squares of `color`'s back rank on `side` of `king`: the files above
+/// the king's (kingside) or below it (queenside).
 fn beyond(king: Square, side: CastlingSide, color: Color) -> Bitboard {
-    Bitboard::from_rank(color.backrank())
-        .into_iter()
-        .filter(|sq| match side {
-            CastlingSide::KingSide => sq.file() > king.file(),
-            CastlingSide::QueenSide => sq.file() < king.file(),
-        })
-        .collect()
+    let file = u32::from(king.file());
+    let files: u64 = match side {
+        CastlingSide::KingSide => (0xfe << file) & 0xff,
+        CastlingSide::QueenSide => (1 << file) - 1,
+    };
+    // The files of the first rank, repeated on every rank.
+    Bitboard::from_rank(color.backrank()) & Bitboard(files * 0x0101_0101_0101_0101)
 }
 
 /// The rook square of `color` on `side` in the start position.
@@ -156,6 +140,24 @@ fn rook_home(
 
 impl CastlingHistory {
     pub fn new(start: &Start) -> CastlingHistory {
+        // Most games start from the standard array: its history is built
+        // once.
+        static STANDARD: LazyLock<CastlingHistory> = LazyLock::new(|| {
+            CastlingHistory::from_start(&Start {
+                position: Chess::default(),
+                mode: CastlingMode::Standard,
+                variant: super::Variant::Standard,
+                from_fen: false,
+            })
+        });
+        if !start.from_fen && start.mode == CastlingMode::Standard {
+            debug_assert_eq!(start.position.board(), Chess::default().board());
+            return STANDARD.clone();
+        }
+        CastlingHistory::from_start(start)
+    }
+
+    fn from_start(start: &Start) -> CastlingHistory {
         let pos = &start.position;
         let mode = start.mode;
         let sides = ByColor::new_with(|color| {
@@ -192,6 +194,8 @@ impl CastlingHistory {
                 .collect(),
             sides,
             rooks_at: Bitboard(0),
+            start_turn: pos.turn(),
+            start_fullmoves: pos.fullmoves().get(),
         };
         history.follow_rooks();
         history
@@ -213,23 +217,33 @@ impl CastlingHistory {
         self.mode
     }
 
-    /// Records a legal non-castling move `m`, before it is played on `pos`.
-    pub fn record_move(&mut self, pos: &Chess, m: Move, ply: u32, text: &str) {
-        self.record_move_with(pos, m, ply, || text);
+    /// The move of `event` as a reader finds it, `14.Kf1` or `14...Kf8`:
+    /// the move number and side to move before that ply (the number grows
+    /// after each Black move), and its text, `text_of(ply)`, cut at 16
+    /// bytes.
+    fn name<'t>(&self, event: Event, text_of: &impl Fn(u32) -> &'t str) -> String {
+        let before = event.ply.saturating_sub(1);
+        let black_moves = if self.start_turn.is_white() {
+            before / 2
+        } else {
+            before.div_ceil(2)
+        };
+        let number = self.start_fullmoves.saturating_add(black_moves);
+        let white = self.start_turn.is_white() == before.is_multiple_of(2);
+        let text = text_of(event.ply);
+        let mut len = text.len().min(16);
+        while !text.is_char_boundary(len) {
+            len -= 1;
+        }
+        let dots = if white { "." } else { "..." };
+        format!("{number}{dots}{}", &text[..len])
     }
 
-    /// [`CastlingHistory::record_move`] with the move's text asked for only
-    /// when it is kept (few moves touch a king or a tracked rook).
+    /// Records a legal non-castling move `m` of `ply`, before it is played
+    /// on `pos`. Most moves touch no followed rook and are no king move
+    /// from or to a king's start square: nothing to do, inline.
     #[inline]
-    pub fn record_move_with<'t>(
-        &mut self,
-        pos: &Chess,
-        m: Move,
-        ply: u32,
-        text: impl Fn() -> &'t str,
-    ) {
-        // Most moves touch no followed rook and are no king move from or to
-        // a king's start square: nothing to do.
+    pub fn record_move(&mut self, pos: &Chess, m: Move, ply: u32) {
         if let Move::Normal { role, from, to, .. } = m {
             let touched = Bitboard::from_square(from) | Bitboard::from_square(to);
             let watched = if role == Role::King {
@@ -241,11 +255,11 @@ impl CastlingHistory {
                 return;
             }
         }
-        self.record_move_slow(pos, m, ply, text);
+        self.record_move_slow(pos, m, ply);
     }
 
     #[inline(never)]
-    fn record_move_slow<'t>(&mut self, pos: &Chess, m: Move, ply: u32, text: impl Fn() -> &'t str) {
+    fn record_move_slow(&mut self, pos: &Chess, m: Move, ply: u32) {
         let Move::Normal {
             role,
             from,
@@ -255,64 +269,71 @@ impl CastlingHistory {
         } = m
         else {
             if m.is_castle() {
-                self.record_castle(pos, m, ply, text());
+                self.record_castle(pos, m, ply);
             }
             // En passant and drops move no king or rook.
             return;
         };
         let color = pos.turn();
-        // Built only for the few moves that matter: most moves cost nothing.
-        let event = || Event::new(pos, text(), false);
-        let me = self.sides.get_mut(color);
-        if role == Role::King {
-            let king = &mut me.king;
-            if king.home == Some(from) {
-                king.left.get_or_insert_with(event);
-                king.back = None;
-            }
-            if king.home == Some(to) && king.left.is_some() {
-                king.back = Some(event());
-            }
-        }
-        for side in CastlingSide::ALL {
-            let rook = me.rooks.get_mut(side);
-            if rook.at == Some(from) {
-                rook.left.get_or_insert_with(event);
-                rook.back = (rook.home == Some(to)).then(event);
-                rook.at = Some(to);
-            }
-        }
+        let event = Event::at(ply);
+        // Each followed rook is a rook of its own on a square of its own:
+        // `rooks_at` loses the square of one captured, then the moved one
+        // goes from `from` to `to` (which it may have just captured on).
         if capture.is_some() {
             for side in CastlingSide::ALL {
                 let rook = self.sides.get_mut(!color).rooks.get_mut(side);
                 if rook.at == Some(to) {
                     rook.at = None;
                     rook.back = None;
-                    rook.captured = Some((event(), to));
+                    rook.captured = Some((event, to));
+                    self.rooks_at = self.rooks_at.without(to);
                 }
             }
         }
-        self.follow_rooks();
+        let me = self.sides.get_mut(color);
+        if role == Role::King {
+            let king = &mut me.king;
+            if king.home == Some(from) {
+                king.left.get_or_insert(event);
+                king.back = None;
+            }
+            if king.home == Some(to) && king.left.is_some() {
+                king.back = Some(event);
+            }
+        }
+        for side in CastlingSide::ALL {
+            let rook = me.rooks.get_mut(side);
+            if rook.at == Some(from) {
+                rook.left.get_or_insert(event);
+                rook.back = (rook.home == Some(to)).then_some(event);
+                rook.at = Some(to);
+                self.rooks_at = self.rooks_at.without(from).with(to);
+            }
+        }
+        debug_assert_eq!(self.rooks_at, {
+            let mut all = self.clone();
+            all.follow_rooks();
+            all.rooks_at
+        });
     }
 
-    /// Records a castle `m` (a `Move::Castle`), before it is played on `pos`.
-    /// It counts as a move of the king and of its rook, even when one of
-    /// them stays on its square.
-    pub fn record_castle(&mut self, pos: &Chess, m: Move, ply: u32, text: &str) {
-        let _ = ply;
+    /// Records a castle `m` (a `Move::Castle`) of `ply`, before it is
+    /// played on `pos`. It counts as a move of the king and of its rook,
+    /// even when one of them stays on its square.
+    pub fn record_castle(&mut self, pos: &Chess, m: Move, ply: u32) {
         let Move::Castle { king, rook } = m else {
             return;
         };
         let color = pos.turn();
         let side = CastlingSide::from_queen_side(rook < king);
-        let event = Event::new(pos, text, true);
+        let event = Event { ply, castle: true };
         let me = self.sides.get_mut(color);
-        me.king.left.get_or_insert_with(|| event.clone());
+        me.king.left.get_or_insert(event);
         me.king.back = None;
         for s in CastlingSide::ALL {
             let track = me.rooks.get_mut(s);
             if track.at == Some(rook) {
-                track.left.get_or_insert_with(|| event.clone());
+                track.left.get_or_insert(event);
                 track.back = None;
                 track.at = Some(side.rook_to(color));
             }
@@ -373,8 +394,74 @@ fn pieces(pos: &Chess, squares: Bitboard) -> String {
     and_list(&names)
 }
 
+/// The castle a legal castling towards `side` in `pos` plays (FIDE
+/// 3.8.2): neither the king nor that rook has moved or been captured
+/// (3.8.2.1), a start position from a FEN granted the right, the king
+/// stands on its start square, the rook on its own, every square between
+/// each of them and its target is empty (3.8.2.2.b), and the king is not
+/// in check, crosses no attacked square and lands on none (3.8.2.2.a).
+/// `None` when any rule is broken; [`judge_castle`] then names them all.
+/// Most castles are legal and need no sentence, so this comes first.
+fn legal_castle(pos: &Chess, history: &CastlingHistory, side: CastlingSide) -> Option<Move> {
+    let color = pos.turn();
+    let me = history.sides.get(color);
+    let track = me.rooks.get(side);
+    if me.king.left.is_some() || track.left.is_some() || track.captured.is_some() {
+        return None;
+    }
+    if history.from_fen && !me.right_at_start.get(side) {
+        return None;
+    }
+    let board = pos.board();
+    let king = board.king_of(color)?;
+    if me.king.home != Some(king) || king.rank() != color.backrank() {
+        return None;
+    }
+    let ours = board.rooks() & board.by_color(color) & beyond(king, side, color);
+    let rook = track.home.filter(|h| ours.contains(*h))?;
+    let them = !color;
+    let occupied = board.occupied();
+    let king_to = side.king_to(color);
+    let rook_to = side.rook_to(color);
+    let movers = Bitboard::from(king).with(rook);
+    let path = attacks::between(king, king_to).with(king_to)
+        | attacks::between(rook, rook_to).with(rook_to);
+    if (path & occupied & !movers).any() || pos.king_attackers(king, them, occupied).any() {
+        return None;
+    }
+    // Attacks are judged with the king and the castling rook lifted.
+    let lifted = occupied & !movers;
+    let crossed = attacks::between(king, king_to);
+    if crossed
+        .into_iter()
+        .any(|sq| pos.king_attackers(sq, them, lifted).any())
+    {
+        return None;
+    }
+    let after = lifted.with(king_to).with(rook_to);
+    if pos.king_attackers(king_to, them, after).any() {
+        return None;
+    }
+    Some(Move::Castle { king, rook })
+}
+
 /// Judges a castle towards `side` by the side to move in `pos`.
-pub fn judge_castle(pos: &Chess, history: &CastlingHistory, side: CastlingSide) -> CastleJudgement {
+/// `text_of(ply)` is the move of that ply as written, asked for only to
+/// name earlier king and rook moves in the detail of an illegal castle.
+pub fn judge_castle<'t>(
+    pos: &Chess,
+    history: &CastlingHistory,
+    side: CastlingSide,
+    text_of: impl Fn(u32) -> &'t str,
+) -> CastleJudgement {
+    if let Some(m) = legal_castle(pos, history, side) {
+        return CastleJudgement {
+            reasons: Reasons::default(),
+            detail: String::new(),
+            play: CastlePlay::Played(m),
+        };
+    }
+    let name = |event: &Event| history.name(*event, &text_of);
     let color = pos.turn();
     let them = !color;
     let board = pos.board();
@@ -399,12 +486,12 @@ pub fn judge_castle(pos: &Chess, history: &CastlingHistory, side: CastlingSide) 
     if let Some(left) = &me.king.left {
         reasons.insert(CastlingReason::KingMoved);
         let mut note = match me.king.home {
-            Some(home) if !left.castle => format!("the king left {home} with {}", left),
-            _ => format!("the king already castled with {}", left),
+            Some(home) if !left.castle => format!("the king left {home} with {}", name(left)),
+            _ => format!("the king already castled with {}", name(left)),
         };
         if at_home {
             if let Some(back) = &me.king.back {
-                note += &format!(" and came back with {}", back);
+                note += &format!(" and came back with {}", name(back));
             }
         } else {
             note += &format!(" and stands on {king}");
@@ -421,20 +508,24 @@ pub fn judge_castle(pos: &Chess, history: &CastlingHistory, side: CastlingSide) 
     if let Some(left) = &track.left {
         reasons.insert(CastlingReason::RookMoved);
         let mut note = match (left.castle, track.home) {
-            (false, Some(home)) => format!("{} left {home} with {}", rook_name(), left),
-            _ => format!("{} castled with {}", rook_name(), left),
+            (false, Some(home)) => format!("{} left {home} with {}", rook_name(), name(left)),
+            _ => format!("{} castled with {}", rook_name(), name(left)),
         };
         if let Some((by, sq)) = &track.captured {
-            note += &format!(" and was captured on {sq} with {}", by);
+            note += &format!(" and was captured on {sq} with {}", name(by));
         } else if let Some(back) = &track.back {
-            note += &format!(" and came back with {}", back);
+            note += &format!(" and came back with {}", name(back));
         }
         notes.push(note);
     }
     if let Some((by, sq)) = &track.captured {
         reasons.insert(CastlingReason::RookCaptured);
         if track.left.is_none() {
-            notes.push(format!("{} was captured on {sq} with {}", rook_name(), by));
+            notes.push(format!(
+                "{} was captured on {sq} with {}",
+                rook_name(),
+                name(by)
+            ));
         }
     }
     if history.from_fen && !me.right_at_start.get(side) && reasons.is_empty() {

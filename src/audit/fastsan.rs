@@ -11,7 +11,7 @@
 //! Everything else is left to shakmaty (`None`).
 
 use shakmaty::{
-    Bitboard, Chess, Move, Position, Rank, Role, Square, attacks,
+    Bitboard, Chess, File, Move, Position, Rank, Role, Square, attacks,
     san::{San, SanError},
 };
 
@@ -225,6 +225,53 @@ pub fn to_move(pos: &Chess, san: San, in_check: bool) -> Option<Result<Move, San
     Some(found.ok_or(SanError::IllegalSan))
 }
 
+/// The file and rank SAN writes for the legal move of our `role` piece
+/// (not a pawn) from `from` to `to` in `pos` (PGN standard 8.2.3.4): none
+/// when no other of our pieces of that role can legally go to `to`; else
+/// the file of departure when no such piece stands on that file, the rank
+/// when one does but none on that rank, and both when there are pieces on
+/// each. The same answer as shakmaty's `San::from_move`, without listing
+/// the candidate moves; `None` only without a king of ours, left to
+/// shakmaty. `in_check` is `pos.is_check()`.
+pub fn disambiguation(
+    pos: &Chess,
+    role: Role,
+    from: Square,
+    to: Square,
+    in_check: bool,
+) -> Option<(Option<File>, Option<Rank>)> {
+    let board = pos.board();
+    let turn = pos.turn();
+    let occupied = board.occupied();
+    // Our pieces of that role that reach `to`; a king is alone of its role.
+    let reach = match role {
+        Role::Pawn | Role::King => Bitboard(0),
+        Role::Knight => attacks::knight_attacks(to),
+        Role::Bishop => attacks::bishop_attacks(to, occupied),
+        Role::Rook => attacks::rook_attacks(to, occupied),
+        Role::Queen => attacks::queen_attacks(to, occupied),
+    };
+    let others = reach & board.by_piece(role.of(turn)) & !Bitboard::from_square(from);
+    let king = board.king_of(turn)?;
+    let (mut ambiguous, mut same_file, mut same_rank) = (false, false, false);
+    for other in others {
+        let illegal = if in_check {
+            exposed(pos, king, other, to)
+        } else {
+            pinned_off_line(pos, king, other, to)
+        };
+        if !illegal {
+            ambiguous = true;
+            same_file |= other.file() == from.file();
+            same_rank |= other.rank() == from.rank();
+        }
+    }
+    Some((
+        (ambiguous && (!same_file || same_rank)).then(|| from.file()),
+        same_file.then(|| from.rank()),
+    ))
+}
+
 /// Whether moving our piece from `from` to `to` leaves our king (on
 /// `king` before the move) attacked by an enemy piece other than the one
 /// captured on `to` (FIDE 3.9). Used when our king is in check, so that
@@ -325,6 +372,75 @@ mod tests {
             }
         }
         n
+    }
+
+    /// Compares [`disambiguation`] with shakmaty's SAN for every legal
+    /// piece move of `pos`.
+    fn check_disambiguation(pos: &Chess) -> usize {
+        let mut n = 0;
+        for m in pos.legal_moves() {
+            let Move::Normal { role, from, to, .. } = m else {
+                continue;
+            };
+            if role == Role::Pawn {
+                continue;
+            }
+            let San::Normal { file, rank, .. } = San::from_move(pos, m) else {
+                unreachable!("a normal move's SAN");
+            };
+            assert_eq!(
+                disambiguation(pos, role, from, to, pos.is_check()),
+                Some((file, rank)),
+                "{m:?} in {}",
+                Fen::from_position(pos, EnPassantMode::Always)
+            );
+            n += 1;
+        }
+        n
+    }
+
+    #[test]
+    fn disambiguation_agrees_with_shakmaty_on_the_sample_and_on_pins() {
+        let fens = [
+            "4k3/8/8/8/2N3N1/8/2N3N1/4K3 w - - 0 1",
+            "4k3/8/8/8/1b6/8/3N4/4K3 w - - 0 1",
+            "4k3/8/8/1b6/8/3n4/5R2/r3K2R w K - 0 1",
+            // Three queens, rooks on a file and a rank, a pinned one.
+            "7k/8/2Q1Q3/8/2Q5/8/8/4K3 w - - 0 1",
+            "1k2r3/8/8/4R3/8/R3R3/8/4K3 w - - 0 1",
+            "k7/8/8/8/8/2N1N3/3R4/r2K4 w - - 0 1",
+            "k6b/8/8/8/8/2N1N3/8/N3K3 w - - 0 1",
+            // In check: only some of the pieces can block or capture.
+            "1k2r3/8/8/8/8/2N3N1/8/R3K2R w - - 0 1",
+            "1k6/8/8/1q6/8/3N1N2/8/R3K3 w - - 0 1",
+            "4k3/8/8/8/1q6/2P5/3PB3/4K1N1 w - - 0 1",
+        ];
+        let mut n = 0;
+        for fen in fens {
+            let pos: Chess = fen
+                .parse::<Fen>()
+                .unwrap()
+                .into_position(CastlingMode::Standard)
+                .unwrap();
+            n += check_disambiguation(&pos);
+        }
+        let sample = std::fs::read(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/corpora/lichess_2025-05_sample.pgn"
+        ))
+        .unwrap();
+        let mut games = Vec::new();
+        crate::input::Splitter::new().feed(&sample, 0, true, |g| games.push(g));
+        for span in &games {
+            let game = crate::pgn::Game::parse(&sample[span.start as usize..span.end as usize]);
+            let mut pos = Chess::default();
+            for tok in &game.moves {
+                n += check_disambiguation(&pos);
+                let Ok(m) = tok.san.to_move(&pos) else { break };
+                pos.play_unchecked(m);
+            }
+        }
+        assert!(n > 500_000, "{n} moves");
     }
 
     #[test]

@@ -79,6 +79,9 @@ fn audit_traced(game: &Game, mut trace: Option<&mut Vec<u32>>) -> GameReport {
         repetition::initial_key()
     };
     let mut reps = Repetitions::new(&pos, key);
+    // The square of the legal en-passant capture in `pos`, kept with the
+    // key: only a double pawn step makes one.
+    let mut ep = repetition::legal_ep(&pos);
     let mut draws = DrawWatch::default();
     draws.observe(&pos, 0, 1);
     if let Some(t) = trace.as_deref_mut() {
@@ -94,7 +97,7 @@ fn audit_traced(game: &Game, mut trace: Option<&mut Vec<u32>>) -> GameReport {
     let mut in_check = pos.is_check();
     for (i, tok) in game.moves.iter().enumerate() {
         let ply = i as u32 + 1;
-        // The move as written, needed only for rows and castling events.
+        // The move as written, needed only for rows.
         let text = || game.move_text(tok);
         // Every failure below leaves `pos` as it stood before this move.
         let fail = |pos: &Chess, kind: ErrorKind, detail: String| GameError {
@@ -119,20 +122,27 @@ fn audit_traced(game: &Game, mut trace: Option<&mut Vec<u32>>) -> GameReport {
         match resolved {
             Resolved::Move(m, sloppy) => {
                 quirk |= sloppy;
-                history.record_move_with(&pos, m, ply, text);
+                history.record_move(&pos, m, ply);
                 zeroing = m.is_zeroing();
                 // Where shakmaty cannot update the key, what it takes of
                 // the position before the move, to update it here.
                 let next = pos
                     .update_zobrist_hash(Zobrist64(key), m, EnPassantMode::Legal)
                     .map(|z| z.0)
-                    .ok_or_else(|| repetition::KeyBefore::of(&pos));
+                    .ok_or_else(|| repetition::KeyBefore::of(&pos, ep));
                 pos.play_unchecked(m);
-                key = next.unwrap_or_else(|before| repetition::next_key(&before, key, m, &pos));
+                // Where shakmaty updates the key the move is no double
+                // pawn step: no en passant follows.
+                (key, ep) = match next {
+                    Ok(next) => (next, None),
+                    Err(before) => repetition::next_key(&before, key, m, &pos),
+                };
                 debug_assert_eq!(key, strict_key(&pos));
             }
             Resolved::Castle(side) => {
-                let judgement = castling::judge_castle(&pos, &history, side);
+                let judgement = castling::judge_castle(&pos, &history, side, |ply| {
+                    game.move_text(&game.moves[ply as usize - 1])
+                });
                 if !judgement.reasons.is_empty() {
                     report.castling.push(CastlingViolation {
                         ply,
@@ -147,10 +157,10 @@ fn audit_traced(game: &Game, mut trace: Option<&mut Vec<u32>>) -> GameReport {
                 }
                 match judgement.play {
                     CastlePlay::Played(m) => {
-                        history.record_castle(&pos, m, ply, text());
-                        let before = repetition::KeyBefore::of(&pos);
+                        history.record_castle(&pos, m, ply);
+                        let before = repetition::KeyBefore::of(&pos, ep);
                         pos.play_unchecked(m);
-                        key = repetition::next_key(&before, key, m, &pos);
+                        (key, ep) = repetition::next_key(&before, key, m, &pos);
                         debug_assert_eq!(key, strict_key(&pos));
                     }
                     CastlePlay::Unplayable(detail) => {
@@ -175,7 +185,7 @@ fn audit_traced(game: &Game, mut trace: Option<&mut Vec<u32>>) -> GameReport {
         }
         report.notation_quirks += u32::from(quirk);
         report.plies = ply;
-        let count = reps.push_keyed(&pos, ply, zeroing, key);
+        let count = reps.push_keyed(&pos, ply, zeroing, key, ep);
         draws.observe(&pos, ply, count);
         if let Some(t) = trace.as_deref_mut() {
             t.push(count);
@@ -283,7 +293,7 @@ enum Resolved {
 #[inline(always)]
 fn resolve(pos: &Chess, tok: &MoveToken, mode: CastlingMode, in_check: bool) -> Resolved {
     match fastsan::common_move(pos, tok.san, in_check) {
-        Some(m) => Resolved::Move(m, needless_detail(pos, tok.san, m)),
+        Some(m) => Resolved::Move(m, needless_detail(pos, tok.san, m, in_check)),
         None => resolve_rare(pos, tok.san, mode, in_check),
     }
 }
@@ -315,7 +325,7 @@ fn resolve_rare(
         San::Normal { .. } => {}
     }
     match fastsan::to_move(pos, san, in_check).unwrap_or_else(|| san.to_move(pos)) {
-        Ok(m) => Resolved::Move(m, needless_detail(pos, san, m)),
+        Ok(m) => Resolved::Move(m, needless_detail(pos, san, m, in_check)),
         Err(SanError::AmbiguousSan) => Resolved::Error(
             ErrorKind::AmbiguousMove,
             format!("more than one legal move matches {san}"),
@@ -367,9 +377,11 @@ fn resolve_rare(
 /// or with less than SAN asks: a pawn capture without the file it comes
 /// from (`xd5`). SAN (PGN standard 8.2.3) gives a pawn capture the file it
 /// comes from, a pawn push no square of departure, and a piece move only
-/// the file, rank or square that tells it from another legal move.
+/// the file, rank or square that tells it from another legal move (see
+/// [`fastsan::disambiguation`]). `m` is the legal move `san` names, so the
+/// rest of the SAN (role, capture, square) is already the move's own.
 #[inline(always)]
-fn needless_detail(pos: &Chess, san: San, m: Move) -> bool {
+fn needless_detail(pos: &Chess, san: San, m: Move, in_check: bool) -> bool {
     let San::Normal {
         role,
         file,
@@ -383,15 +395,21 @@ fn needless_detail(pos: &Chess, san: San, m: Move) -> bool {
     if role == Role::Pawn {
         return rank.is_some() || file.is_some() != capture;
     }
-    (file.is_some() || rank.is_some()) && !is_plain_san(pos, san, m)
+    (file.is_some() || rank.is_some()) && !is_plain_san(pos, san, m, in_check)
 }
 
-/// Whether `san` is the SAN shakmaty writes for `m`: for a piece move with
-/// a file or rank, whether another legal move needs it told apart. Out of
-/// line: it lists the candidate moves.
+/// Whether `san` is the SAN shakmaty writes for `m`, a piece move written
+/// with a file or rank: whether that file and rank are just what tells
+/// `m` from another legal move. Out of line: few moves are written so.
 #[inline(never)]
-fn is_plain_san(pos: &Chess, san: San, m: Move) -> bool {
-    San::from_move(pos, m) == san
+fn is_plain_san(pos: &Chess, san: San, m: Move, in_check: bool) -> bool {
+    let (San::Normal { file, rank, .. }, Move::Normal { role, from, to, .. }) = (san, m) else {
+        return San::from_move(pos, m) == san;
+    };
+    match fastsan::disambiguation(pos, role, from, to, in_check) {
+        Some(needed) => needed == (file, rank),
+        None => San::from_move(pos, m) == san,
+    }
 }
 
 fn illegal_detail(pos: &Chess, san: San) -> String {

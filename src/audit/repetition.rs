@@ -82,16 +82,22 @@ fn rights_of(pos: &Chess) -> u8 {
 #[derive(Clone, Copy, Debug)]
 pub struct KeyBefore {
     turn: Color,
+    /// The squares of the rooks that keep a castling right.
+    castles: Bitboard,
     rights: u8,
     ep: Option<Square>,
 }
 
 impl KeyBefore {
-    pub fn of(pos: &Chess) -> KeyBefore {
+    /// `ep` is the square of the legal en-passant capture in `pos`, if
+    /// any, as [`next_key`] gave it for the move that led to `pos`.
+    pub fn of(pos: &Chess, ep: Option<Square>) -> KeyBefore {
+        debug_assert_eq!(ep, legal_ep(pos));
         KeyBefore {
             turn: pos.turn(),
+            castles: pos.castles().castling_rights(),
             rights: rights_of(pos),
-            ep: legal_ep(pos),
+            ep,
         }
     }
 }
@@ -102,7 +108,8 @@ impl KeyBefore {
 /// castling rights, the legal en-passant file). Castles too (king and rook
 /// off their squares, onto their targets; in Chess960 a piece that stays
 /// is XOR-ed out and back in), so no move but a drop is hashed from scratch.
-pub fn next_key(before: &KeyBefore, key: u64, m: Move, after: &Chess) -> u64 {
+/// With the key, the square of the legal en-passant capture in `after`.
+pub fn next_key(before: &KeyBefore, key: u64, m: Move, after: &Chess) -> (u64, Option<Square>) {
     let piece = |sq, piece| Zobrist64::zobrist_for_piece(sq, piece).0;
     let turn = before.turn;
     let mut z = key ^ Zobrist64::zobrist_for_white_turn().0;
@@ -135,15 +142,20 @@ pub fn next_key(before: &KeyBefore, key: u64, m: Move, after: &Chess) -> u64 {
                 ^ piece(side.rook_to(turn), turn.rook());
         }
         Move::Put { .. } => {
-            return after.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0;
+            return (
+                after.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0,
+                legal_ep(after),
+            );
         }
     }
-    // Rights are only ever lost: with none before, there are none after.
-    if before.rights != 0 {
+    // The same rook squares keep the same rights: a right changes side
+    // only with a king move, which loses them all.
+    if before.castles != after.castles().castling_rights() {
         z ^= z_rights(before.rights ^ rights_of(after));
     }
-    z ^= z_ep(before.ep) ^ z_ep(legal_ep(after));
-    z
+    let ep = legal_ep(after);
+    z ^= z_ep(before.ep) ^ z_ep(ep);
+    (z, ep)
 }
 
 /// The Zobrist values of the castling rights `rights`, XOR-ed together (so
@@ -283,7 +295,7 @@ impl Repetitions {
             indexed: false,
         };
         r.rights[0] = (0, rights_of(start));
-        r.push_keyed(start, 0, true, strict);
+        r.push_keyed(start, 0, true, strict, legal_ep(start));
         r
     }
 
@@ -291,16 +303,24 @@ impl Repetitions {
     /// or a pawn move. Returns how often this position has now stood under
     /// FIDE identity. O(1) amortised.
     pub fn push(&mut self, pos: &Chess, ply: u32, zeroing: bool) -> u32 {
-        self.push_keyed(pos, ply, zeroing, strict_key(pos))
+        self.push_keyed(pos, ply, zeroing, strict_key(pos), legal_ep(pos))
     }
 
-    /// [`Repetitions::push`] with the strict key already known, as the
-    /// replay keeps it up to date move by move. Inlined into the replay
-    /// for its common cases: a new window, or one too short to repeat.
+    /// [`Repetitions::push`] with the strict key and the legal en-passant
+    /// square already known, as the replay keeps them up to date move by
+    /// move. Inlined into the replay for its common cases: a new window,
+    /// or one too short to repeat.
     #[inline]
-    pub fn push_keyed(&mut self, pos: &Chess, ply: u32, zeroing: bool, strict: u64) -> u32 {
+    pub fn push_keyed(
+        &mut self,
+        pos: &Chess,
+        ply: u32,
+        zeroing: bool,
+        strict: u64,
+        ep: Option<Square>,
+    ) -> u32 {
         if zeroing {
-            self.restart(pos, ply);
+            self.restart(pos, ply, ep);
         }
         if self.rights_mask.any() && pos.castles().castling_rights() != self.rights_mask {
             self.rights_changed(pos, ply);
@@ -313,23 +333,32 @@ impl Repetitions {
         self.count_last(strict)
     }
 
-    /// Empties the window for the position after a capture or pawn move.
-    #[inline(never)]
-    fn restart(&mut self, pos: &Chess, ply: u32) {
+    /// Empties the window for the position after a capture or pawn move,
+    /// whose legal en-passant square is `ep`.
+    #[inline]
+    fn restart(&mut self, pos: &Chess, ply: u32, ep: Option<Square>) {
+        debug_assert_eq!(ep, legal_ep(pos));
         self.keys.clear();
         self.first_ply = ply;
         self.first_turn = pos.turn();
-        self.first_ep = legal_ep(pos);
-        // Only an indexed window grows past `KEEP_CAPACITY`.
+        self.first_ep = ep;
         if self.indexed {
-            self.counts.clear();
-            self.indexed = false;
-            if self.keys.capacity() > KEEP_CAPACITY {
-                self.keys.shrink_to(KEEP_CAPACITY / 4);
-            }
-            if self.counts.capacity() > KEEP_CAPACITY {
-                self.counts.shrink_to(KEEP_CAPACITY / 4);
-            }
+            self.unindex();
+        }
+    }
+
+    /// Drops the index of a long window, and storage past `KEEP_CAPACITY`
+    /// (only an indexed window grows past it).
+    #[cold]
+    #[inline(never)]
+    fn unindex(&mut self) {
+        self.counts.clear();
+        self.indexed = false;
+        if self.keys.capacity() > KEEP_CAPACITY {
+            self.keys.shrink_to(KEEP_CAPACITY / 4);
+        }
+        if self.counts.capacity() > KEEP_CAPACITY {
+            self.counts.shrink_to(KEEP_CAPACITY / 4);
         }
     }
 
@@ -454,7 +483,7 @@ impl Repetitions {
 /// the common answer, none: only right after a double pawn step is there
 /// a square to test, out of line.
 #[inline]
-fn legal_ep(pos: &Chess) -> Option<Square> {
+pub fn legal_ep(pos: &Chess) -> Option<Square> {
     pos.maybe_ep_square().and_then(|_| legal_ep_square(pos))
 }
 
@@ -481,7 +510,8 @@ mod tests {
     use super::*;
     use shakmaty::{CastlingMode, FromSetup, Setup, fen::Fen, san::San};
 
-    /// The move-by-move key equals the key hashed from scratch, after every
+    /// The move-by-move key equals the key hashed from scratch, and its
+    /// en-passant square the legal one, after every
     /// move of random games (castles, en passant, promotions, rook
     /// captures) from the standard and a Chess960 start.
     #[test]
@@ -520,8 +550,10 @@ mod tests {
                 };
                 let before = p.clone();
                 p.play_unchecked(m);
-                key = next_key(&KeyBefore::of(&before), key, m, &p);
+                let ep;
+                (key, ep) = next_key(&KeyBefore::of(&before, legal_ep(&before)), key, m, &p);
                 assert_eq!(key, full(&p), "after {m:?} from {before:?}");
+                assert_eq!(ep, legal_ep(&p), "after {m:?} from {before:?}");
                 moves_checked += 1;
             }
         }

@@ -302,12 +302,7 @@ fn resolve(pos: &Chess, tok: &MoveToken, mode: CastlingMode, in_check: bool) -> 
 /// does not find, and an illegal or ambiguous SAN.
 #[cold]
 #[inline(never)]
-fn resolve_rare(
-    pos: &Chess,
-    san: San,
-    mode: CastlingMode,
-    in_check: bool,
-) -> Resolved {
+fn resolve_rare(pos: &Chess, san: San, mode: CastlingMode, in_check: bool) -> Resolved {
     match san {
         San::Castle(side) => return Resolved::Castle(side),
         San::Null => {

@@ -7,10 +7,11 @@
 #
 #   --scratch DIR  where corpora and builds go (default: $BENCH_SCRATCH or
 #                  /work/bench-scratch, else ./target/bench-scratch)
-#   --runs N       hyperfine runs per command (default 5); medians are shown
+#   --runs N       rounds, one run of every command each (default 5);
+#                  medians are shown
 #   --big          also make a 2 GB corpus and measure peak RSS on it
 #
-# Needs: cargo, hyperfine, zstd + pzstd, GNU time (/usr/bin/time), python3.
+# Needs: cargo, zstd + pzstd, GNU time (/usr/bin/time), python3.
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")/.." && pwd)"
@@ -29,7 +30,7 @@ while [[ $# -gt 0 ]]; do
         *) echo "unknown option: $1" >&2; exit 2 ;;
     esac
 done
-for tool in cargo hyperfine zstd pzstd python3; do
+for tool in cargo zstd pzstd python3; do
     command -v "$tool" >/dev/null || { echo "benches/run.sh: needs $tool" >&2; exit 2; }
 done
 [[ -x /usr/bin/time ]] || { echo "benches/run.sh: needs GNU time (/usr/bin/time)" >&2; exit 2; }
@@ -153,34 +154,49 @@ if [[ $big == 1 ]]; then
     cases+=("pgn-audit -j$threads, 2 GB|876000|$corpora/2gb.pgn|$audit -j$threads -o $out/big $corpora/2gb.pgn")
 fi
 
-results="$scratch/results.tsv"
-: > "$results"
-for c in "${cases[@]}"; do
-    IFS='|' read -r name games input cmd <<<"$c"
-    echo "timing: $name" >&2
-    json="$scratch/hyperfine.json"
-    n=$runs
-    [[ "$name" == *"2 GB"* ]] && n=1
-    hyperfine -N -w 1 -r "$n" --export-json "$json" "$cmd" >/dev/null 2>&1 \
-        || hyperfine -N -w 1 -r "$n" -i --export-json "$json" "$cmd" >/dev/null
-    median="$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["results"][0]["median"])' "$json")"
-    rss_kb="$( (/usr/bin/time -v $cmd >/dev/null 2>"$scratch/time.txt") ; grep 'Maximum resident' "$scratch/time.txt" | awk '{print $NF}')"
-    size="$(stat -c %s "$input")"
-    printf '%s\t%s\t%s\t%s\t%s\n' "$name" "$games" "$size" "$median" "$rss_kb" >> "$results"
-done
+# Every command runs once per round, in turn, for --runs rounds (after one
+# warm-up round): a burst of load from elsewhere on a shared machine then
+# slows all of them alike instead of one command's block of runs, and the
+# ratios stay fair. Wall time is the median over the rounds; peak RSS the
+# largest over them (from GNU time).
+printf '%s\n' "${cases[@]}" > "$scratch/cases.txt"
+python3 - "$runs" "$big" "$threads" "$scratch/cases.txt" "$scratch" <<'PY'
+import os, statistics, subprocess, sys, time
+runs, big, threads, scratch = int(sys.argv[1]), sys.argv[2] == "1", sys.argv[3], sys.argv[5]
+cases = [line.rstrip("\n").split("|", 3) for line in open(sys.argv[4]) if line.strip()]
 
-python3 - "$results" "$big" "$threads" <<'PY'
-import sys
-rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1])]
-big, threads = sys.argv[2] == "1", sys.argv[3]
+def run(cmd):
+    # Peak RSS from GNU time, which forks the program from its own small
+    # process: a child forked from this Python process would count
+    # Python's pages in its peak.
+    rss_file = os.path.join(scratch, "rss.txt")
+    argv = ["/usr/bin/time", "-f", "%M", "-o", rss_file] + cmd.split()
+    start = time.perf_counter()
+    status = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode
+    wall = time.perf_counter() - start
+    if status != 0:
+        sys.exit(f"benches/run.sh: failed ({status}): {cmd}")
+    return wall, int(open(rss_file).read().split()[-1])  # KiB
+
+walls = {name: [] for name, *_ in cases}
+rss = {name: 0 for name, *_ in cases}
+for r in range(runs + 1):
+    print(f"round {r}/{runs}" + (" (warm-up)" if r == 0 else ""), file=sys.stderr)
+    for name, _, _, cmd in cases:
+        wall, peak = run(cmd)
+        rss[name] = max(rss[name], peak)
+        if r > 0:
+            walls[name].append(wall)
+
 t = {}
 print()
 print(f"| command | input | median s | games/s | MiB/s | peak RSS MiB |")
 print(f"|---|---|---:|---:|---:|---:|")
-for name, games, size, median, rss in rows:
-    games, size, median, rss = int(games), int(size), float(median), int(rss)
-    t[name] = (median, rss)
-    print(f"| {name} | {size / 2**20:.0f} MiB | {median:.3f} | {games / median:,.0f} | {size / 2**20 / median:,.0f} | {rss / 1024:.0f} |")
+for name, games, path, _ in cases:
+    games, size = int(games), os.path.getsize(path)
+    median = statistics.median(walls[name])
+    t[name] = (median, rss[name])
+    print(f"| {name} | {size / 2**20:.0f} MiB | {median:.3f} | {games / median:,.0f} | {size / 2**20 / median:,.0f} | {rss[name] / 1024:.0f} |")
 def g(prefix):
     for k, v in t.items():
         if k.startswith(prefix):
@@ -198,7 +214,6 @@ checks = [
     ("zstd .zst (one frame) / plain", zs / jn, 1.15),
     ("5000-ply game / 100-ply game, per ply", l5000 / l100, 1.10),
 ]
-rss = max(r for _, r in t.values() if True)
 audit_rss = max(r for k, (_, r) in t.items() if k.startswith("pgn-audit"))
 print()
 print("| target | measured | limit | met |")

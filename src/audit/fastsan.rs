@@ -8,12 +8,12 @@
 //! en passant capture, the candidates are found here with a few bitboard
 //! operations and the same pin test shakmaty uses (in check: each candidate
 //! played on the bitboards, legal when no enemy piece then attacks the king).
-//! Everything else is left to shakmaty (`None`).
+//! Where exactly one candidate may make the move, that is the answer;
+//! everything else (several candidates, none, promotions, en passant) is
+//! left to shakmaty (`None`): rare enough that repeating its rules here
+//! does not pay.
 
-use shakmaty::{
-    Bitboard, Chess, File, Move, Position, Rank, Role, Square, attacks,
-    san::{San, SanError},
-};
+use shakmaty::{Bitboard, Chess, File, Move, Position, Rank, Role, Square, attacks, san::San};
 
 /// The legal move `san` names in `pos`, in the common case only: an
 /// ordinary move (no castling, promotion or en passant), written with or
@@ -108,121 +108,6 @@ pub fn common_move(pos: &Chess, san: San, in_check: bool) -> Option<Move> {
         to,
         promotion: None,
     })
-}
-
-/// `Some(san.to_move(pos))` when it can be found cheaply, else `None`.
-/// `in_check` is `pos.is_check()`: the replay has it already, from the
-/// `+`/`#` test of the move that led here.
-pub fn to_move(pos: &Chess, san: San, in_check: bool) -> Option<Result<Move, SanError>> {
-    let San::Normal {
-        role,
-        file,
-        rank,
-        capture,
-        to,
-        promotion: None,
-    } = san
-    else {
-        return None;
-    };
-    let board = pos.board();
-    let turn = pos.turn();
-    let king = board.king_of(turn)?;
-    let occupied = board.occupied();
-    let them = board.by_color(!turn);
-    debug_assert_eq!(in_check, board.attacks_to(king, !turn, occupied).any());
-    if board.by_color(turn).contains(to) {
-        return Some(Err(SanError::IllegalSan));
-    }
-    let target = board.role_at(to);
-    let ours = board.by_piece(role.of(turn));
-    let from_set = match role {
-        Role::Pawn => {
-            if to.rank() == Rank::First || to.rank() == Rank::Eighth {
-                return None; // a promotion square
-            }
-            if pos.maybe_ep_square() == Some(to) {
-                return None; // en passant
-            }
-            if capture {
-                if !them.contains(to) {
-                    return Some(Err(SanError::IllegalSan));
-                }
-                attacks::pawn_attacks(!turn, to) & ours
-            } else {
-                if occupied.contains(to) {
-                    return Some(Err(SanError::IllegalSan));
-                }
-                let back = turn.fold_wb(-8, 8);
-                let one = to.offset(back)?;
-                if ours.contains(one) {
-                    Bitboard::from_square(one)
-                } else if !occupied.contains(one) && to.rank() == turn.relative_rank(Rank::Fourth) {
-                    let two = one.offset(back)?;
-                    Bitboard::from_square(two) & ours
-                } else {
-                    Bitboard(0)
-                }
-            }
-        }
-        Role::King if in_check => {
-            if attacks::king_attacks(king).contains(to) {
-                Bitboard::from_square(king)
-            } else {
-                Bitboard(0)
-            }
-        }
-        Role::King => {
-            if !attacks::king_attacks(king).contains(to)
-                || board.attacks_to(to, !turn, occupied).any()
-            {
-                Bitboard(0)
-            } else {
-                Bitboard::from_square(king)
-            }
-        }
-        Role::Knight => attacks::knight_attacks(to) & ours,
-        Role::Bishop => attacks::bishop_attacks(to, occupied) & ours,
-        Role::Rook => attacks::rook_attacks(to, occupied) & ours,
-        Role::Queen => attacks::queen_attacks(to, occupied) & ours,
-    };
-    if capture != target.is_some() {
-        return Some(Err(SanError::IllegalSan));
-    }
-    let mut from_set = from_set;
-    if let Some(f) = file {
-        from_set &= Bitboard::from_file(f);
-    }
-    if let Some(r) = rank {
-        from_set &= Bitboard::from_rank(r);
-    }
-    // Legal in check when no enemy piece (the captured one aside) attacks
-    // our king once the move is made; otherwise unless pinned off the line.
-    let legal = |from: Square| {
-        if in_check {
-            let after = (occupied ^ Bitboard::from_square(from)) | Bitboard::from_square(to);
-            let our_king = if role == Role::King { to } else { king };
-            !(board.attacks_to(our_king, !turn, after) & !Bitboard::from_square(to)).any()
-        } else {
-            !pinned_off_line(pos, king, from, to)
-        }
-    };
-    let mut found = None;
-    for from in from_set {
-        if legal(from) {
-            if found.is_some() {
-                return Some(Err(SanError::AmbiguousSan));
-            }
-            found = Some(Move::Normal {
-                role,
-                from,
-                capture: target,
-                to,
-                promotion: None,
-            });
-        }
-    }
-    Some(found.ok_or(SanError::IllegalSan))
 }
 
 /// The file and rank SAN writes for the legal move of our `role` piece
@@ -325,6 +210,9 @@ mod tests {
 
     /// Compares with shakmaty on every SAN (without promotion) of every
     /// role to every square; `full` adds every file and rank combination.
+    /// Where [`common_move`] answers, shakmaty must give the same move (an
+    /// illegal or ambiguous SAN must get no answer). Returns how many it
+    /// answered.
     fn check(pos: &Chess, full: bool) -> usize {
         let files = std::iter::once(None).chain(File::ALL.map(Some));
         let ranks = || std::iter::once(None).chain(Rank::ALL.map(Some));
@@ -354,15 +242,6 @@ mod tests {
                                 Ok(m),
                                 san.to_move(pos),
                                 "common {san} in {}",
-                                Fen::from_position(pos, EnPassantMode::Always)
-                            );
-                            n += 1;
-                        }
-                        if let Some(fast) = to_move(pos, san, pos.is_check()) {
-                            assert_eq!(
-                                fast,
-                                san.to_move(pos),
-                                "{san} in {}",
                                 Fen::from_position(pos, EnPassantMode::Always)
                             );
                             n += 1;
@@ -491,6 +370,8 @@ mod tests {
                 pos.play_unchecked(m);
             }
         }
-        assert!(n > 1_000_000, "{n} cases");
+        // The fixed positions and every third position of every 20th sample
+        // game give some 36,000 answers to compare.
+        assert!(n > 30_000, "{n} moves answered");
     }
 }

@@ -319,7 +319,7 @@ fn resolve_rare(pos: &Chess, san: San, mode: CastlingMode, in_check: bool) -> Re
         }
         San::Normal { .. } => {}
     }
-    match fastsan::to_move(pos, san, in_check).unwrap_or_else(|| san.to_move(pos)) {
+    match san.to_move(pos) {
         Ok(m) => Resolved::Move(m, needless_detail(pos, san, m, in_check)),
         Err(SanError::AmbiguousSan) => Resolved::Error(
             ErrorKind::AmbiguousMove,
@@ -350,9 +350,7 @@ fn resolve_rare(pos: &Chess, san: San, mode: CastlingMode, in_check: bool) -> Re
                     to,
                     promotion,
                 };
-                match fastsan::to_move(pos, flipped, in_check)
-                    .unwrap_or_else(|| flipped.to_move(pos))
-                {
+                match flipped.to_move(pos) {
                     Ok(m) => return Resolved::Move(m, true),
                     Err(SanError::AmbiguousSan) => {
                         return Resolved::Error(

@@ -419,7 +419,8 @@ fn read_sources(sources: &[Source], st: &Stages) {
     } = *st;
     let mut seq = 0u64;
     // Sources opened ahead of the one being read, so that their
-    // decompression (on threads of their own) runs meanwhile.
+    // decompression (on threads of their own, but for zstd at two threads
+    // or fewer) runs meanwhile.
     let mut ahead: std::collections::VecDeque<Result<input::Opened, input::InputError>> =
         std::collections::VecDeque::new();
     let mut next_open = 0;

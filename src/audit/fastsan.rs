@@ -22,8 +22,8 @@ use shakmaty::{Bitboard, Chess, File, Move, Position, Rank, Role, Square, attack
 /// square. That piece may make the move unless it leaves our king attacked
 /// (FIDE 3.9): out of check, unless it is pinned to our king and leaves
 /// the line of the pin, or it is the king and the square is attacked; in
-/// check, see [`exposed`]. `None` for everything else,
-/// legal or not: those are left to [`to_move`]. Where it answers, the
+/// check, see [`exposed`]. `None` for everything else, legal or not:
+/// those are left to shakmaty's `San::to_move`. Where it answers, the
 /// answer is shakmaty's.
 #[inline]
 pub fn common_move(pos: &Chess, san: San, in_check: bool) -> Option<Move> {
@@ -278,6 +278,43 @@ mod tests {
         n
     }
 
+    /// The positions of `fens`.
+    fn positions(fens: &[&str]) -> Vec<Chess> {
+        fens.iter()
+            .map(|fen| {
+                fen.parse::<Fen>()
+                    .unwrap()
+                    .into_position(CastlingMode::Standard)
+                    .unwrap()
+            })
+            .collect()
+    }
+
+    /// The positions before each move of every `game_step`th game of the
+    /// bundled sample, every `ply_step`th of them.
+    fn sample_positions(game_step: usize, ply_step: usize) -> Vec<Chess> {
+        let sample = std::fs::read(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/corpora/lichess_2025-05_sample.pgn"
+        ))
+        .unwrap();
+        let mut games = Vec::new();
+        crate::input::Splitter::new().feed(&sample, 0, true, |g| games.push(g));
+        let mut out = Vec::new();
+        for span in games.iter().step_by(game_step) {
+            let game = crate::pgn::Game::parse(&sample[span.start as usize..span.end as usize]);
+            let mut pos = Chess::default();
+            for (i, tok) in game.moves.iter().enumerate() {
+                if i % ply_step == 0 {
+                    out.push(pos.clone());
+                }
+                let Ok(m) = tok.san.to_move(&pos) else { break };
+                pos.play_unchecked(m);
+            }
+        }
+        out
+    }
+
     #[test]
     fn disambiguation_agrees_with_shakmaty_on_the_sample_and_on_pins() {
         let fens = [
@@ -294,31 +331,11 @@ mod tests {
             "1k6/8/8/1q6/8/3N1N2/8/R3K3 w - - 0 1",
             "4k3/8/8/8/1q6/2P5/3PB3/4K1N1 w - - 0 1",
         ];
-        let mut n = 0;
-        for fen in fens {
-            let pos: Chess = fen
-                .parse::<Fen>()
-                .unwrap()
-                .into_position(CastlingMode::Standard)
-                .unwrap();
-            n += check_disambiguation(&pos);
-        }
-        let sample = std::fs::read(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/corpora/lichess_2025-05_sample.pgn"
-        ))
-        .unwrap();
-        let mut games = Vec::new();
-        crate::input::Splitter::new().feed(&sample, 0, true, |g| games.push(g));
-        for span in &games {
-            let game = crate::pgn::Game::parse(&sample[span.start as usize..span.end as usize]);
-            let mut pos = Chess::default();
-            for tok in &game.moves {
-                n += check_disambiguation(&pos);
-                let Ok(m) = tok.san.to_move(&pos) else { break };
-                pos.play_unchecked(m);
-            }
-        }
+        let n: usize = positions(&fens)
+            .iter()
+            .chain(&sample_positions(1, 1))
+            .map(check_disambiguation)
+            .sum();
         assert!(n > 500_000, "{n} moves");
     }
 
@@ -343,33 +360,14 @@ mod tests {
             "4k3/8/8/3pP3/4K3/8/8/8 w - d6 0 2",
             "r3k3/8/8/8/8/8/6n1/R3K2R w KQq - 0 1",
         ];
-        let mut n = 0;
-        for fen in fens {
-            let pos: Chess = fen
-                .parse::<Fen>()
-                .unwrap()
-                .into_position(CastlingMode::Standard)
-                .unwrap();
-            n += check(&pos, true);
-        }
-        let sample = std::fs::read(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/corpora/lichess_2025-05_sample.pgn"
-        ))
-        .unwrap();
-        let mut games = Vec::new();
-        crate::input::Splitter::new().feed(&sample, 0, true, |g| games.push(g));
-        for span in games.iter().step_by(20) {
-            let game = crate::pgn::Game::parse(&sample[span.start as usize..span.end as usize]);
-            let mut pos = Chess::default();
-            for (i, tok) in game.moves.iter().enumerate() {
-                if i % 3 == 0 {
-                    n += check(&pos, false);
-                }
-                let Ok(m) = tok.san.to_move(&pos) else { break };
-                pos.play_unchecked(m);
-            }
-        }
+        let n: usize = positions(&fens)
+            .iter()
+            .map(|p| check(p, true))
+            .sum::<usize>()
+            + sample_positions(20, 3)
+                .iter()
+                .map(|p| check(p, false))
+                .sum::<usize>();
         // The fixed positions and every third position of every 20th sample
         // game give some 36,000 answers to compare.
         assert!(n > 30_000, "{n} moves answered");

@@ -20,7 +20,7 @@ use shakmaty::{
 
 use crate::pgn::{Game, MoveToken};
 use castling::{CastlePlay, CastlingHistory};
-use repetition::Repetitions;
+use repetition::{Repetitions, strict_key};
 
 /// The FEN of a position, en passant written only where a capture is legal.
 pub fn fen_of(pos: &Chess) -> String {
@@ -208,12 +208,6 @@ fn audit_traced(game: &Game, mut trace: Option<&mut Vec<u32>>) -> GameReport {
         report.claims = claims::audit_claims(game, &pos, &reps, report.plies);
     }
     report
-}
-
-/// The FIDE 9.2.3 identity of a position as a Zobrist hash (en passant only
-/// where a capture is legal).
-fn strict_key(pos: &Chess) -> u64 {
-    pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0
 }
 
 /// Remembers the first automatic draw of each kind (FIDE 9.6).

@@ -492,8 +492,8 @@ fn legal_ep_square(pos: &Chess) -> Option<Square> {
     pos.ep_square(EnPassantMode::Legal)
 }
 
-/// The strict key of `pos`, hashed from scratch.
-fn strict_key(pos: &Chess) -> u64 {
+/// The strict key of `pos` (FIDE 9.2.3), hashed from scratch.
+pub fn strict_key(pos: &Chess) -> u64 {
     pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0
 }
 

@@ -14,8 +14,6 @@ mod tags;
 pub use movetext::{MoveToken, SyntaxError};
 pub use tags::{Tags, decode_text};
 
-use std::borrow::Cow;
-
 use shakmaty::san::{San, Suffix};
 
 /// One game as read from its bytes, borrowing them.
@@ -62,18 +60,6 @@ impl<'a> Game<'a> {
             Ok(text) => text.get(range).unwrap_or("?"),
             Err(_) => std::str::from_utf8(written).unwrap_or("?"),
         }
-    }
-
-    /// The comments after the last move, decoded: borrowed where they are
-    /// UTF-8, as nearly all are (the audit only looks for words in them).
-    pub fn final_comment_texts(&self) -> impl Iterator<Item = Cow<'a, str>> + '_ {
-        self.final_comments.iter().map(|&(a, b)| {
-            let bytes = &self.bytes[a as usize..b as usize];
-            match std::str::from_utf8(bytes) {
-                Ok(text) => Cow::Borrowed(text),
-                Err(_) => Cow::Owned(decode_text(bytes)),
-            }
-        })
     }
 }
 

@@ -317,7 +317,7 @@ fn ordered<V>(
     out
 }
 
-/// HTML-escapes text (also for attribute values), cut to [`MAX_TEXT`]
+/// HTML-escapes text (also for attribute values), cut to `MAX_TEXT`
 /// characters.
 pub fn esc(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 8);

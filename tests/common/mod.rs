@@ -102,35 +102,35 @@ pub fn s(p: &Path) -> &str {
     p.to_str().unwrap()
 }
 
+/// The Python that runs the tests' oracles (python-chess, Dask): the one
+/// `build.rs` found (`PGN_AUDIT_PYTHON`, the project's `.venv`, or `python3`).
+pub fn python() -> Command {
+    Command::new(env!("PGN_AUDIT_PYTHON"))
+}
+
 /// Runs `tests/crosscheck/SCRIPT BINARY ARGS...` (a python-chess
-/// cross-check, exit 0 when all agree, 1 on a difference, 2 without
-/// python-chess) and returns what it printed. `None`, after a note, where
-/// python3 or python-chess is missing; a panic on a difference.
-pub fn python_crosscheck(script: &str, args: &[&str]) -> Option<String> {
+/// cross-check: exit 0 when all agree, 1 on a difference, 2 without
+/// python-chess) and returns what it printed. Its callers are ignored where
+/// build.rs found no python-chess, so a missing oracle here is a failure,
+/// never a pass.
+pub fn python_crosscheck(script: &str, args: &[&str]) -> String {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/crosscheck")
         .join(script);
-    let out = match Command::new("python3")
+    let out = python()
         .arg(&path)
         .arg(env!("CARGO_BIN_EXE_pgn-audit"))
         .args(args)
         .output()
-    {
-        Ok(o) => o,
-        Err(e) => {
-            eprintln!("note: python3 cannot be run ({e}); {script} skipped");
-            return None;
-        }
-    };
+        .unwrap_or_else(|e| panic!("{script}: {} cannot be run: {e}", env!("PGN_AUDIT_PYTHON")));
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
     match out.status.code() {
         Some(0) => {
             eprintln!("{}", text.trim());
-            Some(text)
+            text
         }
         Some(2) => {
-            eprintln!("note: python-chess is not installed; {script} skipped");
-            None
+            panic!("{script}: python-chess is missing (pip install -r tests/requirements.txt)")
         }
         _ => panic!(
             "{script} found differences:\n{text}\n{}",

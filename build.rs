@@ -12,7 +12,15 @@ fn main() {
     println!("cargo::rerun-if-env-changed=CI");
     println!("cargo::rerun-if-env-changed=PGN_AUDIT_PYTHON");
     let python = python();
+    // The tests' Python packages, installed by tests/setup-oracles. The
+    // folder is made here if missing, so that watching it is cheap and an
+    // install into it later makes this script run again.
+    let pydeps = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/pydeps");
+    let _ = std::fs::create_dir_all(&pydeps);
+    println!("cargo::rerun-if-changed={}", pydeps.display());
+    let pydeps = pydeps.to_string_lossy();
     println!("cargo::rustc-env=PGN_AUDIT_PYTHON={python}");
+    println!("cargo::rustc-env=PGN_AUDIT_PYTHONPATH={pydeps}");
     let ci = std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "0" && v != "false");
     // (cfg, program, arguments that succeed only where the oracle is)
     let oracles = [
@@ -26,28 +34,21 @@ fn main() {
     ];
     for (cfg, program, args) in oracles {
         println!("cargo::rustc-check-cfg=cfg({cfg})");
-        if ci || runs(program, &args) {
+        if ci || runs(program, &args, &pydeps) {
             println!("cargo::rustc-cfg={cfg}");
         }
     }
 }
 
-/// The Python the tests run: `PGN_AUDIT_PYTHON`, else the project's
-/// `.venv` where there is one, else `python3` on PATH.
+/// The Python the tests run: `PGN_AUDIT_PYTHON`, else `python3` on PATH.
 fn python() -> String {
-    if let Ok(p) = std::env::var("PGN_AUDIT_PYTHON") {
-        return p;
-    }
-    let venv = Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv/bin/python3");
-    if venv.exists() {
-        return venv.to_string_lossy().into_owned();
-    }
-    "python3".to_owned()
+    std::env::var("PGN_AUDIT_PYTHON").unwrap_or_else(|_| "python3".to_owned())
 }
 
-fn runs(program: &str, args: &[&str]) -> bool {
+fn runs(program: &str, args: &[&str], pythonpath: &str) -> bool {
     Command::new(program)
         .args(args)
+        .env("PYTHONPATH", pythonpath)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .status()

@@ -10,8 +10,9 @@
 //! number of generated games (default 3000), `CROSSCHECK_SEED` the seed,
 //! `CROSSCHECK_CASES` a cases file the script wrote earlier.
 
+mod common;
+
 use std::collections::BTreeSet;
-use std::process::Command;
 
 use pgn_audit::audit::{ErrorKind, audit_game};
 use pgn_audit::pgn::Game;
@@ -19,7 +20,7 @@ use pgn_audit::pgn::Game;
 #[test]
 #[cfg_attr(
     not(oracle_python_chess),
-    ignore = "needs python-chess: pip install -r tests/requirements.txt"
+    ignore = "needs python-chess: run tests/setup-oracles"
 )]
 fn castling_agrees_with_python_chess() {
     let root = env!("CARGO_MANIFEST_DIR");
@@ -31,7 +32,7 @@ fn castling_agrees_with_python_chess() {
         Some(path) => std::path::PathBuf::from(path),
         None => {
             let out = dir.path().join("cases.jsonl");
-            let status = Command::new(env!("PGN_AUDIT_PYTHON"))
+            let status = common::python()
                 .arg(format!("{root}/tests/crosscheck/castling_check.py"))
                 .arg(&out)
                 .args(["--games", &games, "--seed", &seed, "--corpora"])

@@ -10,7 +10,7 @@ mod common;
 #[test]
 #[cfg_attr(
     not(oracle_python_chess),
-    ignore = "needs python-chess: pip install -r tests/requirements.txt"
+    ignore = "needs python-chess: run tests/setup-oracles"
 )]
 fn claim_verdicts_agree_with_python_chess() {
     let text = common::python_crosscheck("claims_check.py", &["--games", "2000"]);

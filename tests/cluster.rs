@@ -163,7 +163,7 @@ fn assert_same(single: &Path, merged: &Path) {
 #[test]
 #[cfg_attr(
     not(oracle_dask),
-    ignore = "needs dask.distributed: pip install -r tests/requirements.txt"
+    ignore = "needs dask.distributed: run tests/setup-oracles"
 )]
 fn dask_cluster_runs_merge_exactly_survive_a_dead_worker_and_resume() {
     let t = tempdir();

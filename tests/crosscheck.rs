@@ -4,20 +4,20 @@
 //! python-chess's count after each ply, and this test compares ours. Ignored where
 //! python-chess is missing (and run, so failing, under CI).
 
-use std::process::Command;
+mod common;
 
 use pgn_audit::{audit::repetition_counts, pgn::Game};
 
 #[test]
 #[cfg_attr(
     not(oracle_python_chess),
-    ignore = "needs python-chess: pip install -r tests/requirements.txt"
+    ignore = "needs python-chess: run tests/setup-oracles"
 )]
 fn repetition_counts_agree_with_python_chess() {
     let root = env!("CARGO_MANIFEST_DIR");
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("games.jsonl");
-    let status = Command::new(env!("PGN_AUDIT_PYTHON"))
+    let status = common::python()
         .arg(format!("{root}/tests/crosscheck/repetition_check.py"))
         .args(["--walks", "300", "--dump"])
         .arg(&out)

@@ -11,7 +11,7 @@ mod common;
 #[test]
 #[cfg_attr(
     not(oracle_python_chess),
-    ignore = "needs python-chess: pip install -r tests/requirements.txt"
+    ignore = "needs python-chess: run tests/setup-oracles"
 )]
 fn move_resolution_agrees_with_python_chess() {
     let text = common::python_crosscheck("moves_check.py", &["--games", "4000"]);

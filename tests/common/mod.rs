@@ -102,10 +102,12 @@ pub fn s(p: &Path) -> &str {
     p.to_str().unwrap()
 }
 
-/// The Python that runs the tests' oracles (python-chess, Dask): the one
-/// `build.rs` found (`PGN_AUDIT_PYTHON`, the project's `.venv`, or `python3`).
+/// The Python that runs the tests' oracles (python-chess, Dask), with the
+/// packages that tests/setup-oracles installed on its path (see build.rs).
 pub fn python() -> Command {
-    Command::new(env!("PGN_AUDIT_PYTHON"))
+    let mut cmd = Command::new(env!("PGN_AUDIT_PYTHON"));
+    cmd.env("PYTHONPATH", env!("PGN_AUDIT_PYTHONPATH"));
+    cmd
 }
 
 /// Runs `tests/crosscheck/SCRIPT BINARY ARGS...` (a python-chess
@@ -130,7 +132,7 @@ pub fn python_crosscheck(script: &str, args: &[&str]) -> String {
             text
         }
         Some(2) => {
-            panic!("{script}: python-chess is missing (pip install -r tests/requirements.txt)")
+            panic!("{script}: python-chess is missing (run tests/setup-oracles)")
         }
         _ => panic!(
             "{script} found differences:\n{text}\n{}",

@@ -26,7 +26,7 @@ pub const EXIT_INPUT: i32 = 2;
 /// Exit status: interrupted (Ctrl-C, SIGTERM or SIGHUP). The reports cover
 /// the games done and summary.json says `"interrupted": true`. A second
 /// signal ends the process at once with this status, leaving only
-/// `.partial` files.
+/// `.partial` files (and no summary.json).
 pub const EXIT_INTERRUPTED: i32 = 130;
 
 /// A validated run configuration.
@@ -159,7 +159,7 @@ fn mark_cut(report: &mut GameReport, cause: &str) {
 /// Runs the audit; returns the exit status.
 pub fn run(config: &Config) -> i32 {
     let started = Instant::now();
-    let sources = match input::collect_sources(&config.inputs) {
+    let sources = match input::collect_sources(&config.inputs, &config.out) {
         Ok(s) => s,
         Err(e) => {
             say(&e.to_string());
@@ -182,11 +182,8 @@ pub fn run(config: &Config) -> i32 {
             }
         });
     }
-    let mut reports = match Reports::create(&config.out, config.split) {
-        Ok(mut r) => {
-            r.set_html(config.html);
-            r
-        }
+    let mut reports = match Reports::create(&config.out, config.split, config.html) {
+        Ok(r) => r,
         Err(e) => {
             say(&format!("cannot write reports: {e}"));
             return EXIT_INPUT;

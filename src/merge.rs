@@ -7,6 +7,8 @@ use std::collections::HashMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use crate::report::folder::OutFolder;
+use crate::report::html::HtmlReport;
 use crate::report::{CSV_REPORTS, Summary, header_line};
 
 /// Why a merge cannot be done: the folder or file, and the cause.
@@ -117,6 +119,29 @@ fn join_pgn(parts: &[&[u8]]) -> Vec<u8> {
     out
 }
 
+/// report.html of the merged CSV reports (`csv`, as [`CSV_REPORTS`] orders
+/// them) and summary.json: the page that a run over all the inputs writes,
+/// as [`crate::report::html::from_report_dir`] builds it from a folder.
+fn html_page(csv: &[(&str, Vec<u8>)], json: &str) -> Result<String, String> {
+    let mut page = HtmlReport::default();
+    let add: [fn(&mut HtmlReport, &[&str]); 4] = [
+        |h, r| h.add_castling(r),
+        |h, r| h.add_claim(r),
+        |h, r| h.add_missed_draw(r),
+        |h, r| h.add_error(r),
+    ];
+    for ((_, bytes), add) in csv.iter().zip(add) {
+        let mut reader = csv::Reader::from_reader(&bytes[..]);
+        let mut record = csv::StringRecord::new();
+        while reader.read_record(&mut record).map_err(|e| e.to_string())? {
+            let row: Vec<&str> = record.iter().collect();
+            add(&mut page, &row);
+        }
+    }
+    let summary = Summary::from_json(json).ok_or("summary.json cannot be read back")?;
+    Ok(page.render(&summary))
+}
+
 /// Merges `dirs`, in order, into `out`. Returns the merged summary.
 pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Summary, MergeError> {
     let shards = dirs
@@ -156,7 +181,16 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Summary, MergeError> {
         return Err(fail(&s.dir, "is also the output folder"));
     }
 
-    fs::create_dir_all(out).map_err(|e| fail(out, crate::input::io_cause(&e)))?;
+    let html = shards.iter().all(|s| s.html);
+    let mut names: Vec<&str> = CSV_REPORTS.iter().map(|(name, _)| *name).collect();
+    if with_split != 0 {
+        names.extend(SPLIT);
+    }
+    if html {
+        names.push("report.html");
+    }
+    names.push("summary.json");
+    let folder = OutFolder::claim(out, &names).map_err(|e| fail(&e.path, e.cause))?;
     let mut files: Vec<(&str, Vec<u8>)> = Vec::new();
     for (k, (name, columns)) in CSV_REPORTS.iter().enumerate() {
         let mut bytes = header_line(columns).into_bytes();
@@ -178,20 +212,19 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Summary, MergeError> {
     for shard in &shards {
         summary.merge(&shard.summary);
     }
-    files.push(("summary.json", summary.to_json().into_bytes()));
-    for (name, bytes) in &files {
-        let tmp = out.join(format!(".{name}.partial"));
-        let done = out.join(name);
-        fs::write(&tmp, bytes).map_err(|e| fail(&done, crate::input::io_cause(&e)))?;
-        fs::rename(&tmp, &done).map_err(|e| fail(&done, crate::input::io_cause(&e)))?;
+    let json = summary.to_json();
+    if html {
+        let page = html_page(&files[..CSV_REPORTS.len()], &json)
+            .map_err(|e| fail(&folder.path("report.html"), e))?;
+        files.push(("report.html", page.into_bytes()));
     }
-    if shards.iter().all(|s| s.html) {
-        let done = out.join("report.html");
-        let page = crate::report::html::from_report_dir(out)
-            .map_err(|e| fail(&done, crate::input::io_cause(&e)))?;
-        let tmp = out.join(".report.html.partial");
-        fs::write(&tmp, page).map_err(|e| fail(&done, crate::input::io_cause(&e)))?;
-        fs::rename(&tmp, &done).map_err(|e| fail(&done, crate::input::io_cause(&e)))?;
-    }
+    let written = files
+        .iter()
+        .map(|(name, bytes)| folder.write(name, bytes))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| fail(&e.path, e.cause))?;
+    folder
+        .finish(written, &json)
+        .map_err(|e| fail(&e.path, e.cause))?;
     Ok(summary)
 }

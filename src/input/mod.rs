@@ -59,11 +59,17 @@ fn is_pgn_name(path: &Path) -> bool {
 
 /// Expands the command line's inputs into sources, in order; a directory
 /// gives every PGN file below it in sorted path order. A missing input, or
-/// a directory that cannot be listed, is an error.
-pub fn collect_sources(inputs: &[String]) -> Result<Vec<Source>, InputError> {
+/// a directory that cannot be listed, is an error, and so is an input read
+/// twice (`-` named twice, or one file by two names: the same device and
+/// inode), and an input inside the output folder `out`, which the run
+/// clears and never reads (a directory walk skips it).
+pub fn collect_sources(inputs: &[String], out: &Path) -> Result<Vec<Source>, InputError> {
+    let out = OutFolderId::of(out);
     let mut sources = Vec::new();
+    let mut seen = ReadOnce::default();
     for input in inputs {
         if input == "-" {
+            seen.stdin(input)?;
             sources.push(Source {
                 name: "-".to_owned(),
                 origin: Origin::Stdin,
@@ -75,15 +81,33 @@ pub fn collect_sources(inputs: &[String]) -> Result<Vec<Source>, InputError> {
             path: input.clone(),
             cause: io_cause(&e),
         })?;
+        if let Some(out) = &out
+            && out.holds(path)
+        {
+            return Err(InputError {
+                path: input.clone(),
+                cause: format!(
+                    "inside the output folder {}: the output folder is never read",
+                    out.named.display()
+                ),
+            });
+        }
         if meta.is_dir() {
             let mut files = Vec::new();
-            walk(path, &mut files)?;
+            walk(path, out.as_ref(), &mut files)?;
             files.sort();
-            sources.extend(files.into_iter().map(|f| Source {
-                name: f.to_string_lossy().into_owned(),
-                origin: Origin::File(f),
-            }));
+            for f in files {
+                let name = f.to_string_lossy().into_owned();
+                if let Ok(meta) = std::fs::metadata(&f) {
+                    seen.file(&meta, &name)?;
+                }
+                sources.push(Source {
+                    name,
+                    origin: Origin::File(f),
+                });
+            }
         } else {
+            seen.file(&meta, input)?;
             sources.push(Source {
                 name: input.clone(),
                 origin: Origin::File(path.to_path_buf()),
@@ -93,7 +117,75 @@ pub fn collect_sources(inputs: &[String]) -> Result<Vec<Source>, InputError> {
     Ok(sources)
 }
 
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), InputError> {
+/// The output folder, where it exists: its canonical path and its inode.
+struct OutFolderId {
+    named: PathBuf,
+    canonical: PathBuf,
+    id: (u64, u64),
+}
+
+impl OutFolderId {
+    fn of(out: &Path) -> Option<OutFolderId> {
+        let meta = std::fs::metadata(out).ok()?;
+        Some(OutFolderId {
+            named: out.to_path_buf(),
+            canonical: out.canonicalize().ok()?,
+            id: file_id(&meta),
+        })
+    }
+
+    /// Whether `path` (followed through links) is the folder or below it.
+    fn holds(&self, path: &Path) -> bool {
+        path.canonicalize()
+            .is_ok_and(|p| p.starts_with(&self.canonical))
+    }
+}
+
+/// Device and inode: one file, whatever the path that names it.
+fn file_id(meta: &std::fs::Metadata) -> (u64, u64) {
+    use std::os::unix::fs::MetadataExt;
+    (meta.dev(), meta.ino())
+}
+
+/// The inputs named so far, so that none is read twice.
+#[derive(Default)]
+struct ReadOnce {
+    stdin: bool,
+    files: std::collections::HashMap<(u64, u64), String>,
+}
+
+impl ReadOnce {
+    /// Standard input, read once; where it is a file, that file.
+    fn stdin(&mut self, name: &str) -> Result<(), InputError> {
+        if std::mem::replace(&mut self.stdin, true) {
+            return Err(InputError {
+                path: name.to_owned(),
+                cause: "standard input is named twice: it can be read only once".to_owned(),
+            });
+        }
+        match std::fs::metadata("/dev/stdin") {
+            Ok(meta) if meta.is_file() => self.file(&meta, name),
+            _ => Ok(()),
+        }
+    }
+
+    fn file(&mut self, meta: &std::fs::Metadata, name: &str) -> Result<(), InputError> {
+        match self.files.entry(file_id(meta)) {
+            std::collections::hash_map::Entry::Occupied(first) => Err(InputError {
+                path: name.to_owned(),
+                cause: format!("the same file as {}, named twice", first.get()),
+            }),
+            std::collections::hash_map::Entry::Vacant(slot) => {
+                slot.insert(name.to_owned());
+                Ok(())
+            }
+        }
+    }
+}
+
+/// Collects the PGN files below `dir`, skipping the output folder `out` and
+/// links into it.
+fn walk(dir: &Path, out: Option<&OutFolderId>, found: &mut Vec<PathBuf>) -> Result<(), InputError> {
     let err = |e: io::Error| InputError {
         path: dir.to_string_lossy().into_owned(),
         cause: io_cause(&e),
@@ -103,14 +195,20 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), InputError> {
         let path = entry.path();
         let kind = entry.file_type().map_err(err)?;
         if kind.is_dir() {
-            walk(&path, out)?;
+            let is_out = out.is_some_and(|o| entry.metadata().is_ok_and(|m| file_id(&m) == o.id));
+            if !is_out {
+                walk(&path, out, found)?;
+            }
         } else if is_pgn_name(&path) {
+            if kind.is_symlink() && out.is_some_and(|o| o.holds(&path)) {
+                continue;
+            }
             // A regular file, or a link whose target cannot be read (opening
             // it reports why). A FIFO, socket or device would block or never
             // end: it is not a PGN file.
             match std::fs::metadata(&path) {
                 Ok(m) if !m.is_file() => {}
-                _ => out.push(path),
+                _ => found.push(path),
             }
         }
     }

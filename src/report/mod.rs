@@ -1,7 +1,9 @@
 //! Ordered report writers: the four CSV files, summary.json, report.html
-//! and the split PGN files. Files are written under temporary names and renamed when
-//! complete, so a file with its final name is always whole.
+//! and the split PGN files, written into an output folder that is locked
+//! and cleared first (`folder`), under temporary names renamed when complete,
+//! summary.json last.
 
+pub(crate) mod folder;
 pub mod html;
 mod summary;
 
@@ -10,6 +12,8 @@ pub use summary::Summary;
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
+
+use folder::{OutFolder, Temporary};
 
 use crate::audit::{GameClass, GameReport};
 use crate::pgn::Tags;
@@ -75,21 +79,6 @@ pub fn header_line(columns: &[&str]) -> String {
     s
 }
 
-/// A file being written under a temporary name in the output folder.
-struct Pending {
-    tmp: PathBuf,
-    done: PathBuf,
-}
-
-impl Pending {
-    fn new(dir: &Path, name: &str) -> Pending {
-        Pending {
-            tmp: dir.join(format!(".{name}.partial")),
-            done: dir.join(name),
-        }
-    }
-}
-
 /// An error writing the reports, with the path.
 #[derive(Debug)]
 pub struct OutputError {
@@ -103,7 +92,7 @@ impl std::fmt::Display for OutputError {
     }
 }
 
-fn out_err(path: &Path) -> impl Fn(io::Error) -> OutputError + '_ {
+pub(crate) fn out_err(path: &Path) -> impl Fn(io::Error) -> OutputError + '_ {
     move |e| OutputError {
         path: path.to_path_buf(),
         cause: crate::input::io_cause(&e),
@@ -122,7 +111,8 @@ type CsvOut = csv::Writer<BufWriter<File>>;
 /// Writes every report of a run, game by game, in input order.
 pub struct Reports {
     dir: PathBuf,
-    pending: Vec<Pending>,
+    /// The reports opened under temporary names, in the order opened.
+    pending: Vec<Temporary>,
     castling: CsvOut,
     claims: CsvOut,
     missed: CsvOut,
@@ -132,28 +122,31 @@ pub struct Reports {
     html: Option<html::HtmlReport>,
     /// The counts of summary.json.
     pub summary: Summary,
+    /// Last, so that the lock goes after the temporary files (dropped on
+    /// an error) are gone.
+    folder: OutFolder,
 }
 
 impl Reports {
-    /// Creates the output folder (if missing) and opens every report.
-    pub fn create(dir: &Path, split: bool) -> Result<Reports, OutputError> {
-        std::fs::create_dir_all(dir).map_err(out_err(dir))?;
-        // summary.json is written last: a folder holding one is a finished
-        // run. A previous run's must not vouch for this one should it fail.
-        match std::fs::remove_file(dir.join("summary.json")) {
-            Err(e) if e.kind() != io::ErrorKind::NotFound => {
-                return Err(out_err(&dir.join("summary.json"))(e));
-            }
-            _ => {}
+    /// Claims the output folder (locked, cleared) and opens every report:
+    /// clean.pgn and rejected.pgn with `split`, report.html with `html`.
+    pub fn create(dir: &Path, split: bool, html: bool) -> Result<Reports, OutputError> {
+        let mut writes: Vec<&str> = CSV_REPORTS.iter().map(|(name, _)| *name).collect();
+        writes.push("summary.json");
+        if split {
+            writes.extend(["clean.pgn", "rejected.pgn"]);
         }
+        if html {
+            writes.push("report.html");
+        }
+        let folder = OutFolder::claim(dir, &writes)?;
         let mut pending = Vec::new();
         let mut open_csv = |name: &str, columns: &[&str]| -> Result<CsvOut, OutputError> {
-            let p = Pending::new(dir, name);
-            let file = File::create(&p.tmp).map_err(out_err(&p.done))?;
+            let (temporary, file) = folder.create(name)?;
             let mut w = csv::Writer::from_writer(BufWriter::with_capacity(1 << 16, file));
             let header: Vec<&str> = IDENTITY.iter().chain(columns).copied().collect();
-            w.write_record(&header).map_err(csv_err(&p.done))?;
-            pending.push(p);
+            w.write_record(&header).map_err(csv_err(temporary.done()))?;
+            pending.push(temporary);
             Ok(w)
         };
         let [castling, claims, missed, errors] = CSV_REPORTS;
@@ -163,9 +156,8 @@ impl Reports {
         let errors = open_csv(errors.0, errors.1)?;
         let split = if split {
             let mut open = |name: &str| -> Result<BufWriter<File>, OutputError> {
-                let p = Pending::new(dir, name);
-                let file = File::create(&p.tmp).map_err(out_err(&p.done))?;
-                pending.push(p);
+                let (temporary, file) = folder.create(name)?;
+                pending.push(temporary);
                 Ok(BufWriter::with_capacity(1 << 20, file))
             };
             Some((open("clean.pgn")?, open("rejected.pgn")?, false, false))
@@ -180,18 +172,10 @@ impl Reports {
             missed,
             errors,
             split,
-            html: Some(html::HtmlReport::default()),
+            html: html.then(html::HtmlReport::default),
             summary: Summary::default(),
+            folder,
         })
-    }
-
-    /// Turns report.html on (the default) or off.
-    pub fn set_html(&mut self, on: bool) {
-        if !on {
-            self.html = None;
-        } else if self.html.is_none() {
-            self.html = Some(html::HtmlReport::default());
-        }
     }
 
     /// Writes one game's rows (and its bytes, with `--split`).
@@ -325,8 +309,8 @@ impl Reports {
         Ok(())
     }
 
-    /// Flushes every file, writes summary.json and gives every report its
-    /// final name.
+    /// Flushes every report, writes report.html, and gives every report its
+    /// final name, summary.json last.
     pub fn finish(mut self) -> Result<Summary, OutputError> {
         for (w, name) in [
             (&mut self.castling, "castling.csv"),
@@ -344,21 +328,20 @@ impl Reports {
                 .flush()
                 .map_err(out_err(&self.dir.join("rejected.pgn")))?;
         }
-        let summary_path = self.dir.join("summary.json");
-        let tmp = self.dir.join(".summary.json.partial");
-        std::fs::write(&tmp, self.summary.to_json()).map_err(out_err(&summary_path))?;
-        self.pending.push(Pending {
-            tmp,
-            done: summary_path,
-        });
         if let Some(h) = &self.html {
-            let p = Pending::new(&self.dir, "report.html");
-            std::fs::write(&p.tmp, h.render(&self.summary)).map_err(out_err(&p.done))?;
-            self.pending.push(p);
+            let page = h.render(&self.summary);
+            self.pending
+                .push(self.folder.write("report.html", page.as_bytes())?);
         }
-        for p in &self.pending {
-            std::fs::rename(&p.tmp, &p.done).map_err(out_err(&p.done))?;
-        }
+        // The writers hold the temporary files open until here.
+        drop((
+            self.castling,
+            self.claims,
+            self.missed,
+            self.errors,
+            self.split,
+        ));
+        self.folder.finish(self.pending, &self.summary.to_json())?;
         Ok(self.summary)
     }
 }

@@ -68,6 +68,8 @@ fn audit_traced(game: &Game, mut trace: Option<&mut Vec<u32>>) -> GameReport {
         }
     };
     report.variant = start.variant;
+    // Each impossible castling right of the FEN, dropped, is a quirk.
+    report.notation_quirks = start.dropped_rights.count() as u32;
     let mode = start.mode;
     let mut pos = start.position.clone();
     let mut history = CastlingHistory::new(&start);

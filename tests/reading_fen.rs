@@ -352,3 +352,29 @@ fn an_empty_fen_is_no_fen() {
     );
     assert_eq!(summary(&out)["notation_quirks"], 0);
 }
+
+/// A FEN that cannot be read leaves the game the variant its tag names.
+#[test]
+fn a_bad_fen_keeps_the_tagged_variant() {
+    let (_t, out) = audit(
+        &[
+            game(Some("Chess960"), Some("not a fen"), "1. e4 *"),
+            game(Some("Standard"), Some("not a fen"), "1. e4 *"),
+            game(
+                None,
+                Some("4k3/8/8/8/8/8/8/4K2R w K - 0 1 junk"),
+                "1. O-O *",
+            ),
+        ]
+        .concat(),
+    );
+    assert_eq!(
+        pick(&out, "errors.csv", &["game", "variant", "ply", "kind"]),
+        strings(&[
+            &["1", "chess960", "0", "bad_fen"],
+            &["2", "standard", "0", "bad_fen"],
+            &["3", "standard", "0", "bad_fen"],
+        ])
+    );
+    assert_eq!(counts(&out), (3, 0, 0, 3));
+}

@@ -57,6 +57,7 @@ fn audit_traced(game: &Game, mut trace: Option<&mut Vec<u32>>) -> GameReport {
     let start = match start::start_position(&game.tags) {
         Ok(s) => s,
         Err((kind, detail)) => {
+            report.variant = start::tagged_variant(&game.tags);
             report.error = Some(GameError {
                 ply: 0,
                 san: String::new(),

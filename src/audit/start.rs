@@ -74,15 +74,7 @@ pub fn variant_column<'a>(report: &GameReport, tags: &'a Tags) -> Cow<'a, str> {
 /// and in Chess960 a rook on the back rank on that side of the king) is
 /// dropped. `[FEN ""]` is no FEN.
 pub fn start_position(tags: &Tags) -> Result<Start, (ErrorKind, String)> {
-    let named = match tags.variant.as_deref().map(str::trim) {
-        None | Some("") => None,
-        Some(value) => Some(named_variant(value).ok_or_else(|| {
-            (
-                ErrorKind::UnsupportedVariant,
-                format!("variant \"{value}\" is not standard chess or Chess960"),
-            )
-        })?),
-    };
+    let named = tag_variant(tags)?;
     let fen = tags.fen.as_deref().map(str::trim).filter(|f| !f.is_empty());
     if fen.is_none() && named != Some(Variant::Chess960) {
         return Ok(Start::standard());
@@ -124,6 +116,26 @@ pub fn start_position(tags: &Tags) -> Result<Start, (ErrorKind, String)> {
         from_fen,
         dropped_rights,
     })
+}
+
+/// The variant the Variant tag names, `None` without one (or with an
+/// empty one).
+fn tag_variant(tags: &Tags) -> Result<Option<Variant>, (ErrorKind, String)> {
+    match tags.variant.as_deref().map(str::trim) {
+        None | Some("") => Ok(None),
+        Some(value) => named_variant(value).map(Some).ok_or_else(|| {
+            (
+                ErrorKind::UnsupportedVariant,
+                format!("variant \"{value}\" is not standard chess or Chess960"),
+            )
+        }),
+    }
+}
+
+/// The variant of a game whose start position cannot be set up (its FEN
+/// cannot be read): the one its Variant tag names, standard otherwise.
+pub(crate) fn tagged_variant(tags: &Tags) -> Variant {
+    tag_variant(tags).ok().flatten().unwrap_or_default()
 }
 
 /// The variant of a game without a Variant tag: Chess960 when some

@@ -142,14 +142,8 @@ impl CastlingHistory {
     pub fn new(start: &Start) -> CastlingHistory {
         // Most games start from the standard array: its history is built
         // once.
-        static STANDARD: LazyLock<CastlingHistory> = LazyLock::new(|| {
-            CastlingHistory::from_start(&Start {
-                position: Chess::default(),
-                mode: CastlingMode::Standard,
-                variant: super::Variant::Standard,
-                from_fen: false,
-            })
-        });
+        static STANDARD: LazyLock<CastlingHistory> =
+            LazyLock::new(|| CastlingHistory::from_start(&Start::standard()));
         if !start.from_fen && start.mode == CastlingMode::Standard {
             debug_assert_eq!(start.position.board(), Chess::default().board());
             return STANDARD.clone();

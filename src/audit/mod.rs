@@ -57,6 +57,7 @@ fn audit_traced(game: &Game, mut trace: Option<&mut Vec<u32>>) -> GameReport {
     let start = match start::start_position(&game.tags) {
         Ok(s) => s,
         Err((kind, detail)) => {
+            report.variant = start::tagged_variant(&game.tags);
             report.error = Some(GameError {
                 ply: 0,
                 san: String::new(),
@@ -68,6 +69,8 @@ fn audit_traced(game: &Game, mut trace: Option<&mut Vec<u32>>) -> GameReport {
         }
     };
     report.variant = start.variant;
+    // Each impossible castling right of the FEN, dropped, is a quirk.
+    report.notation_quirks = start.dropped_rights.count() as u32;
     let mode = start.mode;
     let mut pos = start.position.clone();
     let mut history = CastlingHistory::new(&start);

@@ -1,9 +1,13 @@
 //! The start position of a game: the FEN tag, and the variant from the
 //! Variant tag or from castling rights that only Chess960 can explain.
 
-use shakmaty::{CastlingMode, Chess, FromSetup, Setup, fen::Fen};
+use std::borrow::Cow;
 
-use super::findings::{ErrorKind, Variant};
+use shakmaty::{
+    Bitboard, CastlingMode, Chess, FromSetup, Position, PositionError, Setup, fen::Fen,
+};
+
+use super::findings::{ErrorKind, GameReport, Variant};
 use crate::pgn::Tags;
 
 /// How a game is to be replayed.
@@ -14,54 +18,66 @@ pub struct Start {
     pub variant: Variant,
     /// The game starts from a FEN tag (not the standard array).
     pub from_fen: bool,
+    /// The FEN's castling rights that are impossible in the variant (the
+    /// rook square of each), dropped: each is a notation quirk.
+    pub(crate) dropped_rights: Bitboard,
 }
 
-/// Classifies a Variant tag: `Some(true)` for Chess960, `Some(false)` for
-/// standard chess, `None` for any other variant.
-pub fn is_chess960(variant: &str) -> Option<bool> {
-    let key: String = variant
-        .chars()
-        .filter(|c| c.is_alphanumeric())
-        .flat_map(char::to_lowercase)
-        .collect();
-    match key.as_str() {
-        "" | "standard" | "normal" | "chess" | "fromposition" | "classical" | "regular" => {
-            Some(false)
-        }
-        "chess960"
-        | "960"
-        | "fischerandom"
-        | "fischerrandom"
-        | "fischerrandomchess"
-        | "frc"
-        | "chess960fischerrandom" => Some(true),
-        _ => None,
-    }
-}
-
-/// Sets up the start position from the tags.
-pub fn start_position(tags: &Tags) -> Result<Start, (ErrorKind, String)> {
-    let chess960 = match tags.variant.as_deref().map(is_chess960) {
-        None => false,
-        Some(Some(b)) => b,
-        Some(None) => {
-            return Err((
-                ErrorKind::UnsupportedVariant,
-                format!(
-                    "variant \"{}\" is not standard chess or Chess960",
-                    tags.variant.as_deref().unwrap_or_default()
-                ),
-            ));
-        }
-    };
-    let fen = tags.fen.as_deref().map(str::trim).filter(|f| !f.is_empty());
-    if fen.is_none() && !chess960 {
-        return Ok(Start {
+impl Start {
+    /// The standard array, standard chess.
+    pub(crate) fn standard() -> Start {
+        Start {
             position: Chess::default(),
             mode: CastlingMode::Standard,
             variant: Variant::Standard,
             from_fen: false,
-        });
+            dropped_rights: Bitboard::EMPTY,
+        }
+    }
+}
+
+/// The variant a Variant tag names, by the contract's aliases
+/// (case-insensitive, surrounding whitespace ignored, a run of inner
+/// whitespace read as one space); `None` for any other variant.
+fn named_variant(value: &str) -> Option<Variant> {
+    let key = value
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase();
+    match key.as_str() {
+        "standard" | "normal" | "chess" | "from position" => Some(Variant::Standard),
+        "chess960" | "chess 960" | "fischerandom" | "fischer random" | "frc" | "960" => {
+            Some(Variant::Chess960)
+        }
+        _ => None,
+    }
+}
+
+/// The `variant` identity column: the variant the game was replayed as, or
+/// for an `unsupported_variant` the Variant tag's value, lowercased.
+pub fn variant_column<'a>(report: &GameReport, tags: &'a Tags) -> Cow<'a, str> {
+    match (&report.error, tags.variant.as_deref()) {
+        (Some(e), Some(value)) if e.kind == ErrorKind::UnsupportedVariant => {
+            Cow::Owned(value.to_lowercase())
+        }
+        _ => Cow::Borrowed(report.variant.code()),
+    }
+}
+
+/// Sets up the start position from the tags. A Variant tag that names
+/// standard chess or Chess960 decides the castling rules; without one (or
+/// with an empty one) the game is Chess960 only when its FEN's castling
+/// rights need Chess960 to be explained. A castling right impossible in
+/// that variant (FIDE 3.8.2 and Guidelines II.3: the king and that rook on
+/// their start squares, which in standard chess are e1/e8 and the corner,
+/// and in Chess960 a rook on the back rank on that side of the king) is
+/// dropped. `[FEN ""]` is no FEN.
+pub fn start_position(tags: &Tags) -> Result<Start, (ErrorKind, String)> {
+    let named = tag_variant(tags)?;
+    let fen = tags.fen.as_deref().map(str::trim).filter(|f| !f.is_empty());
+    if fen.is_none() && named != Some(Variant::Chess960) {
+        return Ok(Start::standard());
     }
     let (setup, from_fen) = match fen {
         Some(text) => match Fen::from_ascii(text.as_bytes()) {
@@ -75,19 +91,15 @@ pub fn start_position(tags: &Tags) -> Result<Start, (ErrorKind, String)> {
         },
         None => (Setup::initial(), false),
     };
-    let mode = if chess960 {
-        CastlingMode::Chess960
-    } else {
-        CastlingMode::detect(&setup)
+    let (mode, variant) = match named.unwrap_or_else(|| detect(&setup)) {
+        Variant::Standard => (CastlingMode::Standard, Variant::Standard),
+        Variant::Chess960 => (CastlingMode::Chess960, Variant::Chess960),
     };
-    let variant = if mode == CastlingMode::Chess960 {
-        Variant::Chess960
-    } else {
-        Variant::Standard
-    };
-    let position = match Chess::from_setup(setup, mode) {
-        Ok(p) => p,
-        Err(e) => e.ignore_too_much_material().map_err(|e| {
+    let rights = setup.castling_rights;
+    let position = Chess::from_setup(setup, mode)
+        .or_else(PositionError::ignore_invalid_castling_rights)
+        .or_else(PositionError::ignore_too_much_material)
+        .map_err(|e| {
             (
                 ErrorKind::BadFen,
                 format!(
@@ -95,14 +107,45 @@ pub fn start_position(tags: &Tags) -> Result<Start, (ErrorKind, String)> {
                     fen.unwrap_or_default()
                 ),
             )
-        })?,
-    };
+        })?;
+    let dropped_rights = rights & !position.castles().castling_rights();
     Ok(Start {
         position,
         mode,
         variant,
         from_fen,
+        dropped_rights,
     })
+}
+
+/// The variant the Variant tag names, `None` without one (or with an
+/// empty one).
+fn tag_variant(tags: &Tags) -> Result<Option<Variant>, (ErrorKind, String)> {
+    match tags.variant.as_deref().map(str::trim) {
+        None | Some("") => Ok(None),
+        Some(value) => named_variant(value).map(Some).ok_or_else(|| {
+            (
+                ErrorKind::UnsupportedVariant,
+                format!("variant \"{value}\" is not standard chess or Chess960"),
+            )
+        }),
+    }
+}
+
+/// The variant of a game whose start position cannot be set up (its FEN
+/// cannot be read): the one its Variant tag names, standard otherwise.
+pub(crate) fn tagged_variant(tags: &Tags) -> Variant {
+    tag_variant(tags).ok().flatten().unwrap_or_default()
+}
+
+/// The variant of a game without a Variant tag: Chess960 when some
+/// castling right of its FEN is possible in Chess960 and not in standard
+/// chess (a king off e1/e8 or a rook off its corner).
+fn detect(setup: &Setup) -> Variant {
+    match CastlingMode::detect(setup) {
+        CastlingMode::Standard => Variant::Standard,
+        CastlingMode::Chess960 => Variant::Chess960,
+    }
 }
 
 #[cfg(test)]
@@ -120,18 +163,34 @@ mod tests {
     fn variant_names() {
         for v in [
             "Chess960",
-            "Fischerandom",
             "chess 960",
+            "Chess  960",
+            "Fischerandom",
             "Fischer Random",
+            "FRC",
             "960",
         ] {
-            assert_eq!(is_chess960(v), Some(true), "{v}");
+            assert_eq!(named_variant(v), Some(Variant::Chess960), "{v}");
         }
-        for v in ["Standard", "From Position", ""] {
-            assert_eq!(is_chess960(v), Some(false), "{v}");
+        for v in [
+            "Standard",
+            "NORMAL",
+            "chess",
+            "From Position",
+            " from  position ",
+        ] {
+            assert_eq!(named_variant(v), Some(Variant::Standard), "{v}");
         }
-        for v in ["Crazyhouse", "Atomic", "Three-check"] {
-            assert_eq!(is_chess960(v), None, "{v}");
+        for v in [
+            "Crazyhouse",
+            "Atomic",
+            "Three-check",
+            "Chess-960",
+            "FromPosition",
+            "classical",
+            "",
+        ] {
+            assert_eq!(named_variant(v), None, "{v}");
         }
     }
 
@@ -151,13 +210,62 @@ mod tests {
         assert_eq!(s.variant, Variant::Standard);
     }
 
+    /// The rights each start keeps and drops, as FEN castling fields.
+    fn rights(variant: Option<&str>, fen: &str) -> (Variant, String, u32) {
+        let s = start_position(&tags(variant, Some(fen))).unwrap();
+        let kept = fen_of_start(&s);
+        (s.variant, kept, s.dropped_rights.count() as u32)
+    }
+
+    fn fen_of_start(s: &Start) -> String {
+        let fen = super::super::fen_of(&s.position);
+        fen.split(' ').nth(2).unwrap().to_owned()
+    }
+
+    #[test]
+    fn impossible_rights_are_dropped() {
+        let morphy = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/1NBQKBNR w KQkq - 0 1";
+        assert_eq!(rights(None, morphy), (Variant::Standard, "Kkq".into(), 1));
+        let d1 = "4k3/8/8/8/8/8/8/3K3R w K - 0 1";
+        assert_eq!(rights(None, d1), (Variant::Chess960, "K".into(), 0));
+        assert_eq!(
+            rights(Some("Standard"), d1),
+            (Variant::Standard, "-".into(), 1)
+        );
+        assert_eq!(
+            rights(Some("Chess960"), d1),
+            (Variant::Chess960, "K".into(), 0)
+        );
+        assert_eq!(
+            rights(None, "4k3/8/8/8/8/8/8/4K3 w KQkq - 0 1"),
+            (Variant::Standard, "-".into(), 4)
+        );
+        // Chess960: the G right needs a rook on g1, east of the king.
+        assert_eq!(
+            rights(Some("Chess960"), "4k3/8/8/8/8/8/8/1R1K4 w GB - 0 1"),
+            (Variant::Chess960, "Q".into(), 1)
+        );
+        // A king off its back rank has no right in either variant.
+        assert_eq!(
+            rights(Some("chess 960"), "4k3/8/8/8/8/8/3K4/R6R w KQ - 0 1"),
+            (Variant::Chess960, "-".into(), 2)
+        );
+    }
+
+    #[test]
+    fn an_empty_variant_or_fen_is_none() {
+        let s = start_position(&tags(Some(" "), Some(""))).unwrap();
+        assert_eq!((s.variant, s.from_fen), (Variant::Standard, false));
+        let s = start_position(&tags(Some(""), Some("4k3/8/8/8/8/8/8/3K3R w K - 0 1"))).unwrap();
+        assert_eq!(s.variant, Variant::Chess960);
+    }
+
     #[test]
     fn bad_fens() {
         for fen in [
             "8/8/8/8/8/8/8/8 w - - 0 1",
             "k7/8/8/8/8/8/8/KK6 w - - 0 1",
             "k6P/8/8/8/8/8/8/K7 w - - 0 1",
-            "4k3/8/8/8/8/8/8/4K3 w K - 0 1",
             "not a fen",
         ] {
             assert_eq!(

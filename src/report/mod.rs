@@ -224,6 +224,7 @@ impl Reports {
         let [event, site, date, round, white, black] = id.tags.identity(bytes);
         let game = id.game.to_string();
         let offset = id.offset.to_string();
+        let variant = crate::audit::start::variant_column(report, id.tags);
         let identity = [
             id.source,
             &game,
@@ -235,7 +236,7 @@ impl Reports {
             &white,
             &black,
             &id.tags.result,
-            report.variant.code(),
+            &variant,
         ];
         let dir = self.dir.clone();
         for c in &report.castling {

@@ -81,8 +81,17 @@ enum Message {
     },
 }
 
+/// Writes `pgn-audit: MESSAGE` on standard error. A standard error that
+/// cannot be written (closed, a pipe whose reader is gone) costs the
+/// message, never the run: the exit status still says how it ended.
 fn say(message: &str) {
-    eprintln!("pgn-audit: {message}");
+    to_stderr(&format!("pgn-audit: {message}\n"));
+}
+
+/// Writes `text` on standard error, ignoring a failed write (`eprint!`
+/// panics on one). The progress bar ignores its write errors too.
+fn to_stderr(text: &str) {
+    let _ = io::Write::write_all(&mut io::stderr().lock(), text.as_bytes());
 }
 
 /// Audits one batch. A panic while reading or auditing a game becomes an
@@ -338,7 +347,7 @@ pub fn run(config: &Config) -> i32 {
     let was_interrupted = signalled.load(Ordering::SeqCst);
     reports.summary.interrupted = was_interrupted;
     match reports.finish() {
-        Ok(summary) => eprint!("{}", summary.table()),
+        Ok(summary) => to_stderr(&summary.table()),
         Err(e) => {
             say(&format!("cannot write reports: {e}"));
             return EXIT_INPUT;
@@ -354,7 +363,7 @@ pub fn run(config: &Config) -> i32 {
 pub fn run_merge(dirs: &[PathBuf], out: &std::path::Path) -> i32 {
     match crate::merge::merge(dirs, out) {
         Ok(summary) => {
-            eprint!("{}", summary.table());
+            to_stderr(&summary.table());
             EXIT_OK
         }
         Err(e) => {

@@ -52,9 +52,10 @@ const THREADS_ALWAYS: usize = 8;
 pub struct Config {
     pub inputs: Vec<String>,
     pub out: PathBuf,
-    /// Worker threads: `-j`, at most [`most_threads`].
+    /// Worker threads: `-j` or every core, at most 4 per core (8 on any
+    /// machine).
     pub threads: usize,
-    /// The `-j` asked for, where it was more than [`most_threads`].
+    /// The `-j` asked for, where it was more than that.
     pub threads_asked: Option<usize>,
     pub split: bool,
     /// Write report.html (off with `--no-html`).
@@ -80,7 +81,7 @@ impl Config {
 /// The most worker threads a run starts on a machine with `cores` cores:
 /// [`THREADS_PER_CORE`] per core, and never fewer than [`THREADS_ALWAYS`].
 /// A larger `-j` is cut to it, with a note.
-pub fn most_threads(cores: usize) -> usize {
+fn most_threads(cores: usize) -> usize {
     cores.saturating_mul(THREADS_PER_CORE).max(THREADS_ALWAYS)
 }
 
@@ -194,9 +195,9 @@ fn mark_cut(report: &mut GameReport, cause: &str) {
     });
 }
 
-/// What the run does on Ctrl-C, SIGTERM and SIGHUP (FIDE has no article
-/// on this one). Before the output folder is touched, a signal ends the
-/// run at once with [`EXIT_INTERRUPTED`]: there is nothing to finish. Once
+/// What the run does on Ctrl-C, SIGTERM and SIGHUP. Before the output
+/// folder is touched, a signal ends the run at once with
+/// [`EXIT_INTERRUPTED`]: there is nothing to finish. Once
 /// the reports are begun, the first signal stops the reader; the batches
 /// in flight are finished and every report is completed and renamed. A
 /// second one ends the process at once.

@@ -4,14 +4,17 @@
 //! any number of threads. Owns the progress bar, the interrupt flag and the
 //! exit status.
 
-use std::collections::BTreeMap;
+mod ordered;
+
 use std::io;
 use std::ops::ControlFlow;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
 use std::sync::mpsc;
 use std::time::Instant;
+
+use ordered::{Ended, Outbox};
 
 use crate::audit::{self, ErrorKind, GameError, GameReport};
 use crate::cli::Args;
@@ -24,17 +27,36 @@ pub const EXIT_OK: i32 = 0;
 /// Exit status: a usage or input/output error.
 pub const EXIT_INPUT: i32 = 2;
 /// Exit status: interrupted (Ctrl-C, SIGTERM or SIGHUP). The reports cover
-/// the games done and summary.json says `"interrupted": true`. A second
-/// signal ends the process at once with this status, leaving only
+/// the games done and summary.json says `"interrupted": true`. A signal
+/// before the output folder is touched ends the run at once, writing
+/// nothing; a second signal ends the process at once, leaving only
 /// `.partial` files (and no summary.json).
 pub const EXIT_INTERRUPTED: i32 = 130;
+/// Exit status: an internal error (a bug: the reader thread panicked, the
+/// signal handler could not be installed), as for a panic. The message
+/// says `pgn-audit: internal error: ...`; no summary.json is written, so
+/// that no folder vouches for a run that did not complete.
+pub const EXIT_INTERNAL: i32 = 101;
+
+/// Worker threads per core at most: workers only audit (the reader and
+/// the decompressors have threads of their own), and each holds up to two
+/// batches in flight, so more would cost memory and start-up time, not
+/// speed.
+const THREADS_PER_CORE: usize = 4;
+/// Worker threads allowed on any machine, however few its cores, so that
+/// `-j 8` means the same everywhere.
+const THREADS_ALWAYS: usize = 8;
 
 /// A validated run configuration.
 #[derive(Debug, Clone)]
 pub struct Config {
     pub inputs: Vec<String>,
     pub out: PathBuf,
+    /// Worker threads: `-j` or every core, at most 4 per core (8 on any
+    /// machine).
     pub threads: usize,
+    /// The `-j` asked for, where it was more than that.
+    pub threads_asked: Option<usize>,
     pub split: bool,
     /// Write report.html (off with `--no-html`).
     pub html: bool,
@@ -42,17 +64,25 @@ pub struct Config {
 
 impl Config {
     pub fn from_args(args: Args) -> Config {
-        let threads = args.threads.map(usize::from).unwrap_or_else(|| {
-            std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
-        });
+        let cores = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
+        let asked = args.threads.map_or(cores, usize::from);
+        let threads = asked.min(most_threads(cores));
         Config {
             inputs: args.inputs,
             out: args.out,
             threads,
+            threads_asked: (asked > threads).then_some(asked),
             split: args.split,
             html: !args.no_html,
         }
     }
+}
+
+/// The most worker threads a run starts on a machine with `cores` cores:
+/// [`THREADS_PER_CORE`] per core, and never fewer than [`THREADS_ALWAYS`].
+/// A larger `-j` is cut to it, with a note.
+fn most_threads(cores: usize) -> usize {
+    cores.saturating_mul(THREADS_PER_CORE).max(THREADS_ALWAYS)
 }
 
 /// One audited game, ready to be written.
@@ -81,8 +111,17 @@ enum Message {
     },
 }
 
+/// Writes `pgn-audit: MESSAGE` on standard error. A standard error that
+/// cannot be written (closed, a pipe whose reader is gone) costs the
+/// message, never the run: the exit status still says how it ended.
 fn say(message: &str) {
-    eprintln!("pgn-audit: {message}");
+    to_stderr(&format!("pgn-audit: {message}\n"));
+}
+
+/// Writes `text` on standard error, ignoring a failed write (`eprint!`
+/// panics on one). The progress bar ignores its write errors too.
+fn to_stderr(text: &str) {
+    let _ = io::Write::write_all(&mut io::stderr().lock(), text.as_bytes());
 }
 
 /// Audits one batch. A panic while reading or auditing a game becomes an
@@ -156,36 +195,94 @@ fn mark_cut(report: &mut GameReport, cause: &str) {
     });
 }
 
-/// Runs the audit; returns the exit status.
-pub fn run(config: &Config) -> i32 {
-    let started = Instant::now();
-    let sources = match input::collect_sources(&config.inputs, &config.out) {
-        Ok(s) => s,
-        Err(e) => {
-            say(&e.to_string());
-            return EXIT_INPUT;
-        }
-    };
-    // The handler goes in before any report file exists, so that a signal
-    // never finds them half made. The first signal stops the reader; the
-    // batches in flight are finished and every report is completed and
-    // renamed. A second one ends the process at once.
-    let interrupted = Arc::new(AtomicBool::new(false));
-    let signalled = Arc::new(AtomicBool::new(false));
-    {
-        let (flag, signal) = (interrupted.clone(), signalled.clone());
-        let _ = ctrlc::set_handler(move || {
+/// What the run does on Ctrl-C, SIGTERM and SIGHUP. Before the output
+/// folder is touched, a signal ends the run at once with
+/// [`EXIT_INTERRUPTED`]: there is nothing to finish. Once
+/// the reports are begun, the first signal stops the reader; the batches
+/// in flight are finished and every report is completed and renamed. A
+/// second one ends the process at once.
+struct Signals {
+    /// Set by a signal, and when a report cannot be written: the reader
+    /// stops.
+    interrupted: Arc<AtomicBool>,
+    /// Set by a signal only.
+    signalled: Arc<AtomicBool>,
+    /// [`STARTING`], [`WRITING`] or [`STOPPED`].
+    stage: Arc<AtomicU8>,
+}
+
+/// Before the output folder is touched.
+const STARTING: u8 = 0;
+/// The reports are begun.
+const WRITING: u8 = 1;
+/// Interrupted while starting: the process is ending.
+const STOPPED: u8 = 2;
+
+impl Signals {
+    /// Installs the handler, the first thing a run does, so that a signal
+    /// is honoured from the start.
+    fn install() -> Result<Signals, String> {
+        let signals = Signals {
+            interrupted: Arc::new(AtomicBool::new(false)),
+            signalled: Arc::new(AtomicBool::new(false)),
+            stage: Arc::new(AtomicU8::new(STARTING)),
+        };
+        let (flag, signal, stage) = (
+            signals.interrupted.clone(),
+            signals.signalled.clone(),
+            signals.stage.clone(),
+        );
+        ctrlc::set_handler(move || {
             flag.store(true, Ordering::SeqCst);
             if signal.swap(true, Ordering::SeqCst) {
                 say("interrupted twice: stopping now, the reports are left unfinished");
                 std::process::exit(EXIT_INTERRUPTED);
             }
-        });
+            if stage
+                .compare_exchange(STARTING, STOPPED, Ordering::SeqCst, Ordering::SeqCst)
+                .is_ok()
+            {
+                say("interrupted before any report was begun");
+                std::process::exit(EXIT_INTERRUPTED);
+            }
+        })
+        .map_err(|e| format!("cannot install the signal handler: {e}"))?;
+        Ok(signals)
     }
-    let mut reports = match Reports::create(&config.out, config.split, config.html) {
-        Ok(r) => r,
+
+    /// Moves on to writing the reports; `false` when a signal came first
+    /// (its handler is ending the process).
+    fn begin_reports(&self) -> bool {
+        self.stage
+            .compare_exchange(STARTING, WRITING, Ordering::SeqCst, Ordering::SeqCst)
+            .is_ok()
+    }
+}
+
+/// Says `internal error: CAUSE`; returns [`EXIT_INTERNAL`].
+fn internal_error(cause: &str) -> i32 {
+    say(&format!("internal error: {cause}"));
+    EXIT_INTERNAL
+}
+
+/// Runs the audit; returns the exit status.
+pub fn run(config: &Config) -> i32 {
+    let started = Instant::now();
+    let signals = match Signals::install() {
+        Ok(s) => s,
+        Err(e) => return internal_error(&e),
+    };
+    if let Some(asked) = config.threads_asked {
+        say(&format!(
+            "-j {asked}: using {} threads, the most this machine allows \
+             ({THREADS_PER_CORE} per core, at least {THREADS_ALWAYS})",
+            config.threads
+        ));
+    }
+    let sources = match input::collect_sources(&config.inputs, &config.out) {
+        Ok(s) => s,
         Err(e) => {
-            say(&format!("cannot write reports: {e}"));
+            say(&e.to_string());
             return EXIT_INPUT;
         }
     };
@@ -199,6 +296,19 @@ pub fn run(config: &Config) -> i32 {
             return EXIT_INPUT;
         }
     };
+    if !signals.begin_reports() {
+        // The handler is ending the process with EXIT_INTERRUPTED.
+        loop {
+            std::thread::park();
+        }
+    }
+    let mut reports = match Reports::create(&config.out, config.split, config.html) {
+        Ok(r) => r,
+        Err(e) => {
+            say(&format!("cannot write reports: {e}"));
+            return EXIT_INPUT;
+        }
+    };
     let total = sources
         .iter()
         .map(|s| match &s.origin {
@@ -208,134 +318,107 @@ pub fn run(config: &Config) -> i32 {
         .sum::<Option<u64>>();
     let bar = crate::progress::bar(total);
     let raw_read = Arc::new(AtomicU64::new(0));
+    let interrupted = signals.interrupted.clone();
 
-    let in_flight = config.threads * 2 + 2;
-    let (token_tx, token_rx) = mpsc::sync_channel::<()>(in_flight);
-    for _ in 0..in_flight {
-        let _ = token_tx.send(());
-    }
-    let (tx, rx) = mpsc::channel::<(u64, Message)>();
     // Buffers of written batches, back to the reader to read into again.
     let (spare_tx, spare_rx) = mpsc::channel::<Vec<u8>>();
-    // How many messages the reader has numbered: once interrupted, the
-    // writer stops when it has written them all, even if the reader is
-    // stuck in a read (standard input that gives nothing more).
-    let issued = Arc::new(AtomicU64::new(0));
     let reader = {
         let sources = sources.clone();
         let interrupted = interrupted.clone();
         let raw_read = raw_read.clone();
-        let issued = issued.clone();
-        std::thread::spawn(move || {
+        move |outbox: Outbox<Message>| {
             let stages = Stages {
                 pool: &pool,
-                tx: &tx,
-                tokens: &token_rx,
+                outbox: &outbox,
                 spares: &spare_rx,
                 interrupted: &interrupted,
                 raw_read: &raw_read,
-                issued: &issued,
             };
             read_sources(&sources, &stages)
-        })
+        }
     };
 
     let mut status = EXIT_OK;
-    let mut pending: BTreeMap<u64, Message> = BTreeMap::new();
-    let mut next = 0u64;
     let mut write_failed = false;
     // The source being written, and its bytes so far, until its end.
     let mut open_source: Option<(usize, u64)> = None;
-    let mut reader_done = false;
-    loop {
-        let (seq, message) = match rx.recv_timeout(std::time::Duration::from_millis(50)) {
-            Ok(m) => m,
-            Err(mpsc::RecvTimeoutError::Disconnected) => {
-                reader_done = true;
-                break;
+    let ended = ordered::in_order(
+        config.threads * 2 + 2,
+        &signals.signalled,
+        reader,
+        |message| match message {
+            Message::Batch {
+                source,
+                bytes,
+                len,
+                games,
+            } => {
+                if write_failed {
+                    return;
+                }
+                let done = open_source
+                    .filter(|(s, _)| *s == source)
+                    .map_or(0, |(_, b)| b);
+                open_source = Some((source, done + len as u64));
+                for g in &games {
+                    let id = GameId {
+                        source: &sources[source].name,
+                        game: g.index,
+                        offset: g.offset,
+                        tags: &g.tags,
+                    };
+                    if let Err(e) = reports.write_game(&id, &g.report, &bytes[g.range.0..g.range.1])
+                    {
+                        bar.suspend(|| say(&format!("cannot write reports: {e}")));
+                        write_failed = true;
+                        interrupted.store(true, Ordering::SeqCst);
+                        break;
+                    }
+                }
+                let _ = spare_tx.send(bytes);
+                bar.set_position(raw_read.load(Ordering::Relaxed));
+                bar.set_message(crate::progress::message(
+                    reports.summary.games,
+                    started.elapsed().as_secs_f64(),
+                ));
             }
-            Err(mpsc::RecvTimeoutError::Timeout) => {
-                if signalled.load(Ordering::SeqCst) && next == issued.load(Ordering::SeqCst) {
-                    break;
+            Message::SourceEnd {
+                source,
+                bytes,
+                error,
+            } => {
+                open_source = None;
+                reports.summary.bytes += bytes;
+                reports.summary.sources.push(sources[source].name.clone());
+                if let Some(e) = error {
+                    bar.suspend(|| say(&format!("{}: {e}", sources[source].name)));
+                    status = EXIT_INPUT;
                 }
-                continue;
             }
-        };
-        pending.insert(seq, message);
-        while let Some(message) = pending.remove(&next) {
-            next += 1;
-            match message {
-                Message::Batch {
-                    source,
-                    bytes,
-                    len,
-                    games,
-                } => {
-                    let _ = token_tx.send(());
-                    if write_failed {
-                        continue;
-                    }
-                    let done = open_source
-                        .filter(|(s, _)| *s == source)
-                        .map_or(0, |(_, b)| b);
-                    open_source = Some((source, done + len as u64));
-                    for g in &games {
-                        let id = GameId {
-                            source: &sources[source].name,
-                            game: g.index,
-                            offset: g.offset,
-                            tags: &g.tags,
-                        };
-                        if let Err(e) =
-                            reports.write_game(&id, &g.report, &bytes[g.range.0..g.range.1])
-                        {
-                            say(&format!("cannot write reports: {e}"));
-                            write_failed = true;
-                            interrupted.store(true, Ordering::SeqCst);
-                            break;
-                        }
-                    }
-                    let _ = spare_tx.send(bytes);
-                    bar.set_position(raw_read.load(Ordering::Relaxed));
-                    bar.set_message(crate::progress::message(
-                        reports.summary.games,
-                        started.elapsed().as_secs_f64(),
-                    ));
-                }
-                Message::SourceEnd {
-                    source,
-                    bytes,
-                    error,
-                } => {
-                    open_source = None;
-                    reports.summary.bytes += bytes;
-                    reports.summary.sources.push(sources[source].name.clone());
-                    if let Some(e) = error {
-                        bar.suspend(|| say(&format!("{}: {e}", sources[source].name)));
-                        status = EXIT_INPUT;
-                    }
-                }
+        },
+    );
+    bar.finish_and_clear();
+    match ended {
+        Err(e) => return internal_error(&e),
+        Ok(Ended::Stopped) => {
+            // Interrupted while the reader waits for input: the source
+            // being read counts with the bytes of its games written.
+            if let Some((source, bytes)) = open_source {
+                reports.summary.bytes += bytes;
+                reports.summary.sources.push(sources[source].name.clone());
             }
         }
+        Ok(Ended::Complete) => {}
     }
-    if reader_done {
-        let _ = reader.join();
-    } else if let Some((source, bytes)) = open_source {
-        // Interrupted while the reader waits for input: the source being
-        // read counts with the bytes of its games written.
-        reports.summary.bytes += bytes;
-        reports.summary.sources.push(sources[source].name.clone());
-    }
-    bar.finish_and_clear();
     if write_failed {
         return EXIT_INPUT;
     }
     reports.summary.seconds = started.elapsed().as_secs_f64();
     reports.summary.threads = config.threads;
-    let was_interrupted = signalled.load(Ordering::SeqCst);
+    let was_interrupted = signals.signalled.load(Ordering::SeqCst);
     reports.summary.interrupted = was_interrupted;
     match reports.finish() {
-        Ok(summary) => eprint!("{}", summary.table()),
+        Ok(summary) => to_stderr(&summary.table()),
         Err(e) => {
             say(&format!("cannot write reports: {e}"));
             return EXIT_INPUT;
@@ -351,7 +434,7 @@ pub fn run(config: &Config) -> i32 {
 pub fn run_merge(dirs: &[PathBuf], out: &std::path::Path) -> i32 {
     match crate::merge::merge(dirs, out) {
         Ok(summary) => {
-            eprint!("{}", summary.table());
+            to_stderr(&summary.table());
             EXIT_OK
         }
         Err(e) => {
@@ -392,14 +475,12 @@ pub fn audit_bytes(data: &[u8], batch_bytes: usize) -> Summary {
 /// What the reader thread works with.
 struct Stages<'a> {
     pool: &'a Arc<rayon::ThreadPool>,
-    tx: &'a mpsc::Sender<(u64, Message)>,
-    tokens: &'a mpsc::Receiver<()>,
+    /// Numbers the messages to the writer; a batch waits for a slot.
+    outbox: &'a Outbox<Message>,
     /// Buffers of batches written, to read into again.
     spares: &'a mpsc::Receiver<Vec<u8>>,
     interrupted: &'a AtomicBool,
     raw_read: &'a Arc<AtomicU64>,
-    /// How many messages are numbered so far.
-    issued: &'a AtomicU64,
 }
 
 /// The reader thread: every source in order, cut into batches that are
@@ -407,14 +488,11 @@ struct Stages<'a> {
 fn read_sources(sources: &[Source], st: &Stages) {
     let Stages {
         pool,
-        tx,
-        tokens,
+        outbox,
         spares,
         interrupted,
         raw_read,
-        issued,
     } = *st;
-    let mut seq = 0u64;
     // Sources opened ahead of the one being read, so that their
     // decompression (on threads of their own, but for zstd at two threads
     // or fewer) runs meanwhile.
@@ -437,16 +515,11 @@ fn read_sources(sources: &[Source], st: &Stages) {
         let opened = match ahead.pop_front().expect("opened ahead") {
             Ok(o) => o,
             Err(e) => {
-                let _ = tx.send((
-                    seq,
-                    Message::SourceEnd {
-                        source: index,
-                        bytes: 0,
-                        error: Some(e.cause),
-                    },
-                ));
-                seq += 1;
-                issued.store(seq, Ordering::SeqCst);
+                outbox.number().send(Message::SourceEnd {
+                    source: index,
+                    bytes: 0,
+                    error: Some(e.cause),
+                });
                 continue;
             }
         };
@@ -460,9 +533,12 @@ fn read_sources(sources: &[Source], st: &Stages) {
         };
         let spare = || spares.try_recv().ok();
         let (bytes, error) = input::read_batches(spy, input::batch::BATCH_BYTES, spare, |batch| {
-            if interrupted.load(Ordering::SeqCst) || tokens.recv().is_err() {
+            if interrupted.load(Ordering::SeqCst) {
                 return ControlFlow::Break(());
             }
+            let Some(ticket) = outbox.slot() else {
+                return ControlFlow::Break(());
+            };
             // The stream broke inside the last game when it reaches the
             // last byte read: its text is all there is, not the whole game.
             let end = batch.base + batch.len as u64;
@@ -471,35 +547,23 @@ fn read_sources(sources: &[Source], st: &Stages) {
                 .as_ref()
                 .filter(|_| batch.games.last().is_some_and(|g| g.end == end))
                 .map(|e| read_error(compression, end, e));
-            let tx = tx.clone();
-            let s = seq;
-            seq += 1;
-            issued.store(seq, Ordering::SeqCst);
             pool.spawn(move || {
                 let games = audit_batch(&batch, cut.as_deref());
-                let _ = tx.send((
-                    s,
-                    Message::Batch {
-                        source: index,
-                        bytes: batch.bytes,
-                        len: batch.len,
-                        games,
-                    },
-                ));
+                ticket.send(Message::Batch {
+                    source: index,
+                    bytes: batch.bytes,
+                    len: batch.len,
+                    games,
+                });
             });
             ControlFlow::Continue(())
         });
         let error = error.map(|e| read_error(compression, bytes, &e));
-        let _ = tx.send((
-            seq,
-            Message::SourceEnd {
-                source: index,
-                bytes,
-                error,
-            },
-        ));
-        seq += 1;
-        issued.store(seq, Ordering::SeqCst);
+        outbox.number().send(Message::SourceEnd {
+            source: index,
+            bytes,
+            error,
+        });
     }
 }
 
@@ -529,5 +593,33 @@ impl<R: io::Read> io::Read for ErrorSpy<'_, R> {
                 *failed = Some(io::Error::new(e.kind(), e.to_string()));
             }
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn threads_are_bounded_per_core() {
+        assert_eq!(most_threads(1), 8);
+        assert_eq!(most_threads(2), 8);
+        assert_eq!(most_threads(3), 12);
+        assert_eq!(most_threads(64), 256);
+        assert_eq!(most_threads(usize::MAX), usize::MAX);
+    }
+
+    /// A handler that cannot be installed (here: one is in place already)
+    /// is an error the run reports, not a run without one.
+    #[test]
+    fn a_handler_that_cannot_be_installed_is_an_error() {
+        let _first = Signals::install();
+        assert_eq!(
+            Signals::install().err().as_deref(),
+            Some(
+                "cannot install the signal handler: \
+                 Ctrl-C error: Ctrl-C signal handler already registered"
+            )
+        );
     }
 }

@@ -25,7 +25,8 @@ pub struct Args {
     #[arg(short, long, value_name = "DIR", default_value = "reports")]
     pub out: PathBuf,
 
-    /// Worker threads (default: every core).
+    /// Worker threads (default: every core). At most 4 per core, and 8 on
+    /// any machine: a larger N is cut to that, with a note.
     #[arg(short = 'j', long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     pub threads: Option<u16>,
 

@@ -84,7 +84,8 @@ mod errors_col {
 type Row = Vec<String>;
 
 /// Rows of one reason, verdict, rule or kind: all counted, the first
-/// `limit` kept.
+/// `limit` kept, each value cut by [`kept`]: the page's memory is bounded
+/// whatever the input (a 20 MB White tag keeps 301 characters).
 #[derive(Debug, Clone, Default)]
 struct Group {
     total: u64,
@@ -96,8 +97,18 @@ impl Group {
         self.total += 1;
         if self.rows.len() < limit {
             self.rows
-                .push(row.iter().map(|s| s.as_ref().to_owned()).collect());
+                .push(row.iter().map(|s| kept(s.as_ref())).collect());
         }
+    }
+}
+
+/// What the page keeps of a value: its first `MAX_TEXT + 1` characters,
+/// enough for [`esc`] (and the URL test) to show it exactly as the whole
+/// value, cut at `MAX_TEXT` with an ellipsis.
+fn kept(s: &str) -> String {
+    match s.char_indices().nth(MAX_TEXT + 1) {
+        Some((end, _)) => s[..end].to_owned(),
+        None => s.to_owned(),
     }
 }
 
@@ -1334,6 +1345,27 @@ mod tests {
         assert_eq!(decade("2025.05.01"), "2020s");
         assert_eq!(decade("????.??.??"), "unknown");
         assert_eq!(decade(""), "unknown");
+    }
+
+    /// A kept value shows as the whole value does.
+    #[test]
+    fn kept_values_show_as_whole_ones() {
+        let long = "é".repeat(MAX_TEXT * 3);
+        assert_eq!(kept(&long).chars().count(), MAX_TEXT + 1);
+        assert_eq!(esc(&kept(&long)), esc(&long));
+        let plies = (1..400)
+            .map(|p| p.to_string())
+            .collect::<Vec<_>>()
+            .join(";");
+        assert_eq!(
+            esc(&kept(&plies).replace(';', ", ")),
+            esc(&plies.replace(';', ", "))
+        );
+        let url = format!("https://example.org/{}", "a".repeat(MAX_TEXT));
+        assert!(!is_url(&url) && !is_url(&kept(&url)));
+        let short = "https://lichess.org/abcdefgh";
+        assert_eq!(kept(short), short);
+        assert_eq!(kept(&"x".repeat(MAX_TEXT + 1)), "x".repeat(MAX_TEXT + 1));
     }
 
     #[test]

@@ -1,0 +1,348 @@
+//! The writer's end of the pipeline. The reader numbers every message in
+//! input order, the workers send them in whatever order they finish, and
+//! [`in_order`] hands them on in their numbers' order, with at most
+//! `capacity` batches in flight (back-pressure on the reader). A reader
+//! that panics, or a numbered message that never arrives, makes the stage
+//! an error: the messages handed on are then not the whole input.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc;
+use std::time::Duration;
+
+/// Numbered items that arrive in any order, handed on in their order.
+pub(super) struct Reorder<T> {
+    arrived: BTreeMap<u64, T>,
+    next: u64,
+}
+
+impl<T> Reorder<T> {
+    pub(super) fn new() -> Reorder<T> {
+        Reorder {
+            arrived: BTreeMap::new(),
+            next: 0,
+        }
+    }
+
+    /// Takes item `seq`.
+    pub(super) fn arrive(&mut self, seq: u64, item: T) {
+        self.arrived.insert(seq, item);
+    }
+
+    /// The next item in order, once it has arrived.
+    pub(super) fn pop(&mut self) -> Option<T> {
+        let item = self.arrived.remove(&self.next)?;
+        self.next += 1;
+        Some(item)
+    }
+
+    /// How many items were handed on.
+    pub(super) fn handed(&self) -> u64 {
+        self.next
+    }
+
+    /// How many arrived items wait for an earlier one.
+    pub(super) fn waiting(&self) -> usize {
+        self.arrived.len()
+    }
+}
+
+/// What travels to the writer: the number, whether the message holds a
+/// slot, and the message.
+type Numbered<T> = (u64, bool, T);
+
+/// The reader's side of the stage: numbers the messages and bounds the
+/// ones in flight.
+pub(super) struct Outbox<T> {
+    tx: mpsc::Sender<Numbered<T>>,
+    issued: Arc<AtomicU64>,
+    slots: mpsc::Receiver<()>,
+}
+
+impl<T> Outbox<T> {
+    /// Waits for a free slot and numbers the next message, which holds the
+    /// slot until it is written; `None` once the writer is gone.
+    pub(super) fn slot(&self) -> Option<Ticket<T>> {
+        self.slots.recv().ok()?;
+        Some(self.ticket(true))
+    }
+
+    /// Numbers the next message, which holds no slot (a source's end).
+    pub(super) fn number(&self) -> Ticket<T> {
+        self.ticket(false)
+    }
+
+    fn ticket(&self, slot: bool) -> Ticket<T> {
+        Ticket {
+            seq: self.issued.fetch_add(1, Ordering::SeqCst),
+            slot,
+            tx: self.tx.clone(),
+        }
+    }
+}
+
+/// A message's place in the order, to be sent from any thread.
+pub(super) struct Ticket<T> {
+    seq: u64,
+    slot: bool,
+    tx: mpsc::Sender<Numbered<T>>,
+}
+
+impl<T> Ticket<T> {
+    /// Sends the message; one the writer no longer waits for is dropped.
+    pub(super) fn send(self, item: T) {
+        let _ = self.tx.send((self.seq, self.slot, item));
+    }
+}
+
+/// How the stage ended.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) enum Ended {
+    /// The reader returned and every message it numbered was handed on.
+    Complete,
+    /// `stop` was set and every message numbered so far was handed on.
+    /// The reader may be stuck in a read (standard input that gives
+    /// nothing more): it is left to the end of the process.
+    Stopped,
+}
+
+/// Runs `read` on a thread of its own and hands the messages it numbers to
+/// `write`, in their order, on this thread. `capacity` slots bound the
+/// messages that hold one; a slot is free again once its message is
+/// written.
+pub(super) fn in_order<T: Send + 'static>(
+    capacity: usize,
+    stop: &AtomicBool,
+    read: impl FnOnce(Outbox<T>) + Send + 'static,
+    mut write: impl FnMut(T),
+) -> Result<Ended, String> {
+    let (slot_tx, slots) = mpsc::sync_channel::<()>(capacity);
+    for _ in 0..capacity {
+        let _ = slot_tx.send(());
+    }
+    let (tx, rx) = mpsc::channel::<Numbered<T>>();
+    let issued = Arc::new(AtomicU64::new(0));
+    let outbox = Outbox {
+        tx,
+        issued: issued.clone(),
+        slots,
+    };
+    let reader = std::thread::Builder::new()
+        .name("reader".to_owned())
+        .spawn(move || read(outbox))
+        .map_err(|e| format!("cannot start the reader thread: {e}"))?;
+    let mut order = Reorder::new();
+    loop {
+        match rx.recv_timeout(Duration::from_millis(50)) {
+            Ok((seq, slot, item)) => {
+                order.arrive(seq, (slot, item));
+                while let Some((slot, item)) = order.pop() {
+                    write(item);
+                    if slot {
+                        let _ = slot_tx.send(());
+                    }
+                }
+            }
+            Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                if stop.load(Ordering::SeqCst) && order.handed() == issued.load(Ordering::SeqCst) {
+                    return Ok(Ended::Stopped);
+                }
+            }
+        }
+    }
+    if let Err(panic) = reader.join() {
+        return Err(format!(
+            "the reader thread panicked: {}",
+            panic_message(panic.as_ref())
+        ));
+    }
+    let numbered = issued.load(Ordering::SeqCst);
+    if order.handed() != numbered || order.waiting() > 0 {
+        return Err(format!(
+            "the reader's message {} of {numbered} never arrived",
+            order.handed() + 1
+        ));
+    }
+    Ok(Ended::Complete)
+}
+
+/// The text a panic was raised with.
+fn panic_message(panic: &(dyn std::any::Any + Send)) -> &str {
+    panic
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| panic.downcast_ref::<String>().map(String::as_str))
+        .unwrap_or("(no message)")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::AtomicUsize;
+    use std::time::Instant;
+
+    #[test]
+    fn reorder_hands_items_on_in_their_order() {
+        let mut r = Reorder::new();
+        r.arrive(2, 'c');
+        r.arrive(1, 'b');
+        assert_eq!(r.pop(), None);
+        assert_eq!(r.waiting(), 2);
+        r.arrive(0, 'a');
+        assert_eq!(
+            (r.pop(), r.pop(), r.pop(), r.pop()),
+            (Some('a'), Some('b'), Some('c'), None)
+        );
+        assert_eq!((r.handed(), r.waiting()), (3, 0));
+        r.arrive(4, 'e');
+        assert_eq!(r.pop(), None);
+        r.arrive(3, 'd');
+        assert_eq!((r.pop(), r.pop()), (Some('d'), Some('e')));
+    }
+
+    /// Messages sent from other threads in reverse order are written in
+    /// their numbers' order.
+    #[test]
+    fn out_of_order_arrival_is_written_in_order() {
+        let stop = AtomicBool::new(false);
+        let mut written = Vec::new();
+        let ended = in_order(
+            100,
+            &stop,
+            |outbox: Outbox<u32>| {
+                let tickets: Vec<_> = (0..50).map(|_| outbox.slot().unwrap()).collect();
+                let end = outbox.number();
+                let senders: Vec<_> = tickets
+                    .into_iter()
+                    .enumerate()
+                    .rev()
+                    .map(|(i, t)| std::thread::spawn(move || t.send(i as u32)))
+                    .collect();
+                end.send(999);
+                for s in senders {
+                    s.join().unwrap();
+                }
+            },
+            |m| written.push(m),
+        );
+        assert_eq!(ended, Ok(Ended::Complete));
+        let mut expected: Vec<u32> = (0..50).collect();
+        expected.push(999);
+        assert_eq!(written, expected);
+    }
+
+    /// A reader that panics ends the stage in an error, after the messages
+    /// that did arrive were written.
+    #[test]
+    fn a_panicking_reader_is_an_error() {
+        let stop = AtomicBool::new(false);
+        let mut written = Vec::new();
+        let ended = in_order(
+            4,
+            &stop,
+            |outbox: Outbox<u32>| {
+                outbox.slot().unwrap().send(1);
+                panic!("reader broke");
+            },
+            |m| written.push(m),
+        );
+        assert_eq!(
+            ended,
+            Err("the reader thread panicked: reader broke".to_owned())
+        );
+        assert_eq!(written, [1]);
+    }
+
+    /// A message numbered and never sent is not passed over in silence.
+    #[test]
+    fn a_lost_message_is_an_error() {
+        let stop = AtomicBool::new(false);
+        let mut written = Vec::new();
+        let ended = in_order(
+            4,
+            &stop,
+            |outbox: Outbox<u32>| {
+                drop(outbox.slot().unwrap());
+                outbox.slot().unwrap().send(2);
+            },
+            |m| written.push(m),
+        );
+        assert_eq!(
+            ended,
+            Err("the reader's message 1 of 2 never arrived".to_owned())
+        );
+        assert!(written.is_empty());
+    }
+
+    /// Once stopped, the stage ends as soon as every message numbered is
+    /// written, though the reader is stuck.
+    #[test]
+    fn a_stop_does_not_wait_for_a_stuck_reader() {
+        let stop = AtomicBool::new(false);
+        let (release, stuck) = mpsc::channel::<()>();
+        let mut written = Vec::new();
+        let started = Instant::now();
+        let ended = in_order(
+            4,
+            &stop,
+            move |outbox: Outbox<u32>| {
+                outbox.slot().unwrap().send(1);
+                outbox.number().send(2);
+                let _ = stuck.recv();
+            },
+            |m| {
+                written.push(m);
+                if m == 2 {
+                    stop.store(true, Ordering::SeqCst);
+                }
+            },
+        );
+        assert_eq!(ended, Ok(Ended::Stopped));
+        assert_eq!(written, [1, 2]);
+        assert!(started.elapsed() < Duration::from_secs(5));
+        drop(release);
+    }
+
+    /// The reader never has more than `capacity` slot-holding messages
+    /// unwritten, however much faster than the writer it is.
+    #[test]
+    fn back_pressure_bounds_the_messages_in_flight() {
+        let stop = AtomicBool::new(false);
+        let taken = Arc::new(AtomicUsize::new(0));
+        let reader_taken = taken.clone();
+        let mut written = 0usize;
+        let mut most = 0usize;
+        let ended = in_order(
+            3,
+            &stop,
+            move |outbox: Outbox<usize>| {
+                for i in 0..20 {
+                    let t = outbox.slot().unwrap();
+                    reader_taken.fetch_add(1, Ordering::SeqCst);
+                    t.send(i);
+                }
+            },
+            |i| {
+                // The reader fills every free slot, and gets no further.
+                let goal = (written + 3).min(20);
+                let waited = Instant::now();
+                while taken.load(Ordering::SeqCst) < goal
+                    && waited.elapsed() < Duration::from_secs(2)
+                {
+                    std::thread::sleep(Duration::from_millis(1));
+                }
+                std::thread::sleep(Duration::from_millis(2));
+                // Slots taken, minus the ones written before this one.
+                let in_flight = taken.load(Ordering::SeqCst) - written;
+                most = most.max(in_flight);
+                assert_eq!(i, written);
+                written += 1;
+            },
+        );
+        assert_eq!(ended, Ok(Ended::Complete));
+        assert_eq!(written, 20);
+        assert_eq!(most, 3);
+    }
+}

@@ -14,6 +14,8 @@ const STALEMATE: &str = "5bnr/4p1pq/4Qpkr/7p/7P/4P3/PPPP1PP1/RNB1KBNR b KQ - 2 1
 /// Sam Loyd's stalemate in 10 moves: Black to move has none.
 const LOYD: &str = "1. e3 a5 2. Qh5 Ra6 3. Qxa5 h5 4. h4 Rah6 5. Qxc7 f6 6. Qxd7+ Kf7 \
                     7. Qxb7 Qd3 8. Qxb8 Qh7 9. Qxc8 Kg6 10. Qe6";
+const PAWN_MOVES: &str = "7k/5Q2/8/8/8/p7/8/K7 b - - 0 1";
+const BARE_STALEMATE: &str = "7k/5Q2/8/8/8/8/8/K7 b - - 0 1";
 /// White king and bishop against Black's king and rook, White to take it.
 const ROOK_FALLS: &str = "4k3/8/8/8/8/8/3r4/3BK3 w - - 0 60";
 const BISHOP_ONLY: &str = "4k3/8/8/8/8/8/3K4/3B4 b - - 0 60";
@@ -144,6 +146,10 @@ fn stalemate_scored_as_a_win() {
         game(&[("Result", "1-0")], &format!("{LOYD} 1-0")),
         game(&[("Result", "1/2-1/2")], &format!("{LOYD} 1/2-1/2")),
         game(&[("Result", "*")], &format!("{LOYD} *")),
+        // Black's king cannot step, but its pawn can: no stalemate.
+        game(&fen_tags(PAWN_MOVES, &[("Result", "1-0")]), "1-0"),
+        // Nothing of Black's can move: the FEN itself is stalemate.
+        game(&fen_tags(BARE_STALEMATE, &[("Result", "1-0")]), "1-0"),
     ]
     .concat();
     let out = audit(t.path(), &pgn, &[]);
@@ -152,13 +158,21 @@ fn stalemate_scored_as_a_win() {
         [
             row(1, 19, "stalemate_not_drawn", "1-0", "1/2-1/2", STALEMATE),
             row(3, 19, "stalemate_not_drawn", "*", "1/2-1/2", STALEMATE),
+            row(
+                5,
+                0,
+                "stalemate_not_drawn",
+                "1-0",
+                "1/2-1/2",
+                BARE_STALEMATE
+            ),
         ]
     );
     assert_eq!(
         records(&out, "results.csv")[0]["detail"],
         "Black is stalemated, so the game is drawn (FIDE 5.2.1), but it is scored 1-0"
     );
-    assert_eq!(counts(&out), (3, 1, 2, 0));
+    assert_eq!(counts(&out), (5, 2, 3, 0));
 }
 
 #[test]

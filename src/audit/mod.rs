@@ -140,9 +140,10 @@ fn audit_traced(game: &Game, mut trace: Option<&mut Vec<u32>>) -> GameReport {
                     Err(before) => repetition::next_key(&before, key, m, &pos),
                 };
                 debug_assert_eq!(key, strict_key(&pos));
-                // Material shrinks or changes only on a capture or a
-                // promotion: only those can make the position dead.
-                if m.is_capture() || m.is_promotion() {
+                // Material changes only on a capture or a promotion, both
+                // zeroing moves, and a dead position has no pawn, rook or
+                // queen: only then can the position have become dead.
+                if zeroing && (pos.board().pawns() | pos.board().rooks_and_queens()).is_empty() {
                     draws.observe_material(&pos, ply);
                 }
             }
@@ -211,7 +212,7 @@ fn audit_traced(game: &Game, mut trace: Option<&mut Vec<u32>>) -> GameReport {
         });
     }
     report.missed_draws = draws.rows(report.plies);
-    let replayed = report.error.is_none().then_some(&pos);
+    let replayed = report.error.is_none().then_some((&pos, in_check));
     report.results = results::audit_results(game, replayed, report.plies);
     if report.error.is_none() {
         report.claims = claims::audit_claims(game, &pos, &reps, report.plies);
@@ -253,8 +254,10 @@ impl DrawWatch {
 
     /// Notes the first position after which neither side could mate by
     /// any series of legal moves (5.2.2), as insufficient material decides
-    /// it. Called where material changed: after ply 0, a capture or a
+    /// it. Called where material changed: at ply 0, after a capture or a
     /// promotion.
+    #[cold]
+    #[inline(never)]
     fn observe_material(&mut self, pos: &Chess, ply: u32) {
         if self.dead.is_none() && pos.is_insufficient_material() {
             self.dead = Some((ply, fen_of(pos)));

@@ -3,7 +3,7 @@
 //! scored as such (FIDE 5.1.1, 5.2.1), a dead position scored as a win
 //! (5.2.2), and a win on time by a side that could not mate (6.9).
 
-use shakmaty::{Chess, Color, Position};
+use shakmaty::{Chess, Color, Position, attacks};
 
 use super::findings::{ResultCode, ResultFinding};
 use crate::pgn::{Game, decode_text};
@@ -49,9 +49,9 @@ fn side_name(color: Color) -> &'static str {
 }
 
 /// The game's results rows, in the contract's order. `last` is the final
-/// position where the game was replayed to its end (no error), `None`
-/// otherwise; `plies` the last ply replayed.
-pub fn audit_results(game: &Game, last: Option<&Chess>, plies: u32) -> Vec<ResultFinding> {
+/// position, and whether it is check, where the game was replayed to its
+/// end (no error), `None` otherwise; `plies` the last ply replayed.
+pub fn audit_results(game: &Game, last: Option<(&Chess, bool)>, plies: u32) -> Vec<ResultFinding> {
     let tag = canonical(&game.tags.result);
     let recorded = recorded(game);
     let mut rows = Vec::new();
@@ -65,7 +65,7 @@ pub fn audit_results(game: &Game, last: Option<&Chess>, plies: u32) -> Vec<Resul
             fen,
         });
     };
-    let fen = || last.map(super::fen_of).unwrap_or_default();
+    let fen = || last.map(|(pos, _)| super::fen_of(pos)).unwrap_or_default();
 
     if let Some(token) = game.result_token
         && !tag.is_empty()
@@ -78,14 +78,14 @@ pub fn audit_results(game: &Game, last: Option<&Chess>, plies: u32) -> Vec<Resul
             fen(),
         );
     }
-    let Some(pos) = last else {
+    let Some((pos, in_check)) = last else {
         return rows;
     };
     let won_by = winner(recorded);
     // The costly tests (every legal move generated) run only where their
     // answer could make a row: a mate where the mating side is not scored
     // the win, a stalemate where the game is not drawn.
-    if pos.is_check() {
+    if in_check {
         let mater = !pos.turn();
         if won_by != Some(mater) && pos.is_checkmate() {
             row(
@@ -100,7 +100,7 @@ pub fn audit_results(game: &Game, last: Option<&Chess>, plies: u32) -> Vec<Resul
                 fen(),
             );
         }
-    } else if recorded != "1/2-1/2" && pos.is_stalemate() {
+    } else if recorded != "1/2-1/2" && !king_can_step(pos) && pos.is_stalemate() {
         row(
             ResultCode::StalemateNotDrawn,
             "1/2-1/2",
@@ -125,7 +125,7 @@ pub fn audit_results(game: &Game, last: Option<&Chess>, plies: u32) -> Vec<Resul
             fen(),
         );
     }
-    if lost_on_time(game) && pos.has_insufficient_material(won_by) {
+    if pos.has_insufficient_material(won_by) && lost_on_time(game) {
         row(
             ResultCode::TimeoutWithoutMatingMaterial,
             "1/2-1/2",
@@ -138,6 +138,21 @@ pub fn audit_results(game: &Game, last: Option<&Chess>, plies: u32) -> Vec<Resul
         );
     }
     rows
+}
+
+/// Whether the side to move, not in check, surely has a legal move: its
+/// king can step to a square that no enemy piece attacks. Settles nearly
+/// every position without generating every legal move.
+fn king_can_step(pos: &Chess) -> bool {
+    let board = pos.board();
+    let us = pos.turn();
+    let Some(king) = board.king_of(us) else {
+        return false;
+    };
+    let occupied = board.occupied().without(king);
+    (attacks::king_attacks(king) & !board.by_color(us))
+        .into_iter()
+        .any(|to| board.attacks_to(to, !us, occupied).is_empty())
 }
 
 /// A recorded result for a sentence.

@@ -544,3 +544,88 @@ fn fixture_file_verdicts() {
         ]
     );
 }
+
+// --- claim words: whole words, drawn games only (contract v2) ----------------
+
+/// Knights out and back twice: the start position stands three times.
+const REPEATED: &str = "1.Nf3 Nf6 2.Ng1 Ng8 3.Nf3 Nf6 4.Ng1 Ng8";
+
+#[test]
+fn words_after_the_last_move_of_a_decisive_game_claim_nothing() {
+    for (result, words) in [
+        ("1-0", "a triple attack"),
+        ("0-1", "White avoids the repetition"),
+        ("1-0", "threefold repetition"),
+        ("*", "fifty-move rule"),
+    ] {
+        let r = audit(&pgn(
+            None,
+            &[
+                ("Result", result),
+                ("Termination", "Game drawn by repetition"),
+            ],
+            &format!("{REPEATED} {{{words}}} {result}"),
+        ));
+        assert_eq!(r.claims, vec![], "{result} {{{words}}}");
+    }
+}
+
+#[test]
+fn claim_words_count_only_whole() {
+    // Drawn, but no claim word: neither a comment nor an implied claim
+    // (the final position stood once).
+    for words in [
+        "a triple attack",
+        "repetitions were avoided",
+        "fifty",
+        "150-move marathon",
+        "50 movesets",
+        "Wiederholungen",
+        "dreimalige",
+    ] {
+        let r = audit(&pgn(
+            None,
+            &[("Result", "1/2-1/2")],
+            &format!("1.e4 e5 2.Nf3 Nc6 {{{words}}} 1/2-1/2"),
+        ));
+        assert_eq!(r.claims, vec![], "{{{words}}}");
+    }
+}
+
+#[test]
+fn claim_phrases_in_drawn_games() {
+    for words in [
+        "Stellungswiederholung",
+        "Zugwiederholung!",
+        "triple répétition",
+        "(repeated   position)",
+        "3-fold",
+    ] {
+        let c = one_claim(&pgn(
+            None,
+            &[("Result", "1/2-1/2")],
+            &format!("{REPEATED} {{{words}}} 1/2-1/2"),
+        ));
+        check(&c, Threefold, Comment, Valid, 8, 3, &[0, 4, 8]);
+    }
+    for words in [
+        "fifty moves",
+        "50 Züge",
+        "cincuenta jugadas",
+        "FIFTY-MOVE rule",
+    ] {
+        let c = one_claim(&pgn(
+            None,
+            &[("Result", "1/2-1/2")],
+            &format!("1.e4 e5 {{{words}}} 1/2-1/2"),
+        ));
+        check(&c, FiftyMoves, Comment, FalseFiftyMoves, 2, 1, &[2]);
+    }
+    // Without a Result tag, the result token says the game is drawn.
+    let c = one_claim(&pgn(
+        None,
+        &[],
+        &format!("{REPEATED} {{Stellungswiederholung}} 1/2-1/2"),
+    ));
+    check(&c, Threefold, Comment, Valid, 8, 3, &[0, 4, 8]);
+}

@@ -13,11 +13,12 @@ use std::time::{Duration, Instant};
 use common::*;
 
 const DRIVER: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/src/cluster/dask_audit.py");
-const REPORTS: [&str; 7] = [
+const REPORTS: [&str; 8] = [
     "castling.csv",
     "claims.csv",
     "missed_draws.csv",
     "errors.csv",
+    "results.csv",
     "clean.pgn",
     "rejected.pgn",
     "summary.json",

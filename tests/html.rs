@@ -272,7 +272,7 @@ fn fixture() -> Fixture {
     };
     summary.castling = [1, 1, 0, 1, 0, 0, 0, 1, 1, 1, 1];
     summary.claims = [2, 0, 1, 0, 0, 0, 1];
-    summary.missed_draws = [1, 0];
+    summary.missed_draws = [1, 0, 0];
     summary.errors = [1, 0, 0, 0, 0, 1];
     Fixture {
         castling,
@@ -321,6 +321,11 @@ fn write_dir(f: &Fixture, dir: &Path) {
         }
         w.flush().unwrap();
     }
+    // results.csv (contract v2): no rows in this fixture.
+    let results = ["ply", "code", "recorded", "expected", "detail", "fen"];
+    let mut w = csv::Writer::from_path(dir.join("results.csv")).unwrap();
+    w.write_record(IDENTITY.iter().chain(&results)).unwrap();
+    w.flush().unwrap();
     std::fs::write(dir.join("summary.json"), f.summary.to_json()).unwrap();
 }
 

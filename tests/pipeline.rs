@@ -9,11 +9,12 @@ use std::process::Stdio;
 
 use common::*;
 
-const CSVS: [&str; 4] = [
+const CSVS: [&str; 5] = [
     "castling.csv",
     "claims.csv",
     "missed_draws.csv",
     "errors.csv",
+    "results.csv",
 ];
 
 fn read(p: &Path) -> Vec<u8> {

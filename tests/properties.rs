@@ -9,7 +9,7 @@ use proptest::prelude::*;
 use shakmaty::{CastlingMode, Chess, Position, fen::Fen, san::SanPlus};
 
 use pgn_audit::app::audit_bytes;
-use pgn_audit::audit::{GameClass, audit_game};
+use pgn_audit::audit::{GameClass, ResultCode, audit_game};
 use pgn_audit::input::Splitter;
 use pgn_audit::pgn::Game;
 
@@ -108,9 +108,16 @@ proptest! {
         prop_assert_eq!(report.notation_quirks, 0, "{}", pgn);
         prop_assert_eq!(report.plies, n);
         prop_assert_eq!(report.variant.code(), if start == 0 { "standard" } else { "chess960" });
-        // Missed draws may occur in a long random game; nothing else flags.
+        // Missed draws may occur in a long random game, and a mate or
+        // stalemate scored `*` is a results row; nothing else flags.
         prop_assert!(report.class() != GameClass::Incomplete);
-        if report.missed_draws.is_empty() {
+        for r in &report.results {
+            prop_assert!(
+                matches!(r.code, ResultCode::CheckmateNotScored | ResultCode::StalemateNotDrawn),
+                "{:?}\n{}", r, pgn
+            );
+        }
+        if report.missed_draws.is_empty() && report.results.is_empty() {
             prop_assert_eq!(report.class(), GameClass::Clean);
         }
     }

@@ -14,46 +14,51 @@ use super::findings::{ClaimAudit, ClaimKind, ClaimSource, ClaimVerdict};
 use super::repetition::{Entry, Identity, Repetitions, right_bit};
 use crate::pgn::{Game, decode_text};
 
-/// Words (lowercase) that claim a threefold repetition.
+/// Words and phrases (lowercase) that claim a threefold repetition, as
+/// whole words.
 const THREEFOLD_WORDS: &[&str] = &[
     "repetition",
     "threefold",
     "three-fold",
-    "three fold",
     "3-fold",
     "3fold",
-    "3 fold",
-    // German
-    "wiederholung", // also Stellungswiederholung, Zugwiederholung
+    "repeated position",
+    // German; `wiederholung` also ends a compound (see [`COMPOUND_END`]).
+    "wiederholung",
     "dreimalig",
     // French
     "répétition",
-    "triple",
+    "triple répétition",
     // Spanish
     "repetición",
     "repeticion",
 ];
 
-/// Words (lowercase) that claim the fifty-move rule.
+/// The one claim word that also counts as the end of a compound
+/// (`Stellungswiederholung`, `Zugwiederholung`).
+const COMPOUND_END: &str = "wiederholung";
+
+/// Words and phrases (lowercase) that claim the fifty-move rule, as whole
+/// words.
 const FIFTY_WORDS: &[&str] = &[
-    "fifty",
+    "fifty-move",
+    "fifty move",
     "50-move",
     "50 move",
+    "fifty moves",
+    "50 moves",
     // German
-    "50 züge",
     "50-züge",
-    "50-zug",
-    "50 zug",
-    "fünfzig",
+    "50 züge",
+    "fünfzig züge",
     // French
-    "cinquante coups",
     "50 coups",
-    "50-coups",
+    "cinquante coups",
     // Spanish
-    "cincuenta movimientos",
     "50 movimientos",
-    "cincuenta jugadas",
+    "cincuenta movimientos",
     "50 jugadas",
+    "cincuenta jugadas",
 ];
 
 /// Every claim word in one automaton: a pattern's index below
@@ -144,24 +149,29 @@ fn surely_no_claim_word(text: &[u8]) -> bool {
     present & NOT_ASCII == 0 && WORD_BYTES.iter().all(|&needed| needed & !present != 0)
 }
 
-/// Which claims a text makes: (threefold, fifty moves).
+/// Which claims a text makes: (threefold, fifty moves). A word counts
+/// only whole, case-insensitive, with any run of blanks as one space: not
+/// `repetitions`, not `triple` alone.
 fn claim_words(text: &str) -> (bool, bool) {
     if surely_no_claim_word(text.as_bytes()) {
         return (false, false);
     }
-    let lower;
-    let t = if text
-        .bytes()
-        .any(|b| b.is_ascii_uppercase() || !b.is_ascii())
-    {
-        lower = text.to_lowercase();
-        lower.as_str()
-    } else {
-        text
-    };
+    let mut t = String::with_capacity(text.len());
+    for word in text.split_whitespace() {
+        if !t.is_empty() {
+            t.push(' ');
+        }
+        t.push_str(word);
+    }
+    let t = t.to_lowercase();
     let (mut threefold, mut fifty) = (false, false);
-    for m in CLAIM_WORDS.find_overlapping_iter(t) {
-        if m.pattern().as_usize() < THREEFOLD_WORDS.len() {
+    for m in CLAIM_WORDS.find_overlapping_iter(&t) {
+        let i = m.pattern().as_usize();
+        let word = THREEFOLD_WORDS.get(i).unwrap_or(&"");
+        if !is_whole(&t, m.start(), m.end(), *word == COMPOUND_END) {
+            continue;
+        }
+        if i < THREEFOLD_WORDS.len() {
             threefold = true;
         } else {
             fifty = true;
@@ -170,14 +180,33 @@ fn claim_words(text: &str) -> (bool, bool) {
     (threefold, fifty)
 }
 
-fn is_draw_result(result: &str) -> bool {
-    matches!(result.trim(), "1/2-1/2" | "½-½" | "1/2")
+/// Whether `text[start..end]` is a whole word or phrase: no letter or
+/// digit right before it (unless it may end a compound) or right after it.
+fn is_whole(text: &str, start: usize, end: usize, compound_end: bool) -> bool {
+    let word_char = |c: Option<char>| c.is_some_and(char::is_alphanumeric);
+    (compound_end || !word_char(text[..start].chars().next_back()))
+        && !word_char(text[end..].chars().next())
+}
+
+/// Whether `lower`, lowercased, holds `phrase` (lowercase) as a whole word
+/// or phrase, or, with `compound_end`, as the end of a word.
+pub(super) fn has_phrase(lower: &str, phrase: &str, compound_end: bool) -> bool {
+    lower
+        .match_indices(phrase)
+        .any(|(i, p)| is_whole(lower, i, i + p.len(), compound_end))
 }
 
 /// Finds the game's draw claims and judges each. `last` is the position
 /// after the game's last ply, `plies`, which is also the last position in
 /// `reps`.
+///
+/// Only a drawn game claims (FIDE 9.2, 9.3): an upheld claim ends the game
+/// drawn and a rejected one lets it go on, so words after the last move of
+/// a decisive game are annotation.
 pub fn audit_claims(game: &Game, last: &Chess, reps: &Repetitions, plies: u32) -> Vec<ClaimAudit> {
+    if super::results::recorded(game) != "1/2-1/2" {
+        return Vec::new();
+    }
     let (term3, term50) = game
         .tags
         .termination
@@ -206,10 +235,6 @@ pub fn audit_claims(game: &Game, last: &Chess, reps: &Repetitions, plies: u32) -
 
     let threefold = source(term3, com3);
     let fifty = source(term50, com50);
-    let drawn = is_draw_result(&game.tags.result);
-    if threefold.is_none() && fifty.is_none() && !drawn {
-        return Vec::new();
-    }
     let judge = Judge::new(game, last, reps, plies);
     let mut claims = Vec::new();
     if let Some(src) = threefold {
@@ -220,7 +245,6 @@ pub fn audit_claims(game: &Game, last: &Chess, reps: &Repetitions, plies: u32) -
     }
     if threefold.is_none()
         && fifty.is_none()
-        && drawn
         && (judge.count(Identity::NoRights) >= 3 || judge.announced().is_some())
     {
         claims.push(judge.threefold(ClaimSource::Implied));
@@ -652,6 +676,17 @@ mod tests {
         assert_eq!(claim_words("règle des cinquante coups"), (false, true));
         assert_eq!(claim_words("cincuenta movimientos"), (false, true));
         assert_eq!(claim_words("Three-Fold? no, FIFTY moves"), (true, true));
+    }
+
+    #[test]
+    fn claim_words_count_only_whole() {
+        assert_eq!(claim_words("a triple attack"), (false, false));
+        assert_eq!(claim_words("no repetitions"), (false, false));
+        assert_eq!(claim_words("Zugwiederholung."), (true, false));
+        assert_eq!(claim_words("Wiederholungen"), (false, false));
+        assert_eq!(claim_words("fifty\n  MOVES"), (false, true));
+        assert_eq!(claim_words("the 150-move rule"), (false, false));
+        assert_eq!(claim_words("Fünfzig Züge"), (false, true));
     }
 
     #[test]

@@ -104,6 +104,29 @@ codes! {
     DrawRule {
         Fivefold => "fivefold",
         SeventyFiveMoves => "seventy_five_moves",
+        /// Neither side can mate by any series of legal moves (5.2.2), as
+        /// insufficient material decides it.
+        DeadPosition => "dead_position",
+    }
+}
+
+codes! {
+    /// Why a recorded result contradicts the final position or the Laws,
+    /// in the contract's order.
+    ResultCode {
+        /// The Result tag and the movetext's result token differ.
+        ResultMismatch => "result_mismatch",
+        /// The final position is checkmate and the mating side is not
+        /// scored the win (5.1.1).
+        CheckmateNotScored => "checkmate_not_scored",
+        /// The final position is stalemate and the game is not drawn (5.2.1).
+        StalemateNotDrawn => "stalemate_not_drawn",
+        /// The final position is dead by insufficient material and the
+        /// game is scored a win (5.2.2).
+        DeadPositionNotDrawn => "dead_position_not_drawn",
+        /// Lost on time, but the winner cannot mate by any series of legal
+        /// moves: a draw (6.9).
+        TimeoutWithoutMatingMaterial => "timeout_without_mating_material",
     }
 }
 
@@ -206,6 +229,23 @@ pub struct MissedDraw {
     pub fen: String,
 }
 
+/// A result that contradicts the final position or the Laws: one row of
+/// results.csv.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResultFinding {
+    pub code: ResultCode,
+    /// The game's last ply.
+    pub ply: u32,
+    /// The result the row is about: the Result tag, or the result token
+    /// where the tag is missing.
+    pub recorded: String,
+    /// The result the Laws give; empty for a mismatch.
+    pub expected: &'static str,
+    pub detail: String,
+    /// The final position; empty where the game was not replayed to its end.
+    pub fen: String,
+}
+
 /// Why the replay stopped: one row of errors.csv.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GameError {
@@ -224,6 +264,7 @@ pub struct GameReport {
     pub castling: Vec<CastlingViolation>,
     pub claims: Vec<ClaimAudit>,
     pub missed_draws: Vec<MissedDraw>,
+    pub results: Vec<ResultFinding>,
     pub error: Option<GameError>,
     pub notation_quirks: u32,
     /// Plies replayed.
@@ -240,12 +281,14 @@ pub enum GameClass {
 
 impl GameReport {
     /// Incomplete with an error row; flagged with a castling row, a false
-    /// claim from the Termination tag or a comment, or a missed draw.
+    /// claim from the Termination tag or a comment, a missed draw or a
+    /// results row.
     pub fn class(&self) -> GameClass {
         if self.error.is_some() {
             GameClass::Incomplete
         } else if !self.castling.is_empty()
             || !self.missed_draws.is_empty()
+            || !self.results.is_empty()
             || self
                 .claims
                 .iter()

@@ -7,6 +7,7 @@ pub mod claims;
 mod fastsan;
 mod findings;
 pub mod repetition;
+mod results;
 pub mod start;
 
 pub use findings::*;
@@ -87,6 +88,7 @@ fn audit_traced(game: &Game, mut trace: Option<&mut Vec<u32>>) -> GameReport {
     let mut ep = repetition::legal_ep(&pos);
     let mut draws = DrawWatch::default();
     draws.observe(&pos, 0, 1);
+    draws.observe_material(&pos, 0);
     if let Some(t) = trace.as_deref_mut() {
         t.push(1);
     }
@@ -141,6 +143,12 @@ fn audit_traced(game: &Game, mut trace: Option<&mut Vec<u32>>) -> GameReport {
                     Err(before) => repetition::next_key(&before, key, m, &pos),
                 };
                 debug_assert_eq!(key, strict_key(&pos));
+                // Material changes only on a capture or a promotion, both
+                // zeroing moves, and a dead position has no pawn, rook or
+                // queen: only then can the position have become dead.
+                if zeroing && (pos.board().pawns() | pos.board().rooks_and_queens()).is_empty() {
+                    draws.observe_material(&pos, ply);
+                }
             }
             Resolved::Castle(side) => {
                 let judgement = castling::judge_castle(&pos, &history, side, |ply| {
@@ -207,17 +215,21 @@ fn audit_traced(game: &Game, mut trace: Option<&mut Vec<u32>>) -> GameReport {
         });
     }
     report.missed_draws = draws.rows(report.plies);
+    let replayed = report.error.is_none().then_some((&pos, in_check));
+    report.results = results::audit_results(game, replayed, report.plies);
     if report.error.is_none() {
         report.claims = claims::audit_claims(game, &pos, &reps, report.plies);
     }
     report
 }
 
-/// Remembers the first automatic draw of each kind (FIDE 9.6).
+/// Remembers the first automatic draw of each kind (FIDE 9.6, and 5.2.2
+/// for a position that insufficient material makes dead).
 #[derive(Default)]
 struct DrawWatch {
     fivefold: Option<(u32, String)>,
     seventy_five: Option<(u32, String)>,
+    dead: Option<(u32, String)>,
 }
 
 impl DrawWatch {
@@ -243,10 +255,23 @@ impl DrawWatch {
         }
     }
 
+    /// Notes the first position after which neither side could mate by
+    /// any series of legal moves (5.2.2), as insufficient material decides
+    /// it. Called where material changed: at ply 0, after a capture or a
+    /// promotion.
+    #[cold]
+    #[inline(never)]
+    fn observe_material(&mut self, pos: &Chess, ply: u32) {
+        if self.dead.is_none() && pos.is_insufficient_material() {
+            self.dead = Some((ply, fen_of(pos)));
+        }
+    }
+
     fn rows(&self, plies: u32) -> Vec<MissedDraw> {
         let mut rows: Vec<MissedDraw> = [
             (DrawRule::Fivefold, &self.fivefold),
             (DrawRule::SeventyFiveMoves, &self.seventy_five),
+            (DrawRule::DeadPosition, &self.dead),
         ]
         .into_iter()
         .filter_map(|(rule, seen)| {

@@ -28,6 +28,9 @@ pub struct Game<'a> {
     pub syntax_error: Option<SyntaxError>,
     /// Byte ranges (into `bytes`) of the comments after the last move.
     pub final_comments: Vec<(u32, u32)>,
+    /// The result token that ends the movetext, canonical (`1/2` and `½-½`
+    /// are `1/2-1/2`); `None` where there is none.
+    pub result_token: Option<&'static str>,
 }
 
 impl<'a> Game<'a> {
@@ -42,6 +45,7 @@ impl<'a> Game<'a> {
             moves: mt.moves,
             syntax_error: mt.error,
             final_comments: mt.final_comments,
+            result_token: mt.result,
         }
     }
 

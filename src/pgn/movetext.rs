@@ -29,6 +29,8 @@ pub(super) struct Movetext {
     pub moves: Vec<MoveToken>,
     pub error: Option<SyntaxError>,
     pub final_comments: Vec<(u32, u32)>,
+    /// The first result token, canonical (`1/2` and `½-½` are `1/2-1/2`).
+    pub result: Option<&'static str>,
     /// While reading: the comment straight after the last move, read with
     /// it (Lichess writes one after every move), kept apart from the later
     /// ones in `final_comments` so that a move costs no push and clear of
@@ -67,12 +69,23 @@ fn line_end(bytes: &[u8], from: usize) -> usize {
 
 const RESULTS: [&[u8]; 6] = [b"1-0", b"0-1", b"1/2-1/2", b"1/2", "½-½".as_bytes(), b"*"];
 
+/// A result token as the report contract writes it.
+fn canonical_result(token: &[u8]) -> &'static str {
+    match token {
+        b"1-0" => "1-0",
+        b"0-1" => "0-1",
+        b"*" => "*",
+        _ => "1/2-1/2",
+    }
+}
+
 pub(super) fn read_movetext(bytes: &[u8], start: usize) -> Movetext {
     let mut out = Movetext {
         // About one move per 8 bytes without comments, fewer with them.
         moves: Vec::with_capacity(bytes.len().saturating_sub(start) / 8 + 4),
         error: None,
         final_comments: Vec::new(),
+        result: None,
         comment_after_move: None,
     };
     read_tokens(bytes, start, &mut out);
@@ -176,6 +189,7 @@ fn read_tokens(bytes: &[u8], start: usize, out: &mut Movetext) {
                 let token = &bytes[i..end];
                 if matches!(c, b'1' | b'0' | b'*' | 0xc2) && RESULTS.contains(&token) {
                     result_seen = true;
+                    out.result.get_or_insert(canonical_result(token));
                     i = end;
                     continue;
                 }

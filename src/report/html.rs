@@ -18,7 +18,7 @@ use shakmaty::fen::Fen;
 use shakmaty::{Bitboard, Board, Color, File, Piece, Rank, Role, Square, attacks};
 
 use super::Summary;
-use crate::audit::{CastlingReason, ClaimSource, ClaimVerdict, DrawRule, ErrorKind};
+use crate::audit::{CastlingReason, ClaimSource, ClaimVerdict, DrawRule, ErrorKind, ResultCode};
 
 /// Detailed examples kept per reason, verdict, rule or kind.
 pub const EXAMPLES: usize = 50;
@@ -79,6 +79,15 @@ mod errors_col {
     pub const KIND: usize = 13;
     pub const DETAIL: usize = 14;
     pub const FEN: usize = 15;
+}
+
+mod results_col {
+    pub const PLY: usize = 11;
+    pub const CODE: usize = 12;
+    pub const RECORDED: usize = 13;
+    pub const EXPECTED: usize = 14;
+    pub const DETAIL: usize = 15;
+    pub const FEN: usize = 16;
 }
 
 type Row = Vec<String>;
@@ -151,6 +160,7 @@ pub struct HtmlReport {
     claim_examples: BTreeMap<String, Group>,
     missed: BTreeMap<String, Group>,
     errors: BTreeMap<String, Group>,
+    results: BTreeMap<String, Group>,
 }
 
 impl Default for HtmlReport {
@@ -175,6 +185,7 @@ impl HtmlReport {
             claim_examples: BTreeMap::new(),
             missed: BTreeMap::new(),
             errors: BTreeMap::new(),
+            results: BTreeMap::new(),
         }
     }
 
@@ -215,6 +226,11 @@ impl HtmlReport {
         group(&mut self.errors, col(row, errors_col::KIND)).push(self.limit, row);
     }
 
+    /// One results.csv row, identity columns first.
+    pub fn add_result<S: AsRef<str>>(&mut self, row: &[S]) {
+        group(&mut self.results, col(row, results_col::CODE)).push(self.limit, row);
+    }
+
     /// The page.
     pub fn render(&self, summary: &Summary) -> String {
         let mut p = Page::default();
@@ -222,6 +238,7 @@ impl HtmlReport {
         p.glance(summary);
         p.castles(self);
         p.claims(self);
+        p.results(summary);
         p.out.push_str(r#"<div class="grid">"#);
         p.missed(self);
         p.errors(self);
@@ -235,6 +252,14 @@ impl HtmlReport {
             DrawRule::ALL.iter().map(|r| r.code()),
             self.limit,
             missed_row,
+        );
+        p.tables(
+            "results-list",
+            "Results that contradict the board: examples",
+            &self.results,
+            ResultCode::ALL.iter().map(|c| c.code()),
+            self.limit,
+            result_row,
         );
         p.tables(
             "errors-list",
@@ -252,15 +277,16 @@ impl HtmlReport {
 /// Feeds one CSV row to the collector.
 type AddRow = fn(&mut HtmlReport, &[&str]);
 
-/// Builds report.html from a report folder: its four CSV files and
+/// Builds report.html from a report folder: its five CSV files and
 /// summary.json.
 pub fn from_report_dir(dir: &Path) -> io::Result<String> {
     let mut html = HtmlReport::default();
-    let files: [(&str, AddRow); 4] = [
+    let files: [(&str, AddRow); 5] = [
         ("castling.csv", |h, r| h.add_castling(r)),
         ("claims.csv", |h, r| h.add_claim(r)),
         ("missed_draws.csv", |h, r| h.add_missed_draw(r)),
         ("errors.csv", |h, r| h.add_error(r)),
+        ("results.csv", |h, r| h.add_result(r)),
     ];
     for (name, add) in files {
         let path = dir.join(name);
@@ -780,6 +806,20 @@ fn missed_row(row: &[String]) -> String {
     )
 }
 
+fn result_row(row: &[String]) -> String {
+    use results_col::*;
+    format!(
+        "<tr><td>{}</td><td>{}</td><td class=\"n\">{}</td><td>{}</td><td>{}</td><td>{}</td><td><code>{}</code></td></tr>",
+        game_cell(row),
+        esc(col(row, CODE)),
+        esc(col(row, PLY)),
+        esc(col(row, RECORDED)),
+        esc(col(row, EXPECTED)),
+        esc(col(row, DETAIL)),
+        esc(col(row, FEN))
+    )
+}
+
 fn error_row(row: &[String]) -> String {
     use errors_col::*;
     format!(
@@ -847,7 +887,7 @@ impl Page {
         );
         o.push_str(concat!(
             r##"<nav><a href="#glance">At a glance</a><a href="#castling">Illegal castles</a>"##,
-            r##"<a href="#claims">Draw claims</a><a href="#missed-draws">Missed draws</a><a href="#errors">Errors</a>"##,
+            r##"<a href="#claims">Draw claims</a><a href="#results">Results</a><a href="#missed-draws">Missed draws</a><a href="#errors">Errors</a>"##,
             r##"<a href="#castle-examples">Castles in detail</a><a href="#claim-examples">False claims in detail</a></nav></header>"##,
             "\n"
         ));
@@ -1042,11 +1082,29 @@ impl Page {
         o.push('\n');
     }
 
+    /// Every results code with its count, zeros included.
+    fn results(&mut self, s: &Summary) {
+        let o = &mut self.out;
+        let total: u64 = s.results.iter().sum();
+        let _ = write!(
+            o,
+            r#"<section id="results"><h2>Results that contradict the board <span class="muted" id="results-total" data-count="{total}">({total})</span></h2><p class="muted">Recorded results that the final position or the Laws contradict (FIDE 5.1.1, 5.2.1, 5.2.2, 6.9).</p><table id="results-counts"><tr><th>code</th><th class="n">games</th></tr>"#
+        );
+        for (code, n) in ResultCode::ALL.iter().zip(&s.results) {
+            let _ = write!(
+                o,
+                r#"<tr data-code="{0}"><td>{0}</td><td class="n">{n}</td></tr>"#,
+                code.code()
+            );
+        }
+        o.push_str("</table></section>\n");
+    }
+
     fn missed(&mut self, h: &HtmlReport) {
         self.counts_section(
             "missed-draws",
             "Missed automatic draws",
-            "Games played on past a fivefold repetition or 75 moves (FIDE 9.6)",
+            "Games played on past a fivefold repetition or 75 moves (FIDE 9.6), or past a position that insufficient material makes dead (FIDE 5.2.2)",
             &h.missed,
             DrawRule::ALL.iter().map(|r| r.code()),
             "chart-missed",
@@ -1293,10 +1351,16 @@ impl Page {
             o,
             r#"<section id="{id}"><h2>{title}</h2><p class="muted">At most {limit} per group, in input order.</p>"#
         );
-        let header = if id == "missed" {
-            r#"<tr><th>game</th><th>rule</th><th class="n">ply</th><th class="n">plies after</th><th>fen</th></tr>"#
-        } else {
-            r#"<tr><th>game</th><th>kind</th><th class="n">ply</th><th>move</th><th>detail</th><th>fen</th></tr>"#
+        let header = match id {
+            "missed" => {
+                r#"<tr><th>game</th><th>rule</th><th class="n">ply</th><th class="n">plies after</th><th>fen</th></tr>"#
+            }
+            "results-list" => {
+                r#"<tr><th>game</th><th>code</th><th class="n">ply</th><th>recorded</th><th>expected</th><th>detail</th><th>fen</th></tr>"#
+            }
+            _ => {
+                r#"<tr><th>game</th><th>kind</th><th class="n">ply</th><th>move</th><th>detail</th><th>fen</th></tr>"#
+            }
         };
         for (key, g) in ordered(groups, known) {
             let _ = write!(

@@ -1,4 +1,4 @@
-//! Ordered report writers: the four CSV files, summary.json, report.html
+//! Ordered report writers: the five CSV files, summary.json, report.html
 //! and the split PGN files, written into an output folder that is locked
 //! and cleared first (`folder`), under temporary names renamed when complete,
 //! summary.json last.
@@ -34,8 +34,8 @@ pub const IDENTITY: [&str; 11] = [
 ];
 
 /// The CSV reports and their own columns (after the identity columns), as
-/// version 1 of the report contract fixes them.
-pub const CSV_REPORTS: [(&str, &[&str]); 4] = [
+/// the report contract fixes them.
+pub const CSV_REPORTS: [(&str, &[&str]); 5] = [
     (
         "castling.csv",
         &[
@@ -65,6 +65,10 @@ pub const CSV_REPORTS: [(&str, &[&str]); 4] = [
     ),
     ("missed_draws.csv", &["rule", "ply", "plies_after", "fen"]),
     ("errors.csv", &["ply", "san", "kind", "detail", "fen"]),
+    (
+        "results.csv",
+        &["ply", "code", "recorded", "expected", "detail", "fen"],
+    ),
 ];
 
 /// The header line of a CSV report, as written.
@@ -117,6 +121,7 @@ pub struct Reports {
     claims: CsvOut,
     missed: CsvOut,
     errors: CsvOut,
+    results: CsvOut,
     split: Option<(BufWriter<File>, BufWriter<File>, bool, bool)>,
     /// report.html's collector; `None` with `--no-html`.
     html: Option<html::HtmlReport>,
@@ -149,11 +154,12 @@ impl Reports {
             pending.push(temporary);
             Ok(w)
         };
-        let [castling, claims, missed, errors] = CSV_REPORTS;
+        let [castling, claims, missed, errors, results] = CSV_REPORTS;
         let castling = open_csv(castling.0, castling.1)?;
         let claims = open_csv(claims.0, claims.1)?;
         let missed = open_csv(missed.0, missed.1)?;
         let errors = open_csv(errors.0, errors.1)?;
+        let results = open_csv(results.0, results.1)?;
         let split = if split {
             let mut open = |name: &str| -> Result<BufWriter<File>, OutputError> {
                 let (temporary, file) = folder.create(name)?;
@@ -171,6 +177,7 @@ impl Reports {
             claims,
             missed,
             errors,
+            results,
             split,
             html: html.then(html::HtmlReport::default),
             summary: Summary::default(),
@@ -191,6 +198,7 @@ impl Reports {
         if !report.castling.is_empty()
             || !report.claims.is_empty()
             || !report.missed_draws.is_empty()
+            || !report.results.is_empty()
             || report.error.is_some()
         {
             self.write_rows(id, report, bytes)?;
@@ -307,6 +315,21 @@ impl Reports {
                 h.add_error(&joined(&identity, &row));
             }
         }
+        for r in &report.results {
+            let ply = r.ply.to_string();
+            let row = [
+                &ply,
+                r.code.code(),
+                &r.recorded,
+                r.expected,
+                &r.detail,
+                &r.fen,
+            ];
+            write_row(&mut self.results, &identity, &row, &dir.join("results.csv"))?;
+            if let Some(h) = &mut self.html {
+                h.add_result(&joined(&identity, &row));
+            }
+        }
         Ok(())
     }
 
@@ -318,6 +341,7 @@ impl Reports {
             (&mut self.claims, "claims.csv"),
             (&mut self.missed, "missed_draws.csv"),
             (&mut self.errors, "errors.csv"),
+            (&mut self.results, "results.csv"),
         ] {
             w.flush().map_err(out_err(&self.dir.join(name)))?;
         }

@@ -3,7 +3,9 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::audit::{CastlingReason, ClaimVerdict, DrawRule, ErrorKind, GameClass, GameReport};
+use crate::audit::{
+    CastlingReason, ClaimVerdict, DrawRule, ErrorKind, GameClass, GameReport, ResultCode,
+};
 
 /// Counters of a run; two summaries of disjoint inputs merge by adding.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -14,8 +16,10 @@ pub struct Summary {
     pub incomplete: u64,
     pub castling: [u64; 11],
     pub claims: [u64; 7],
-    pub missed_draws: [u64; 2],
+    pub missed_draws: [u64; 3],
     pub errors: [u64; 6],
+    /// results.csv rows by code.
+    pub results: [u64; 5],
     pub notation_quirks: u64,
     pub bytes: u64,
     pub seconds: f64,
@@ -47,6 +51,9 @@ impl Summary {
         if let Some(e) = &report.error {
             self.errors[e.kind as usize] += 1;
         }
+        for r in &report.results {
+            self.results[r.code as usize] += 1;
+        }
         self.notation_quirks += u64::from(report.notation_quirks);
     }
 
@@ -74,6 +81,7 @@ impl Summary {
             "seconds": (self.seconds * 1000.0).round() / 1000.0,
             "threads": self.threads,
             "sources": self.sources,
+            "results": counts(ResultCode::ALL, ResultCode::code, &self.results),
         });
         if self.interrupted {
             v["interrupted"] = json!(true);
@@ -84,7 +92,8 @@ impl Summary {
     }
 
     /// Reads a summary.json written by [`Summary::to_json`]; `None` when a
-    /// key of version 1 of the contract is missing or malformed.
+    /// key it writes (version 2's `results` included) is missing or
+    /// malformed.
     pub fn from_json(text: &str) -> Option<Summary> {
         let v: Value = serde_json::from_str(text).ok()?;
         let int = |k: &str| v.get(k)?.as_u64();
@@ -113,6 +122,7 @@ impl Summary {
             claims: counts(&v, "claims", ClaimVerdict::ALL, ClaimVerdict::code)?,
             missed_draws: counts(&v, "missed_draws", DrawRule::ALL, DrawRule::code)?,
             errors: counts(&v, "errors", ErrorKind::ALL, ErrorKind::code)?,
+            results: counts(&v, "results", ResultCode::ALL, ResultCode::code)?,
             notation_quirks: int("notation_quirks")?,
             bytes: int("bytes")?,
             seconds: v.get("seconds")?.as_f64()?,
@@ -142,6 +152,7 @@ impl Summary {
         add(&mut self.claims, &other.claims);
         add(&mut self.missed_draws, &other.missed_draws);
         add(&mut self.errors, &other.errors);
+        add(&mut self.results, &other.results);
         self.notation_quirks += other.notation_quirks;
         self.bytes += other.bytes;
         self.seconds += other.seconds;
@@ -171,6 +182,11 @@ impl Summary {
             self.notation_quirks
         );
         s += &format!(
+            "results: {}\nmissed draws: {}\n",
+            every(ResultCode::ALL, ResultCode::code, &self.results),
+            every(DrawRule::ALL, DrawRule::code, &self.missed_draws),
+        );
+        s += &format!(
             "{:.1} MiB in {:.2} s ({:.0} games/s, {} threads)\n",
             self.bytes as f64 / (1 << 20) as f64,
             self.seconds,
@@ -184,16 +200,30 @@ impl Summary {
     }
 
     fn castling_rows_hint(&self) -> String {
-        let parts: Vec<String> = CastlingReason::ALL
-            .iter()
-            .zip(&self.castling)
-            .filter(|(_, n)| **n > 0)
-            .map(|(r, n)| format!("{} {n}", r.code()))
-            .collect();
-        if parts.is_empty() {
-            "none".to_owned()
-        } else {
-            parts.join(", ")
-        }
+        nonzero(CastlingReason::ALL, CastlingReason::code, &self.castling)
     }
+}
+
+/// `code n` for every code counted at least once, or `none`.
+fn nonzero<T: Copy>(all: &[T], code: fn(T) -> &'static str, n: &[u64]) -> String {
+    let parts: Vec<String> = all
+        .iter()
+        .zip(n)
+        .filter(|(_, n)| **n > 0)
+        .map(|(k, n)| format!("{} {n}", code(*k)))
+        .collect();
+    if parts.is_empty() {
+        "none".to_owned()
+    } else {
+        parts.join(", ")
+    }
+}
+
+/// `code n` for every code, zeros included.
+fn every<T: Copy>(all: &[T], code: fn(T) -> &'static str, n: &[u64]) -> String {
+    all.iter()
+        .zip(n)
+        .map(|(k, n)| format!("{} {n}", code(*k)))
+        .collect::<Vec<_>>()
+        .join(", ")
 }

@@ -119,8 +119,19 @@ fn audit_batch(batch: &Batch, cut: Option<&str>) -> Vec<Audited> {
                 (Tags::default(), report)
             });
             let mut report = report;
-            if let Some(cause) = cut.filter(|_| k == last) {
-                mark_cut(&mut report, cause);
+            if batch.capped && k == last {
+                mark_cut(
+                    &mut report,
+                    format!(
+                        "the game is longer than {} MiB; the rest of it, up to the next game, was skipped",
+                        input::batch::GAME_CAP >> 20
+                    ),
+                );
+            } else if let Some(cause) = cut.filter(|_| k == last) {
+                mark_cut(
+                    &mut report,
+                    format!("the input breaks off in this game: {cause}"),
+                );
             }
             Audited {
                 index: batch.first_game + k as u64,
@@ -133,10 +144,11 @@ fn audit_batch(batch: &Batch, cut: Option<&str>) -> Vec<Audited> {
         .collect()
 }
 
-/// A game that the source's read error broke off: whatever its end says
-/// (a cut move or comment, or nothing amiss) is replaced by a parse_error
-/// that says so. An error found before the cut stays.
-fn mark_cut(report: &mut GameReport, cause: &str) {
+/// A game whose text stops short of its end (the source's read error broke
+/// it off, or it is longer than the cap and the rest was skipped): whatever
+/// its end says (a cut move or comment, or nothing amiss) is replaced by a
+/// parse_error with `detail`. An error found before the cut stays.
+fn mark_cut(report: &mut GameReport, detail: String) {
     let ply = report.plies + 1;
     let (san, fen) = match report.error.take() {
         Some(e) if e.kind != ErrorKind::ParseError || e.ply != ply => {
@@ -151,7 +163,7 @@ fn mark_cut(report: &mut GameReport, cause: &str) {
         ply,
         san,
         kind: ErrorKind::ParseError,
-        detail: format!("the input breaks off in this game: {cause}"),
+        detail,
         fen,
     });
 }
@@ -375,7 +387,7 @@ pub fn audit_bytes(data: &[u8], batch_bytes: usize) -> Summary {
     let mut summary = Summary::default();
     let (bytes, _) = input::read_batches(
         data,
-        batch_bytes.max(1),
+        input::Limits::new(batch_bytes),
         || None,
         |batch| {
             for span in &batch.games {
@@ -462,36 +474,41 @@ fn read_sources(sources: &[Source], st: &Stages) {
             failed: &failed,
         };
         let spare = || spares.try_recv().ok();
-        let (bytes, error) = input::read_batches(spy, input::batch::BATCH_BYTES, spare, |batch| {
-            if interrupted.load(Ordering::SeqCst) || tokens.recv().is_err() {
-                return ControlFlow::Break(());
-            }
-            // The stream broke inside the last game when it reaches the
-            // last byte read: its text is all there is, not the whole game.
-            let end = batch.base + batch.len as u64;
-            let cut = failed
-                .borrow()
-                .as_ref()
-                .filter(|_| batch.games.last().is_some_and(|g| g.end == end))
-                .map(|e| read_error(compression, end, e));
-            let tx = tx.clone();
-            let s = seq;
-            seq += 1;
-            issued.store(seq, Ordering::SeqCst);
-            pool.spawn(move || {
-                let games = audit_batch(&batch, cut.as_deref());
-                let _ = tx.send((
-                    s,
-                    Message::Batch {
-                        source: index,
-                        bytes: batch.bytes,
-                        len: batch.len,
-                        games,
-                    },
-                ));
-            });
-            ControlFlow::Continue(())
-        });
+        let (bytes, error) = input::read_batches(
+            spy,
+            input::Limits::new(input::batch::BATCH_BYTES),
+            spare,
+            |batch| {
+                if interrupted.load(Ordering::SeqCst) || tokens.recv().is_err() {
+                    return ControlFlow::Break(());
+                }
+                // The stream broke inside the last game when it reaches the
+                // last byte read: its text is all there is, not the whole game.
+                let end = batch.base + batch.len as u64;
+                let cut = failed
+                    .borrow()
+                    .as_ref()
+                    .filter(|_| batch.games.last().is_some_and(|g| g.end == end))
+                    .map(|e| read_error(compression, end, e));
+                let tx = tx.clone();
+                let s = seq;
+                seq += 1;
+                issued.store(seq, Ordering::SeqCst);
+                pool.spawn(move || {
+                    let games = audit_batch(&batch, cut.as_deref());
+                    let _ = tx.send((
+                        s,
+                        Message::Batch {
+                            source: index,
+                            bytes: batch.bytes,
+                            len: batch.len,
+                            games,
+                        },
+                    ));
+                });
+                ControlFlow::Continue(())
+            },
+        );
         let error = error.map(|e| read_error(compression, bytes, &e));
         let _ = tx.send((
             seq,

@@ -21,9 +21,9 @@ pub const BATCH_BYTES: usize = 1 << 20;
 pub const BATCH_GAMES: usize = 4096;
 
 /// At most how many bytes of one game are read: a longer game is audited
-/// as far as its first `GAME_CAP` bytes go (cut after their last line end
-/// or blank), then gets a `parse_error`.
-pub const GAME_CAP: usize = 4 << 20;
+/// as far as its first `GAME_CAP` bytes go (cut after their last blank or
+/// line end), then gets a `parse_error`.
+pub const GAME_CAP: usize = 2 << 20;
 
 /// The limits a source is read with.
 #[derive(Clone, Copy, Debug)]
@@ -276,11 +276,11 @@ fn index(skip: Option<Skip>, base: u64, at: u64) -> usize {
 }
 
 /// How much of the kept start of a capped game is its text: up to its last
-/// line end, or else its last blank, so that no move, tag or result is cut
-/// in two (a cut `O-O-O` would read as `O-O`).
+/// blank or line end, so that no move, tag or result is cut in two (a cut
+/// `O-O-O` would read as `O-O`).
 fn kept_text(kept: &[u8]) -> usize {
-    memchr::memrchr2(b'\n', b'\r', kept)
-        .or_else(|| memchr::memrchr2(b' ', b'\t', kept))
+    kept.iter()
+        .rposition(|&b| matches!(b, b' ' | b'\t' | b'\n' | b'\r' | b'\x0b' | b'\x0c'))
         .map_or(kept.len(), |i| i + 1)
 }
 
@@ -322,14 +322,12 @@ mod tests {
         }
     }
 
-    /// Every game of `pgn` read with `limits` in pieces of `step` bytes:
-    /// (index, its text as kept, whether it was capped), and the largest
-    /// buffer a batch came in.
-    fn read_all(
-        pgn: &[u8],
-        limits: Limits,
-        step: usize,
-    ) -> (Vec<(u64, u64, Vec<u8>, bool)>, usize) {
+    /// A game as read: its index, offset, text as kept, whether capped.
+    type Seen = (u64, u64, Vec<u8>, bool);
+
+    /// Every game of `pgn` read with `limits` in pieces of `step` bytes,
+    /// and the largest buffer a batch came in.
+    fn read_all(pgn: &[u8], limits: Limits, step: usize) -> (Vec<Seen>, usize) {
         struct Trickle<'a>(&'a [u8], usize);
         impl Read for Trickle<'_> {
             fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
@@ -388,8 +386,8 @@ mod tests {
             assert_eq!(seen[0], (1, 0, b"1. e4 *\n".to_vec(), false));
             let (index, start, text, capped) = &seen[1];
             assert_eq!((*index, *start, *capped), (2, 9, true));
-            // Whole lines, as many as the cap holds.
-            assert_eq!(text.len(), 16 + 22 * ((1000 - 16) / 22), "step {step}");
+            // Up to the last blank the cap holds: 44 lines, `1. Nf3 Nf6 2. `.
+            assert_eq!(text.len(), 16 + 22 * 44 + 14, "step {step}");
             assert_eq!(&text[..], &long[..text.len()]);
             let after = pgn.len() - 25;
             assert_eq!(seen[2], (3, after as u64, pgn[after..].to_vec(), false));
@@ -427,13 +425,15 @@ mod tests {
     #[test]
     fn a_batch_holds_at_most_its_number_of_games() {
         let pgn = b"*\n\n".repeat(1000);
-        let (seen, _) = read_all(&pgn, SMALL, 1 << 20);
-        assert_eq!(seen.len(), 1000);
-        for (i, (index, start, text, capped)) in seen.iter().enumerate() {
-            assert_eq!(
-                (*index, *start, &text[..], *capped),
-                (i as u64 + 1, 3 * i as u64, &b"*\n"[..], false)
-            );
+        for step in [1, 2, 5, 64, 1 << 20] {
+            let (seen, _) = read_all(&pgn, SMALL, step);
+            assert_eq!(seen.len(), 1000, "step {step}");
+            for (i, (index, start, text, capped)) in seen.iter().enumerate() {
+                assert_eq!(
+                    (*index, *start, &text[..], *capped),
+                    (i as u64 + 1, 3 * i as u64, &b"*\n"[..], false)
+                );
+            }
         }
     }
 }

@@ -387,7 +387,7 @@ pub fn audit_bytes(data: &[u8], batch_bytes: usize) -> Summary {
     let mut summary = Summary::default();
     let (bytes, _) = input::read_batches(
         data,
-        input::Limits::new(batch_bytes),
+        batch_bytes.max(1),
         || None,
         |batch| {
             for span in &batch.games {
@@ -474,41 +474,36 @@ fn read_sources(sources: &[Source], st: &Stages) {
             failed: &failed,
         };
         let spare = || spares.try_recv().ok();
-        let (bytes, error) = input::read_batches(
-            spy,
-            input::Limits::new(input::batch::BATCH_BYTES),
-            spare,
-            |batch| {
-                if interrupted.load(Ordering::SeqCst) || tokens.recv().is_err() {
-                    return ControlFlow::Break(());
-                }
-                // The stream broke inside the last game when it reaches the
-                // last byte read: its text is all there is, not the whole game.
-                let end = batch.base + batch.len as u64;
-                let cut = failed
-                    .borrow()
-                    .as_ref()
-                    .filter(|_| batch.games.last().is_some_and(|g| g.end == end))
-                    .map(|e| read_error(compression, end, e));
-                let tx = tx.clone();
-                let s = seq;
-                seq += 1;
-                issued.store(seq, Ordering::SeqCst);
-                pool.spawn(move || {
-                    let games = audit_batch(&batch, cut.as_deref());
-                    let _ = tx.send((
-                        s,
-                        Message::Batch {
-                            source: index,
-                            bytes: batch.bytes,
-                            len: batch.len,
-                            games,
-                        },
-                    ));
-                });
-                ControlFlow::Continue(())
-            },
-        );
+        let (bytes, error) = input::read_batches(spy, input::batch::BATCH_BYTES, spare, |batch| {
+            if interrupted.load(Ordering::SeqCst) || tokens.recv().is_err() {
+                return ControlFlow::Break(());
+            }
+            // The stream broke inside the last game when it reaches the
+            // last byte read: its text is all there is, not the whole game.
+            let end = batch.base + batch.len as u64;
+            let cut = failed
+                .borrow()
+                .as_ref()
+                .filter(|_| batch.games.last().is_some_and(|g| g.end == end))
+                .map(|e| read_error(compression, end, e));
+            let tx = tx.clone();
+            let s = seq;
+            seq += 1;
+            issued.store(seq, Ordering::SeqCst);
+            pool.spawn(move || {
+                let games = audit_batch(&batch, cut.as_deref());
+                let _ = tx.send((
+                    s,
+                    Message::Batch {
+                        source: index,
+                        bytes: batch.bytes,
+                        len: batch.len,
+                        games,
+                    },
+                ));
+            });
+            ControlFlow::Continue(())
+        });
         let error = error.map(|e| read_error(compression, bytes, &e));
         let _ = tx.send((
             seq,

@@ -18,7 +18,7 @@ pub const BATCH_BYTES: usize = 1 << 20;
 
 /// At most how many games go into one batch, so that the results of the
 /// batches in flight stay bounded however small the games are.
-pub const BATCH_GAMES: usize = 4096;
+const BATCH_GAMES: usize = 4096;
 
 /// At most how many bytes of one game are read: a longer game is audited
 /// as far as its first `GAME_CAP` bytes go (cut after their last blank or
@@ -27,19 +27,19 @@ pub const GAME_CAP: usize = 2 << 20;
 
 /// The limits a source is read with.
 #[derive(Clone, Copy, Debug)]
-pub struct Limits {
+struct Limits {
     /// About how many bytes of games go into one batch (and are read at a
     /// time).
-    pub batch_bytes: usize,
+    batch_bytes: usize,
     /// At most how many games go into one batch.
-    pub batch_games: usize,
+    batch_games: usize,
     /// At most how many bytes of one game are kept.
-    pub game_cap: usize,
+    game_cap: usize,
 }
 
 impl Limits {
     /// The limits of a run, with batches of about `batch_bytes`.
-    pub fn new(batch_bytes: usize) -> Limits {
+    fn new(batch_bytes: usize) -> Limits {
         Limits {
             batch_bytes: batch_bytes.max(1),
             batch_games: BATCH_GAMES,
@@ -63,7 +63,7 @@ pub struct Batch {
     pub games: Vec<GameSpan>,
     /// 1-based index of the first game within its source.
     pub first_game: u64,
-    /// The last game is longer than [`Limits::game_cap`]: its span is the
+    /// The last game is longer than [`GAME_CAP`]: its span is the
     /// part kept, and the rest of it, up to the next game, was skipped.
     pub capped: bool,
 }
@@ -97,6 +97,16 @@ struct Skip {
 /// allocated and initialised, so the reader neither zeroes nor grows a
 /// fresh buffer for every batch.
 pub fn read_batches(
+    reader: impl Read,
+    batch_bytes: usize,
+    spare: impl FnMut() -> Option<Vec<u8>>,
+    emit: impl FnMut(Batch) -> ControlFlow<()>,
+) -> (u64, Option<io::Error>) {
+    read_limited(reader, Limits::new(batch_bytes), spare, emit)
+}
+
+/// [`read_batches`] with `limits`.
+fn read_limited(
     mut reader: impl Read,
     limits: Limits,
     mut spare: impl FnMut() -> Option<Vec<u8>>,
@@ -298,7 +308,7 @@ mod tests {
             let mut seen = Vec::new();
             let (read, err) = read_batches(
                 &pgn[..],
-                Limits::new(size),
+                size,
                 || None,
                 |b| {
                     for (k, g) in b.games.iter().enumerate() {
@@ -339,7 +349,7 @@ mod tests {
         }
         let mut seen = Vec::new();
         let mut largest = 0;
-        let (read, err) = read_batches(
+        let (read, err) = read_limited(
             Trickle(pgn, step),
             limits,
             || None,

@@ -6,7 +6,7 @@ pub mod batch;
 mod decode;
 mod split;
 
-pub use batch::{Batch, Limits, read_batches};
+pub use batch::{Batch, read_batches};
 pub use split::{GameSpan, Splitter};
 
 use std::fs::File;

@@ -346,6 +346,16 @@ fn cr_cr_lf_and_vertical_tab_lines() {
     for r in &results[1..] {
         assert_eq!(r, &results[0]);
     }
+
+    // Vertical tabs and form feeds between moves are blanks too.
+    let out = t.path().join("moves");
+    let f = common::write(
+        t.path(),
+        "moves.pgn",
+        b"[Event \"x\"]\n\x0b\n1.\x0be4\x0ce5\x0b\x0c2. Nf3 *\x0c\n",
+    );
+    common::run_ok(&[common::s(&f), "--no-html"], &out);
+    assert_eq!(counts(&out), (1, 1, 0, 0));
 }
 
 /// Reports are byte-identical at -j1, -j2 and -j8 on damaged input: a

@@ -158,8 +158,19 @@ fn audit_batch(batch: &Batch, cut: Option<&str>) -> Vec<Audited> {
                 (Tags::default(), report)
             });
             let mut report = report;
-            if let Some(cause) = cut.filter(|_| k == last) {
-                mark_cut(&mut report, cause);
+            if batch.capped && k == last {
+                mark_cut(
+                    &mut report,
+                    format!(
+                        "the game is longer than {} MiB; the rest of it, up to the next game, was skipped",
+                        input::batch::GAME_CAP >> 20
+                    ),
+                );
+            } else if let Some(cause) = cut.filter(|_| k == last) {
+                mark_cut(
+                    &mut report,
+                    format!("the input breaks off in this game: {cause}"),
+                );
             }
             Audited {
                 index: batch.first_game + k as u64,
@@ -172,10 +183,11 @@ fn audit_batch(batch: &Batch, cut: Option<&str>) -> Vec<Audited> {
         .collect()
 }
 
-/// A game that the source's read error broke off: whatever its end says
-/// (a cut move or comment, or nothing amiss) is replaced by a parse_error
-/// that says so. An error found before the cut stays.
-fn mark_cut(report: &mut GameReport, cause: &str) {
+/// A game whose text stops short of its end (the source's read error broke
+/// it off, or it is longer than the cap and the rest was skipped): whatever
+/// its end says (a cut move or comment, or nothing amiss) is replaced by a
+/// parse_error with `detail`. An error found before the cut stays.
+fn mark_cut(report: &mut GameReport, detail: String) {
     let ply = report.plies + 1;
     let (san, fen) = match report.error.take() {
         Some(e) if e.kind != ErrorKind::ParseError || e.ply != ply => {
@@ -190,7 +202,7 @@ fn mark_cut(report: &mut GameReport, cause: &str) {
         ply,
         san,
         kind: ErrorKind::ParseError,
-        detail: format!("the input breaks off in this game: {cause}"),
+        detail,
         fen,
     });
 }

@@ -1,5 +1,12 @@
 //! Batches of whole games: the unit of parallel work. A batch owns its
 //! bytes, so workers need nothing else to parse and audit them.
+//!
+//! What the reader holds is bounded whatever the input: a batch holds at
+//! most [`BATCH_GAMES`] games, bytes between games are dropped as soon as
+//! the splitter has read them, and a game keeps at most [`GAME_CAP`] bytes:
+//! the rest of a longer one is read by the splitter (to find where the next
+//! game starts) and dropped, and the game ends its batch, marked
+//! [`Batch::capped`].
 
 use std::io::{self, Read};
 use std::ops::ControlFlow;
@@ -8,6 +15,38 @@ use super::split::{GameSpan, Splitter};
 
 /// About how many bytes of games go into one batch.
 pub const BATCH_BYTES: usize = 1 << 20;
+
+/// At most how many games go into one batch, so that the results of the
+/// batches in flight stay bounded however small the games are.
+const BATCH_GAMES: usize = 4096;
+
+/// At most how many bytes of one game are read: a longer game is audited
+/// as far as its first `GAME_CAP` bytes go (cut after their last blank or
+/// line end), then gets a `parse_error`.
+pub const GAME_CAP: usize = 2 << 20;
+
+/// The limits a source is read with.
+#[derive(Clone, Copy, Debug)]
+struct Limits {
+    /// About how many bytes of games go into one batch (and are read at a
+    /// time).
+    batch_bytes: usize,
+    /// At most how many games go into one batch.
+    batch_games: usize,
+    /// At most how many bytes of one game are kept.
+    game_cap: usize,
+}
+
+impl Limits {
+    /// The limits of a run, with batches of about `batch_bytes`.
+    fn new(batch_bytes: usize) -> Limits {
+        Limits {
+            batch_bytes: batch_bytes.max(1),
+            batch_games: BATCH_GAMES,
+            game_cap: GAME_CAP,
+        }
+    }
+}
 
 /// Consecutive games of one source.
 #[derive(Debug)]
@@ -24,6 +63,9 @@ pub struct Batch {
     pub games: Vec<GameSpan>,
     /// 1-based index of the first game within its source.
     pub first_game: u64,
+    /// The last game is longer than [`GAME_CAP`]: its span is the
+    /// part kept, and the rest of it, up to the next game, was skipped.
+    pub capped: bool,
 }
 
 impl Batch {
@@ -31,6 +73,18 @@ impl Batch {
     pub fn text(&self) -> &[u8] {
         &self.bytes[..self.len]
     }
+}
+
+/// A game past the cap: its first bytes are kept, the rest is dropped as
+/// the splitter reads it.
+#[derive(Clone, Copy, Debug)]
+struct Skip {
+    /// The game's first byte in the source.
+    start: u64,
+    /// Where the kept part ends in the buffer, and the dropped bytes go.
+    kept: usize,
+    /// How many bytes were dropped there.
+    dropped: u64,
 }
 
 /// Reads `reader` to its end, handing out batches of whole games in order.
@@ -43,39 +97,174 @@ impl Batch {
 /// allocated and initialised, so the reader neither zeroes nor grows a
 /// fresh buffer for every batch.
 pub fn read_batches(
-    mut reader: impl Read,
+    reader: impl Read,
     batch_bytes: usize,
+    spare: impl FnMut() -> Option<Vec<u8>>,
+    emit: impl FnMut(Batch) -> ControlFlow<()>,
+) -> (u64, Option<io::Error>) {
+    read_limited(reader, Limits::new(batch_bytes), spare, emit)
+}
+
+/// [`read_batches`] with `limits`.
+fn read_limited(
+    mut reader: impl Read,
+    limits: Limits,
     mut spare: impl FnMut() -> Option<Vec<u8>>,
     mut emit: impl FnMut(Batch) -> ControlFlow<()>,
 ) -> (u64, Option<io::Error>) {
+    let Limits {
+        batch_bytes,
+        batch_games,
+        game_cap,
+    } = limits;
     let mut splitter = Splitter::new();
-    // `buf[..filled]` is the text read and not yet handed out; the rest of
-    // `buf` is initialised room to read into. A batch is cut once a game
-    // ends past `batch_bytes`, which takes one or two reads of
-    // `batch_bytes` after the game carried over: buffers have room for
-    // both, so that they are not grown (and the growth zeroed) on the way.
+    // `buf[..filled]` is the text read and not yet handed out (but for the
+    // bytes a skip dropped); the rest of `buf` is initialised room to read
+    // into. Buffers have room for two reads of `batch_bytes` after the
+    // bytes carried over, so that they are not grown (and the growth
+    // zeroed) on the way.
     let room = batch_bytes * 3;
     let mut buf: Vec<u8> = vec![0; room];
     let mut filled = 0usize;
+    // The source offset of `buf[0]`.
     let mut base = 0u64;
+    // `buf[..fed]` has been consumed by the splitter.
     let mut fed = 0usize;
+    let mut skip: Option<Skip> = None;
     let mut games: Vec<GameSpan> = Vec::new();
     let mut next_game = 1u64;
+    let mut read = 0u64;
     let mut error = None;
+    let mut eof = false;
+    // The source offset of `buf[i]`.
+    let offset = |skip: Option<Skip>, base: u64, i: usize| match skip {
+        Some(s) if i >= s.kept => base + i as u64 + s.dropped,
+        _ => base + i as u64,
+    };
     loop {
+        let at = offset(skip, base, fed);
+        let skipped = skip.map(|s| s.start);
+        let (used, stopped) = splitter.feed_until(&buf[fed..filled], at, eof, |g| {
+            games.push(g);
+            if Some(g.start) == skipped || games.len() >= batch_games {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        });
+        fed += used;
+        let done = eof && !stopped;
+        // The batch to hand out, if one is complete: its text's length and
+        // whether its last game was capped.
+        let mut cut = None;
+        if let Some(s) = skip {
+            if games.last().is_some_and(|g| g.start == s.start) {
+                let game = games.last_mut().expect("the skipped game");
+                let from = (s.start - base) as usize;
+                let capped = game.end > s.start + game_cap as u64;
+                let len = if capped {
+                    from + kept_text(&buf[from..s.kept])
+                } else {
+                    (game.end - base) as usize
+                };
+                game.end = base + len as u64;
+                cut = Some((len, capped));
+            }
+        } else if let Some(last) = games.last() {
+            let ready = (last.end - base) as usize;
+            if done
+                || games.len() >= batch_games
+                || ready >= batch_bytes
+                || filled - ready >= batch_bytes
+            {
+                cut = Some((ready, false));
+            }
+        }
+        if let Some((len, capped)) = cut {
+            // What follows the batch moves to the front of the next buffer:
+            // the game in progress, or the bytes not consumed yet.
+            let keep = splitter
+                .game_start()
+                .map_or(fed, |g| index(skip, base, g).min(fed));
+            let rest = filled - keep;
+            // A fresh buffer comes zeroed from the allocator (`vec!` asks
+            // for zeroed memory, which the system gives without a memset).
+            let mut next = spare().unwrap_or_else(|| vec![0; room]);
+            if next.len() < rest + batch_bytes {
+                next.resize(rest + batch_bytes, 0);
+            }
+            next[..rest].copy_from_slice(&buf[keep..filled]);
+            let bytes = std::mem::replace(&mut buf, next);
+            let next_base = offset(skip, base, keep);
+            let n = games.len() as u64;
+            let batch = Batch {
+                base,
+                bytes,
+                len,
+                games: std::mem::take(&mut games),
+                first_game: next_game,
+                capped,
+            };
+            next_game += n;
+            base = next_base;
+            filled = rest;
+            fed -= keep;
+            skip = None;
+            if emit(batch).is_break() {
+                return (offset(skip, base, fed), error);
+            }
+        }
+        if skip.is_none()
+            && let Some(start) = splitter.game_start()
+            && offset(None, base, fed) - start > game_cap as u64
+        {
+            skip = Some(Skip {
+                start,
+                kept: index(None, base, start) + game_cap,
+                dropped: 0,
+            });
+        }
+        if let Some(s) = &mut skip {
+            // The game's bytes past the cap are read: drop them.
+            if fed > s.kept {
+                buf.copy_within(fed..filled, s.kept);
+                s.dropped += (fed - s.kept) as u64;
+                filled -= fed - s.kept;
+                fed = s.kept;
+            }
+        } else if games.is_empty() {
+            // Bytes between games that the splitter has read: drop them.
+            let keep = splitter
+                .game_start()
+                .map_or(fed, |g| index(None, base, g).min(fed));
+            if keep > 0 {
+                buf.copy_within(keep..filled, 0);
+                base += keep as u64;
+                filled -= keep;
+                fed -= keep;
+            }
+        }
+        if stopped {
+            continue;
+        }
+        if done {
+            return (read, error);
+        }
         // Up to `batch_bytes` more, as `take(batch_bytes).read_to_end` would.
         if buf.len() < filled + batch_bytes {
-            buf.resize((filled + batch_bytes).max(buf.len() * 2), 0);
+            buf.resize(filled + batch_bytes, 0);
         }
         let goal = filled + batch_bytes;
-        let mut eof = false;
         while filled < goal {
             match reader.read(&mut buf[filled..goal]) {
                 Ok(0) => {
                     eof = true;
                     break;
                 }
-                Ok(n) => filled += n,
+                Ok(n) => {
+                    filled += n;
+                    read += n as u64;
+                }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) => {
                     error = Some(e);
@@ -84,40 +273,25 @@ pub fn read_batches(
                 }
             }
         }
-        fed += splitter.feed(&buf[fed..filled], base + fed as u64, eof, |g| games.push(g));
-        let ready = games.last().map_or(0, |g| (g.end - base) as usize);
-        if ready > 0 && (ready >= batch_bytes || eof) {
-            // The unfinished game after the batch moves to the front of the
-            // next buffer.
-            let rest = filled - ready;
-            // A fresh buffer comes zeroed from the allocator (`vec!` asks
-            // for zeroed memory, which the system gives without a memset).
-            let mut next = spare().unwrap_or_else(|| vec![0; room]);
-            if next.len() < rest + batch_bytes {
-                next.resize(rest + batch_bytes, 0);
-            }
-            next[..rest].copy_from_slice(&buf[ready..filled]);
-            let bytes = std::mem::replace(&mut buf, next);
-            filled = rest;
-            let n = games.len() as u64;
-            let batch = Batch {
-                base,
-                bytes,
-                len: ready,
-                games: std::mem::take(&mut games),
-                first_game: next_game,
-            };
-            next_game += n;
-            base += ready as u64;
-            fed -= ready;
-            if emit(batch).is_break() {
-                return (base + fed as u64, error);
-            }
-        }
-        if eof {
-            return (base + filled as u64, error);
-        }
     }
+}
+
+/// The index in the buffer of the source offset `at`, which is kept.
+fn index(skip: Option<Skip>, base: u64, at: u64) -> usize {
+    let i = (at - base) as usize;
+    match skip {
+        Some(s) if i >= s.kept => i - s.dropped as usize,
+        _ => i,
+    }
+}
+
+/// How much of the kept start of a capped game is its text: up to its last
+/// blank or line end, so that no move, tag or result is cut in two (a cut
+/// `O-O-O` would read as `O-O`).
+fn kept_text(kept: &[u8]) -> usize {
+    kept.iter()
+        .rposition(|&b| matches!(b, b' ' | b'\t' | b'\n' | b'\r' | b'\x0b' | b'\x0c'))
+        .map_or(kept.len(), |i| i + 1)
 }
 
 #[cfg(test)]
@@ -154,6 +328,121 @@ mod tests {
                     &text[..]
                 );
                 assert!(text.starts_with(format!("[Event \"{i}\"]").as_bytes()));
+            }
+        }
+    }
+
+    /// A game as read: its index, offset, text as kept, whether capped.
+    type Seen = (u64, u64, Vec<u8>, bool);
+
+    /// Every game of `pgn` read with `limits` in pieces of `step` bytes,
+    /// and the largest buffer a batch came in.
+    fn read_all(pgn: &[u8], limits: Limits, step: usize) -> (Vec<Seen>, usize) {
+        struct Trickle<'a>(&'a [u8], usize);
+        impl Read for Trickle<'_> {
+            fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+                let n = buf.len().min(self.1).min(self.0.len());
+                buf[..n].copy_from_slice(&self.0[..n]);
+                self.0 = &self.0[n..];
+                Ok(n)
+            }
+        }
+        let mut seen = Vec::new();
+        let mut largest = 0;
+        let (read, err) = read_limited(
+            Trickle(pgn, step),
+            limits,
+            || None,
+            |b| {
+                largest = largest.max(b.bytes.len());
+                assert!(b.games.len() <= limits.batch_games);
+                let last = b.games.len() - 1;
+                for (k, g) in b.games.iter().enumerate() {
+                    let text = &b.bytes[(g.start - b.base) as usize..(g.end - b.base) as usize];
+                    seen.push((
+                        b.first_game + k as u64,
+                        g.start,
+                        text.to_vec(),
+                        b.capped && k == last,
+                    ));
+                }
+                ControlFlow::Continue(())
+            },
+        );
+        assert!(err.is_none());
+        assert_eq!(read, pgn.len() as u64);
+        (seen, largest)
+    }
+
+    const SMALL: Limits = Limits {
+        batch_bytes: 64,
+        batch_games: 3,
+        game_cap: 1000,
+    };
+
+    #[test]
+    fn a_game_past_the_cap_keeps_its_first_lines() {
+        let mut long = b"[Event \"long\"]\n\n".to_vec();
+        while long.len() < 5000 {
+            long.extend_from_slice(b"1. Nf3 Nf6 2. Ng1 Ng8\n");
+        }
+        long.extend_from_slice(b"*\n");
+        let mut pgn = b"1. e4 *\n\n".to_vec();
+        pgn.extend_from_slice(&long);
+        pgn.extend_from_slice(b"\n[Event \"after\"]\n\n1. d4 *\n");
+        for step in [1, 7, 64, 4096] {
+            let (seen, largest) = read_all(&pgn, SMALL, step);
+            assert_eq!(seen.len(), 3);
+            assert_eq!(seen[0], (1, 0, b"1. e4 *\n".to_vec(), false));
+            let (index, start, text, capped) = &seen[1];
+            assert_eq!((*index, *start, *capped), (2, 9, true));
+            // Up to the last blank the cap holds: 44 lines, `1. Nf3 Nf6 2. `.
+            assert_eq!(text.len(), 16 + 22 * 44 + 14, "step {step}");
+            assert_eq!(&text[..], &long[..text.len()]);
+            let after = pgn.len() - 25;
+            assert_eq!(seen[2], (3, after as u64, pgn[after..].to_vec(), false));
+            assert!(
+                largest <= 1000 + 4 * 64 + super::super::split::HEAD,
+                "{largest}"
+            );
+        }
+    }
+
+    #[test]
+    fn blank_lines_past_the_cap_are_no_part_of_a_game() {
+        // A tag section, then more blank lines than the cap: it ends the
+        // tag section's game, whole, and nothing of them is kept.
+        let mut pgn = b"[Event \"a\"]\n".to_vec();
+        pgn.resize(pgn.len() + 100_000, b'\n');
+        pgn.extend_from_slice(b"[Event \"b\"]\n\n1. d4 *\n");
+        pgn.resize(pgn.len() + 100_000, b' ');
+        for step in [5, 4096] {
+            let (seen, largest) = read_all(&pgn, SMALL, step);
+            assert_eq!(
+                seen,
+                vec![
+                    (1, 0, b"[Event \"a\"]\n".to_vec(), false),
+                    (2, 100_012, b"[Event \"b\"]\n\n1. d4 *\n".to_vec(), false)
+                ]
+            );
+            assert!(
+                largest <= 1000 + 4 * 64 + super::super::split::HEAD,
+                "{largest}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_batch_holds_at_most_its_number_of_games() {
+        let pgn = b"*\n\n".repeat(1000);
+        for step in [1, 2, 5, 64, 1 << 20] {
+            let (seen, _) = read_all(&pgn, SMALL, step);
+            assert_eq!(seen.len(), 1000, "step {step}");
+            for (i, (index, start, text, capped)) in seen.iter().enumerate() {
+                assert_eq!(
+                    (*index, *start, &text[..], *capped),
+                    (i as u64 + 1, 3 * i as u64, &b"*\n"[..], false)
+                );
             }
         }
     }

@@ -237,7 +237,7 @@ pub fn open(
         // input's time at -j2, 15 interleaved rounds); the reader thread
         // still cuts games while the workers audit.
         Compression::Zstd if threads <= 2 => {
-            Box::new(zstd::stream::read::Decoder::with_buffer(buffered(stream)).map_err(err)?)
+            Box::new(decode::ZstdStream::new(buffered(stream)).map_err(err)?)
         }
         Compression::Zstd => Box::new(decode::spawn_zstd(buffered(stream), pool.clone(), threads)),
         Compression::Gzip => Box::new(decode::spawn_stream(Box::new(

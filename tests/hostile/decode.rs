@@ -1,1 +1,237 @@
-//! Issue 12: see main.rs.
+//! Issue 12 (items 6, 13, 14, 15, 16) and issue 15: damaged and unusual
+//! compressed input, refused formats, xz and zip.
+
+use std::io::Write;
+use std::path::Path;
+
+use super::common;
+
+/// The sample, `copies` times over.
+fn games(copies: usize) -> Vec<u8> {
+    std::fs::read(common::SAMPLE).unwrap().repeat(copies)
+}
+
+/// `data` as zstd frames of `step` bytes each, every frame with its
+/// content size (so that more than two threads decode them in parallel).
+fn zstd_frames(data: &[u8], step: usize) -> Vec<u8> {
+    let mut out = Vec::new();
+    for piece in data.chunks(step) {
+        let mut enc = zstd::stream::Encoder::new(Vec::new(), 3).unwrap();
+        enc.set_pledged_src_size(Some(piece.len() as u64)).unwrap();
+        enc.write_all(piece).unwrap();
+        out.extend_from_slice(&enc.finish().unwrap());
+    }
+    out
+}
+
+/// What a zstd decoder gives before it fails, fed one byte at a time: a
+/// step then completes at most one block, so nothing decoded before the
+/// fault is lost (as `zstd -dc` gives it).
+fn zstd_reference(z: &[u8]) -> Vec<u8> {
+    use zstd::stream::raw::{DParameter, Decoder, InBuffer, Operation, OutBuffer};
+    let mut d = Decoder::new().unwrap();
+    d.set_parameter(DParameter::WindowLogMax(31)).unwrap();
+    let mut out = Vec::new();
+    let mut buf = vec![0u8; 1 << 18];
+    let mut finished = false;
+    for byte in z.chunks(1) {
+        if finished {
+            d.reinit().unwrap();
+        }
+        let mut input = InBuffer::around(byte);
+        let mut output = OutBuffer::around(&mut buf[..]);
+        match d.run(&mut input, &mut output) {
+            Ok(hint) => finished = hint == 0,
+            Err(_) => return out,
+        }
+        let n = output.pos();
+        out.extend_from_slice(&buf[..n]);
+    }
+    out
+}
+
+/// Every report of a run but summary.json, and summary.json without the
+/// two fields that differ between runs (`seconds`, `threads`).
+fn report_bytes(out: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut files: Vec<_> = std::fs::read_dir(out)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "csv"))
+        .collect();
+    files.sort();
+    let mut v: Vec<_> = files
+        .iter()
+        .map(|p| {
+            (
+                p.file_name().unwrap().to_string_lossy().into_owned(),
+                std::fs::read(p).unwrap(),
+            )
+        })
+        .collect();
+    let mut s = common::summary(out);
+    let o = s.as_object_mut().unwrap();
+    o.remove("seconds");
+    o.remove("threads");
+    v.push(("summary.json".to_owned(), s.to_string().into_bytes()));
+    v
+}
+
+/// The rows of every CSV report, without their `source` column, by file.
+fn rows_but_source(out: &Path) -> Vec<(String, Vec<Vec<String>>)> {
+    let mut names: Vec<String> = std::fs::read_dir(out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".csv"))
+        .collect();
+    names.sort();
+    names
+        .into_iter()
+        .map(|n| {
+            let rows = common::rows(out, &n)
+                .into_iter()
+                .map(|r| r[1..].to_vec())
+                .collect();
+            (n, rows)
+        })
+        .collect()
+}
+
+/// Runs `input` at -j1, -j2, -j3 and -j8: the same exit status and
+/// message every time, byte-identical reports; returns the -j1 folder's
+/// parent, its exit status and its standard error.
+fn same_at_every_thread_count(t: &Path, input: &Path) -> (std::path::PathBuf, Option<i32>, String) {
+    let mut first: Option<(Vec<(String, Vec<u8>)>, Option<i32>, String)> = None;
+    for j in ["1", "2", "3", "8"] {
+        let out = t.join(format!("j{j}"));
+        let o = common::run(&["-j", j, "--no-html", common::s(input)], &out);
+        let stderr = String::from_utf8_lossy(&o.stderr)
+            .lines()
+            .filter(|l| l.starts_with("pgn-audit:"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let got = (report_bytes(&out), o.status.code(), stderr);
+        match &first {
+            None => first = Some(got),
+            Some(f) => {
+                assert_eq!(f.1, got.1, "-j{j} exit status");
+                assert_eq!(f.2, got.2, "-j{j} stderr");
+                for ((name, a), (_, b)) in f.0.iter().zip(&got.0) {
+                    assert!(a == b, "-j{j}: {name} differs from -j1");
+                }
+            }
+        }
+    }
+    let (_, status, stderr) = first.unwrap();
+    (t.join("j1"), status, stderr)
+}
+
+/// Item 6: a corrupt or truncated zstd source gives the same reports at
+/// every thread count, and keeps every game decoded before the fault: as
+/// many bytes and games as a decoder fed block by block gives.
+#[test]
+fn damaged_zstd_keeps_what_decoded_before_the_fault_at_any_thread_count() {
+    let data = games(3);
+    let many = zstd_frames(&data, 1 << 20);
+    let one = zstd::encode_all(&data[..], 3).unwrap();
+    let mut cases = Vec::new();
+    for (name, z) in [("frames", &many), ("one", &one)] {
+        let mut corrupt = z.clone();
+        let mid = z.len() / 2;
+        for b in &mut corrupt[mid..mid + 8] {
+            *b ^= 0x5a;
+        }
+        cases.push((format!("{name}-corrupt"), corrupt));
+        cases.push((format!("{name}-cut"), z[..z.len() * 2 / 3].to_vec()));
+    }
+    for (name, z) in cases {
+        let t = common::tempdir();
+        let reference = zstd_reference(&z);
+        assert!(
+            !reference.is_empty() && reference.len() < data.len(),
+            "{name}"
+        );
+        let plain = common::write(t.path(), "reference.pgn", &reference);
+        let base = t.path().join("base");
+        common::run_ok(&["-j", "2", "--no-html", common::s(&plain)], &base);
+        let expected_games = common::counts(&base).0;
+        let input = common::write(t.path(), &format!("{name}.pgn.zst"), &z);
+        let (out, status, stderr) = same_at_every_thread_count(t.path(), &input);
+        assert_eq!(status, Some(2), "{name}");
+        let prefix = format!(
+            "pgn-audit: {}: zstd stream is corrupt or truncated after {} bytes: ",
+            common::s(&input),
+            reference.len()
+        );
+        assert!(stderr.starts_with(&prefix), "{name}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{name}: {stderr}");
+        let s = common::summary(&out);
+        assert_eq!(s["bytes"], reference.len() as u64, "{name}");
+        assert_eq!(common::counts(&out).0, expected_games, "{name}");
+    }
+}
+
+/// One zstd frame of `data` written as `zstd --long=31` writes it: a 2 GiB
+/// window (the content size unknown, so the window is not shrunk to it),
+/// announced by a pzstd skippable frame when `pzstd_header`.
+fn long_window_frame(data: &[u8], pzstd_header: bool) -> Vec<u8> {
+    let mut enc = zstd::stream::Encoder::new(Vec::new(), 3).unwrap();
+    enc.long_distance_matching(true).unwrap();
+    enc.window_log(31).unwrap();
+    enc.include_contentsize(false).unwrap();
+    enc.write_all(data).unwrap();
+    let frame = enc.finish().unwrap();
+    // The window descriptor (RFC 8878, 3.1.1.1.2): no single-segment flag,
+    // then exponent and mantissa.
+    assert_eq!(frame[4] & 0x20, 0, "a window descriptor");
+    let (exponent, mantissa) = (u64::from(frame[5] >> 3), u64::from(frame[5] & 7));
+    let base = 1u64 << (10 + exponent);
+    assert!(
+        base + base / 8 * mantissa > 128 << 20,
+        "the window needs > 128 MiB"
+    );
+    let mut out = Vec::new();
+    if pzstd_header {
+        out.extend_from_slice(&0x184D_2A50u32.to_le_bytes());
+        out.extend_from_slice(&4u32.to_le_bytes());
+        out.extend_from_slice(&(frame.len() as u32).to_le_bytes());
+    }
+    out.extend_from_slice(&frame);
+    out
+}
+
+/// Item 15: a frame with a window larger than the library's default limit
+/// (`zstd --long=31`) is read, on the reader thread (-j1), by the stream
+/// decoder (-j3, no frame size known) and on the pool (-j3, announced by
+/// a pzstd header): the same reports as the plain text.
+#[test]
+fn zstd_long_31_frames_are_read() {
+    let t = common::tempdir();
+    let data = games(1);
+    let plain = common::write(t.path(), "plain.pgn", &data);
+    let base = t.path().join("base");
+    common::run_ok(&["--no-html", common::s(&plain)], &base);
+    let expected = rows_but_source(&base);
+    for header in [false, true] {
+        let z = common::write(
+            t.path(),
+            &format!("long{header}.pgn.zst"),
+            &long_window_frame(&data, header),
+        );
+        for j in ["1", "3"] {
+            let out = t.path().join(format!("out{header}{j}"));
+            let o = common::run(&["-j", j, "--no-html", common::s(&z)], &out);
+            assert_eq!(
+                o.status.code(),
+                Some(0),
+                "pzstd header {header}, -j{j}: {}",
+                String::from_utf8_lossy(&o.stderr)
+            );
+            assert_eq!(common::counts(&out).0, 438);
+            assert_eq!(
+                rows_but_source(&out),
+                expected,
+                "pzstd header {header}, -j{j}"
+            );
+        }
+    }
+}

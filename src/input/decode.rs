@@ -30,9 +30,21 @@ const MAX_FRAME: usize = 32 << 20;
 /// Decompressed bytes the frames in flight may hold together.
 const FRAME_BUDGET: usize = 32 << 20;
 
+/// What a decoder thread hands over: decompressed bytes, then the end of
+/// the stream or its error. A thread that stops without saying either
+/// (it panicked, or returned early) failed: [`Chunks`] reads an error then,
+/// never a short stream that looks complete.
+enum Piece {
+    Bytes(Vec<u8>),
+    End,
+    Failed(io::Error),
+}
+
+type Sender = SyncSender<Piece>;
+
 /// The decompressed bytes of one source, in order, from its own thread.
 pub struct Chunks {
-    rx: Receiver<io::Result<Vec<u8>>>,
+    rx: Receiver<Piece>,
     current: Vec<u8>,
     pos: usize,
     done: bool,
@@ -54,18 +66,24 @@ impl Read for Chunks {
             self.current = Vec::new();
             self.pos = 0;
             match self.rx.recv() {
-                Ok(Ok(chunk)) => self.current = chunk,
-                Ok(Err(e)) => {
+                Ok(Piece::Bytes(chunk)) => self.current = chunk,
+                Ok(Piece::End) => self.done = true,
+                Ok(Piece::Failed(e)) => {
                     self.done = true;
                     return Err(e);
                 }
-                Err(_) => self.done = true,
+                Err(_) => {
+                    self.done = true;
+                    return Err(io::Error::other(
+                        "the decompressor stopped before the end of the stream",
+                    ));
+                }
             }
         }
     }
 }
 
-fn channel() -> (SyncSender<io::Result<Vec<u8>>>, Chunks) {
+fn channel() -> (Sender, Chunks) {
     let (tx, rx) = mpsc::sync_channel(1);
     let chunks = Chunks {
         rx,
@@ -76,34 +94,53 @@ fn channel() -> (SyncSender<io::Result<Vec<u8>>>, Chunks) {
     (tx, chunks)
 }
 
-/// Reads `reader` to its end on a new thread. The thread stops when the
-/// [`Chunks`] are dropped.
-pub fn spawn_stream(reader: Box<dyn Read + Send>) -> Chunks {
+/// Runs `work` on a new thread that feeds the returned [`Chunks`]. A
+/// panic there reaches the reader as an error that says so.
+fn spawn(work: impl FnOnce(&Sender) + Send + 'static) -> Chunks {
     let (tx, chunks) = channel();
     std::thread::spawn(move || {
-        let _ = pump(reader, &tx);
+        let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(&tx)));
+        if let Err(panic) = caught {
+            let what = panic
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_owned())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_default();
+            let _ = tx.send(Piece::Failed(io::Error::other(format!(
+                "the decompressor failed: {what}"
+            ))));
+        }
     });
     chunks
 }
 
-/// Sends what `reader` gives, chunk by chunk, then its error if any.
-/// Returns false when the receiver is gone or after an error.
-fn pump(mut reader: impl Read, tx: &SyncSender<io::Result<Vec<u8>>>) -> bool {
+/// Reads `reader` to its end on a new thread. The thread stops when the
+/// [`Chunks`] are dropped.
+pub fn spawn_stream(reader: Box<dyn Read + Send>) -> Chunks {
+    spawn(move |tx| pump(reader, tx))
+}
+
+/// Sends what `reader` gives, chunk by chunk, then the end or its error.
+/// Stops early when the receiver is gone.
+fn pump(mut reader: impl Read, tx: &Sender) {
     loop {
         let mut chunk = Vec::with_capacity(CHUNK);
         match (&mut reader).take(CHUNK as u64).read_to_end(&mut chunk) {
-            Ok(0) => return true,
+            Ok(0) => {
+                let _ = tx.send(Piece::End);
+                return;
+            }
             Ok(_) => {
-                if tx.send(Ok(chunk)).is_err() {
-                    return false;
+                if tx.send(Piece::Bytes(chunk)).is_err() {
+                    return;
                 }
             }
             Err(e) => {
-                if !chunk.is_empty() && tx.send(Ok(chunk)).is_err() {
-                    return false;
+                if !chunk.is_empty() && tx.send(Piece::Bytes(chunk)).is_err() {
+                    return;
                 }
-                let _ = tx.send(Err(e));
-                return false;
+                let _ = tx.send(Piece::Failed(e));
+                return;
             }
         }
     }
@@ -244,9 +281,7 @@ pub fn spawn_zstd<R: BufRead + Send + 'static>(
     pool: Arc<rayon::ThreadPool>,
     threads: usize,
 ) -> Chunks {
-    let (tx, chunks) = channel();
-    std::thread::spawn(move || zstd_frames(src, &pool, threads, &tx));
-    chunks
+    spawn(move |tx| zstd_frames(src, &pool, threads, tx))
 }
 
 /// A frame back from the pool, with its output when it decompressed whole
@@ -257,7 +292,7 @@ fn zstd_frames<R: BufRead + Send + 'static>(
     mut src: R,
     pool: &rayon::ThreadPool,
     threads: usize,
-    tx: &SyncSender<io::Result<Vec<u8>>>,
+    tx: &Sender,
 ) {
     let mut queue: VecDeque<Receiver<FrameResult>> = VecDeque::new();
     // Bytes taken from `src` from which on everything is streamed.
@@ -269,9 +304,14 @@ fn zstd_frames<R: BufRead + Send + 'static>(
             match next_frame(&mut src, &mut frame) {
                 Ok(Walk::Frame(start)) => {
                     let (ftx, frx) = mpsc::sync_channel(1);
+                    // A panic leaves the frame's channel without a
+                    // result (below: the stream fails), rather than
+                    // aborting the process from the pool.
                     pool.spawn(move || {
-                        let out = decompress_frame(&frame[start..]);
-                        let _ = ftx.send((frame, out));
+                        let out = std::panic::catch_unwind(|| decompress_frame(&frame[start..]));
+                        if let Ok(out) = out {
+                            let _ = ftx.send((frame, out));
+                        }
                     });
                     queue.push_back(frx);
                 }
@@ -284,6 +324,7 @@ fn zstd_frames<R: BufRead + Send + 'static>(
             break;
         };
         let Ok((frame, out)) = frx.recv() else {
+            let _ = tx.send(Piece::Failed(frame_failed()));
             return;
         };
         match out {
@@ -291,7 +332,7 @@ fn zstd_frames<R: BufRead + Send + 'static>(
                 let size: usize = out.iter().map(Vec::len).sum();
                 in_flight = (FRAME_BUDGET / size.max(1)).clamp(1, threads.max(1));
                 for chunk in out {
-                    if tx.send(Ok(chunk)).is_err() {
+                    if tx.send(Piece::Bytes(chunk)).is_err() {
                         return;
                     }
                 }
@@ -302,7 +343,10 @@ fn zstd_frames<R: BufRead + Send + 'static>(
                 // decoder would have read it.
                 let mut taken = frame;
                 for later in queue.drain(..) {
-                    let Ok((f, _)) = later.recv() else { return };
+                    let Ok((f, _)) = later.recv() else {
+                        let _ = tx.send(Piece::Failed(frame_failed()));
+                        return;
+                    };
                     taken.extend_from_slice(&f);
                 }
                 if let Some(t) = tail.take() {
@@ -313,16 +357,22 @@ fn zstd_frames<R: BufRead + Send + 'static>(
             }
         }
     }
-    if let Some(taken) = tail {
-        match stream_decoder(Cursor::new(taken).chain(src)) {
-            Ok(d) => {
-                pump(d, tx);
-            }
+    match tail {
+        Some(taken) => match stream_decoder(Cursor::new(taken).chain(src)) {
+            Ok(d) => pump(d, tx),
             Err(e) => {
-                let _ = tx.send(Err(e));
+                let _ = tx.send(Piece::Failed(e));
             }
+        },
+        None => {
+            let _ = tx.send(Piece::End);
         }
     }
+}
+
+/// The error of a frame whose decompression on the pool panicked.
+fn frame_failed() -> io::Error {
+    io::Error::other("the decompressor failed on a zstd frame")
 }
 
 /// One frame decompressed whole, in chunks (no doubling growth of one big
@@ -639,5 +689,47 @@ mod tests {
                 assert!(out == reference, "case {k}: frames on the pool");
             }
         }
+    }
+
+    /// Gives `data`, then panics.
+    struct Panicking {
+        data: Cursor<Vec<u8>>,
+    }
+
+    impl Read for Panicking {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            match self.data.read(buf)? {
+                0 => panic!("a decoder bug"),
+                n => Ok(n),
+            }
+        }
+    }
+
+    #[test]
+    fn a_decoder_thread_that_panics_is_a_read_error() {
+        let data = pgn(100);
+        let mut chunks = spawn_stream(Box::new(Panicking {
+            data: Cursor::new(data.clone()),
+        }));
+        let mut out = Vec::new();
+        let err = chunks.read_to_end(&mut out).unwrap_err();
+        assert_eq!(err.to_string(), "the decompressor failed: a decoder bug");
+        // The chunk being read when it panicked is lost with the panic.
+        assert!(data.starts_with(&out));
+        assert_eq!(chunks.read(&mut [0; 8]).unwrap(), 0, "after the error");
+    }
+
+    #[test]
+    fn a_decoder_thread_that_stops_early_is_a_read_error() {
+        let mut chunks = spawn(|tx| {
+            let _ = tx.send(Piece::Bytes(b"[Event \"x\"]\n".to_vec()));
+        });
+        let mut out = Vec::new();
+        let err = chunks.read_to_end(&mut out).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "the decompressor stopped before the end of the stream"
+        );
+        assert_eq!(out, b"[Event \"x\"]\n");
     }
 }

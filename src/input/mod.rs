@@ -132,6 +132,47 @@ pub fn io_cause(e: &io::Error) -> String {
     }
 }
 
+/// Whether a game's text ends with a result token (`1-0`, `0-1`,
+/// `1/2-1/2`, `1/2`, `*`) outside any comment and then a line end: a game
+/// whose source fails after that is whole, not broken off.
+pub fn ends_with_result_line(game: &[u8]) -> bool {
+    (game.ends_with(b"\n") || game.ends_with(b"\r")) && ends_with_result(game)
+}
+
+/// Whether a game's text ends with a result token outside any comment.
+fn ends_with_result(game: &[u8]) -> bool {
+    const RESULTS: [&[u8]; 5] = [b"1-0", b"0-1", b"1/2-1/2", b"1/2", b"*"];
+    let mut in_comment = false;
+    let mut in_line_comment = false;
+    let mut token = 0..0;
+    let mut start = None;
+    for (i, &b) in game.iter().enumerate() {
+        let word = if in_comment {
+            in_comment = b != b'}';
+            false
+        } else if in_line_comment {
+            in_line_comment = b != b'\n' && b != b'\r';
+            false
+        } else {
+            in_comment = b == b'{';
+            in_line_comment = b == b';';
+            !(in_comment || in_line_comment || b == b'(' || b == b')' || b.is_ascii_whitespace())
+        };
+        match (word, start) {
+            (true, None) => start = Some(i),
+            (false, Some(s)) => {
+                token = s..i;
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    if let Some(s) = start {
+        token = s..game.len();
+    }
+    !in_comment && RESULTS.contains(&&game[token])
+}
+
 /// The compression of a stream, told by its first bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Compression {
@@ -271,6 +312,36 @@ mod tests {
         assert_eq!(Compression::detect(b"BZh91AY"), Compression::Bzip2);
         assert_eq!(Compression::detect(b"[Event"), Compression::None);
         assert_eq!(Compression::detect(b""), Compression::None);
+    }
+
+    #[test]
+    fn games_that_end_with_their_result() {
+        for g in [
+            "[Event \"x\"]\n\n1. e4 e5 1-0",
+            "1. e4 { a } e5 (1... d5) 1/2-1/2",
+            "1. e4 e5 0-1 ; comment",
+            "1. e4 *",
+            "1. e4 {c}*",
+            "1. e4 1/2",
+        ] {
+            assert!(ends_with_result(g.as_bytes()), "{g}");
+        }
+        for g in [
+            "[Event \"x\"]\n[Result \"1-0\"]",
+            "1. e4 e5 1-",
+            "1. e4 1/2-1",
+            "1. e4 { won 1-0",
+            "1. e4 { won } 1-0 {",
+            "1. e4 ; 1-0",
+            "1. e4 e5 2. Nf3",
+            "",
+        ] {
+            assert!(!ends_with_result(g.as_bytes()), "{g}");
+        }
+        assert!(ends_with_result_line(b"1. e4 1-0\n"));
+        assert!(ends_with_result_line(b"1. e4 1-0 \r"));
+        assert!(!ends_with_result_line(b"1. e4 1-0"));
+        assert!(!ends_with_result_line(b"1. e4 e5\n"));
     }
 
     #[test]

@@ -235,3 +235,82 @@ fn zstd_long_31_frames_are_read() {
         }
     }
 }
+
+fn gzip(data: &[u8]) -> Vec<u8> {
+    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    enc.write_all(data).unwrap();
+    enc.finish().unwrap()
+}
+
+/// What a gzip decoder gives before it fails.
+fn gunzip_prefix(z: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    let failed = std::io::Read::read_to_end(&mut flate2::read::MultiGzDecoder::new(z), &mut out);
+    assert!(failed.is_err(), "the gzip stream is damaged");
+    out
+}
+
+/// Item 14: a gzip stream that fails after the last game's result and line
+/// end (garbage after the member, a missing trailer) leaves that game whole:
+/// not "breaks off"; one that fails inside a game marks it. The offset in
+/// the message on standard error and in errors.csv is the same: the bytes
+/// decoded before the fault.
+#[test]
+fn gzip_failing_after_the_last_game_leaves_it_whole() {
+    let data = games(1);
+    let z = gzip(&data);
+    let mut garbage = z.clone();
+    garbage.extend_from_slice(b"this is no gzip member\n");
+    let no_trailer = z[..z.len() - 8].to_vec();
+    let cut = z[..z.len() / 2].to_vec();
+    // A last game without a result, then blank lines: it may go on.
+    let mut open_end = gzip(&[&data[..], b"\n[Event \"x\"]\n\n1. e4 e5\n\n\n"].concat());
+    open_end.extend_from_slice(b"garbage");
+    for (name, damaged, whole) in [
+        ("garbage", garbage, true),
+        ("no-trailer", no_trailer, true),
+        ("cut", cut, false),
+        ("open-end", open_end, false),
+    ] {
+        let t = common::tempdir();
+        let decoded = gunzip_prefix(&damaged);
+        assert_eq!(
+            decoded.starts_with(&data),
+            whole || name == "open-end",
+            "{name}"
+        );
+        let input = common::write(t.path(), &format!("{name}.pgn.gz"), &damaged);
+        let (out, status, stderr) = same_at_every_thread_count(t.path(), &input);
+        assert_eq!(status, Some(2), "{name}");
+        let message = format!(
+            "gzip stream is corrupt or truncated after {} bytes: ",
+            decoded.len()
+        );
+        assert!(
+            stderr.starts_with(&format!("pgn-audit: {}: {message}", common::s(&input))),
+            "{name}: {stderr}"
+        );
+        assert_eq!(common::summary(&out)["bytes"], decoded.len() as u64);
+        let cut_rows: Vec<_> = common::records(&out, "errors.csv")
+            .into_iter()
+            .filter(|r| r["detail"].starts_with("the input breaks off in this game"))
+            .collect();
+        if whole {
+            assert_eq!(common::counts(&out).0, 438, "{name}");
+            assert!(cut_rows.is_empty(), "{name}: {cut_rows:?}");
+        } else {
+            let plain = common::write(t.path(), "decoded.pgn", &decoded);
+            let base = t.path().join("base");
+            common::run_ok(&["--no-html", common::s(&plain)], &base);
+            let games = common::counts(&base).0;
+            assert_eq!(common::counts(&out).0, games, "{name}");
+            assert_eq!(cut_rows.len(), 1, "{name}");
+            assert_eq!(cut_rows[0]["game"], games.to_string());
+            assert!(
+                cut_rows[0]["detail"].contains(&message),
+                "{name}: {}",
+                cut_rows[0]["detail"]
+            );
+        }
+    }
+}

@@ -207,6 +207,62 @@ impl Compression {
     }
 }
 
+/// How many first bytes of a source are read to tell its format: enough
+/// for a tar header's `ustar` mark at 257.
+const SNIFF: usize = 262;
+
+/// The format of a source that is neither PGN text nor a format read here,
+/// told by its first bytes, as the message that refuses it names it.
+fn refused_format(head: &[u8]) -> Option<&'static str> {
+    const MAGIC: &[(&[u8], &str)] = &[
+        (b"\xff\xfe\0\0", "UTF-32LE text"),
+        (b"\0\0\xfe\xff", "UTF-32BE text"),
+        (b"\xff\xfe", "UTF-16LE text"),
+        (b"\xfe\xff", "UTF-16BE text"),
+        (b"7z\xbc\xaf\x27\x1c", "a 7z archive"),
+        (b"Rar!\x1a\x07", "a RAR archive"),
+        (b"\x7fELF", "an ELF executable"),
+        (b"MZ", "a Windows executable"),
+        (b"\xfe\xed\xfa\xce", "a Mach-O executable"),
+        (b"\xfe\xed\xfa\xcf", "a Mach-O executable"),
+        (b"\xce\xfa\xed\xfe", "a Mach-O executable"),
+        (b"\xcf\xfa\xed\xfe", "a Mach-O executable"),
+        (b"\x04\x22\x4d\x18", "an lz4 stream"),
+        (b"%PDF-", "a PDF document"),
+        (b"\x89PNG\r\n\x1a\n", "a PNG image"),
+        (b"\xff\xd8\xff", "a JPEG image"),
+        (b"GIF87a", "a GIF image"),
+        (b"GIF89a", "a GIF image"),
+        (b"SQLite format 3\0", "an SQLite database"),
+    ];
+    if let Some((_, name)) = MAGIC.iter().find(|(m, _)| head.starts_with(m)) {
+        return Some(name);
+    }
+    if head.get(257..262) == Some(b"ustar") {
+        return Some("a tar archive");
+    }
+    // Without a byte-order mark: NUL in every other (UTF-16) or in three
+    // of every four bytes (UTF-32), ASCII text in the others.
+    let text = &head[..head.len().min(64)];
+    let pattern = |width: usize, at: usize| {
+        text.len() >= 2 * width
+            && text.chunks_exact(width).all(|unit| {
+                unit.iter()
+                    .enumerate()
+                    .all(|(i, &b)| if i == at { b != 0 && b < 0x80 } else { b == 0 })
+            })
+    };
+    [
+        (4, 0, "UTF-32LE text"),
+        (4, 3, "UTF-32BE text"),
+        (2, 0, "UTF-16LE text"),
+        (2, 1, "UTF-16BE text"),
+    ]
+    .into_iter()
+    .find(|&(width, at, _)| pattern(width, at))
+    .map(|(_, _, name)| name)
+}
+
 /// Counts the raw (compressed) bytes read, for the progress bar.
 struct Counting<R> {
     inner: R,
@@ -253,7 +309,7 @@ pub fn open(
     // The magic bytes are sniffed with reads of their own, so that a plain
     // source's text goes from the file straight into the batches: sniffing
     // through a 1 MiB buffer would copy its first MiB twice.
-    let mut head = [0u8; 4];
+    let mut head = [0u8; SNIFF];
     let mut sniffed = 0;
     while sniffed < head.len() {
         match counted.read(&mut head[sniffed..]) {
@@ -262,6 +318,17 @@ pub fn open(
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
             Err(e) => return Err(err(e)),
         }
+    }
+    if let Some(format) = refused_format(&head[..sniffed]) {
+        let cause = if format.ends_with(" text") {
+            format!("refused: {format}, not UTF-8 (convert it to UTF-8)")
+        } else {
+            format!("refused: {format}, not PGN text")
+        };
+        return Err(InputError {
+            path: source.name.clone(),
+            cause,
+        });
     }
     let compression = Compression::detect(&head[..sniffed]);
     let stream = io::Cursor::new(head).take(sniffed as u64).chain(counted);
@@ -342,6 +409,41 @@ mod tests {
         assert!(ends_with_result_line(b"1. e4 1-0 \r"));
         assert!(!ends_with_result_line(b"1. e4 1-0"));
         assert!(!ends_with_result_line(b"1. e4 e5\n"));
+    }
+
+    #[test]
+    fn refused_formats() {
+        let utf16le: Vec<u8> = "[Event \"x\"]".bytes().flat_map(|b| [b, 0]).collect();
+        let utf16be: Vec<u8> = "[Event \"x\"]".bytes().flat_map(|b| [0, b]).collect();
+        let utf32le: Vec<u8> = "[Event".bytes().flat_map(|b| [b, 0, 0, 0]).collect();
+        let mut tar = b"games.pgn".to_vec();
+        tar.resize(257, 0);
+        tar.extend_from_slice(b"ustar\x0000");
+        for (head, name) in [
+            (&b"\xff\xfe[\0E\0"[..], "UTF-16LE text"),
+            (b"\xfe\xff\0[\0E", "UTF-16BE text"),
+            (b"\xff\xfe\0\0[\0\0\0", "UTF-32LE text"),
+            (&utf16le, "UTF-16LE text"),
+            (&utf16be, "UTF-16BE text"),
+            (&utf32le, "UTF-32LE text"),
+            (b"7z\xbc\xaf\x27\x1c\0\x04", "a 7z archive"),
+            (b"Rar!\x1a\x07\x01\0", "a RAR archive"),
+            (b"\x7fELF\x02\x01", "an ELF executable"),
+            (b"MZ\x90\0", "a Windows executable"),
+            (&tar, "a tar archive"),
+        ] {
+            assert_eq!(refused_format(head), Some(name), "{head:?}");
+        }
+        for head in [
+            &b"[Event \"x\"]\n"[..],
+            b"\xef\xbb\xbf[Event",
+            b"1. e4 e5 *",
+            b"\0\0\0\0",
+            b"\n\0",
+            b"",
+        ] {
+            assert_eq!(refused_format(head), None, "{head:?}");
+        }
     }
 
     #[test]

@@ -314,3 +314,100 @@ fn gzip_failing_after_the_last_game_leaves_it_whole() {
         }
     }
 }
+
+/// The first `n` games of the sample.
+fn first_games(n: usize) -> String {
+    common::sample_games()[..n].join("\n\n") + "\n"
+}
+
+/// Item 13: UTF-16 and UTF-32 text, archives and executables that are not
+/// read are refused, each with one line naming its format; the run goes on
+/// with the next source, lists the refused ones in `sources`, and exits 2.
+#[test]
+fn foreign_formats_are_refused_and_the_run_goes_on() {
+    let t = common::tempdir();
+    let text = first_games(20);
+    let utf16 = |big: bool, bom: bool| -> Vec<u8> {
+        let mut v = Vec::new();
+        if bom {
+            v.extend_from_slice(if big { b"\xfe\xff" } else { b"\xff\xfe" });
+        }
+        for u in text.encode_utf16() {
+            v.extend_from_slice(&if big {
+                u.to_be_bytes()
+            } else {
+                u.to_le_bytes()
+            });
+        }
+        v
+    };
+    let mut utf32 = b"\xff\xfe\0\0".to_vec();
+    for c in text.chars() {
+        utf32.extend_from_slice(&(c as u32).to_le_bytes());
+    }
+    let files: Vec<(&str, Vec<u8>, &str)> = vec![
+        (
+            "le.pgn",
+            utf16(false, true),
+            "refused: UTF-16LE text, not UTF-8 (convert it to UTF-8)",
+        ),
+        (
+            "be.pgn",
+            utf16(true, true),
+            "refused: UTF-16BE text, not UTF-8 (convert it to UTF-8)",
+        ),
+        (
+            "le-nobom.pgn",
+            utf16(false, false),
+            "refused: UTF-16LE text, not UTF-8 (convert it to UTF-8)",
+        ),
+        (
+            "u32.pgn",
+            utf32,
+            "refused: UTF-32LE text, not UTF-8 (convert it to UTF-8)",
+        ),
+        (
+            "a.7z",
+            b"7z\xbc\xaf\x27\x1c\0\x04rest".to_vec(),
+            "refused: a 7z archive, not PGN text",
+        ),
+        (
+            "a.rar",
+            b"Rar!\x1a\x07\x01\0rest".to_vec(),
+            "refused: a RAR archive, not PGN text",
+        ),
+        (
+            "elf.pgn",
+            b"\x7fELF\x02\x01\x01\0".to_vec(),
+            "refused: an ELF executable, not PGN text",
+        ),
+        (
+            "exe.pgn",
+            b"MZ\x90\0\x03\0\0\0".to_vec(),
+            "refused: a Windows executable, not PGN text",
+        ),
+    ];
+    let mut args = vec!["--no-html".to_owned()];
+    let mut expected = Vec::new();
+    for (name, bytes, cause) in &files {
+        let p = common::write(t.path(), name, bytes);
+        expected.push(format!("pgn-audit: {}: {cause}", common::s(&p)));
+        args.push(common::s(&p).to_owned());
+    }
+    let good = common::write(t.path(), "good.pgn", text.as_bytes());
+    args.push(common::s(&good).to_owned());
+    let out = t.path().join("out");
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let o = common::run(&args, &out);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    let lines: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("pgn-audit:"))
+        .collect();
+    assert_eq!(lines, expected);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(common::counts(&out).0, 20);
+    let s = common::summary(&out);
+    assert_eq!(s["sources"].as_array().unwrap().len(), files.len() + 1);
+    assert_eq!(s["bytes"], text.len() as u64);
+}

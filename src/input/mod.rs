@@ -50,7 +50,7 @@ fn is_pgn_name(path: &Path) -> bool {
         .file_name()
         .map(|n| n.to_string_lossy().to_ascii_lowercase())
         .unwrap_or_default();
-    let name = ["zst", "zstd", "gz", "bz2"]
+    let name = ["zst", "zstd", "gz", "bz2", "xz"]
         .iter()
         .find_map(|ext| name.strip_suffix(&format!(".{ext}")))
         .unwrap_or(&name);
@@ -180,6 +180,7 @@ pub enum Compression {
     Zstd,
     Gzip,
     Bzip2,
+    Xz,
 }
 
 impl Compression {
@@ -192,6 +193,8 @@ impl Compression {
             Compression::Gzip
         } else if head.starts_with(b"BZh") {
             Compression::Bzip2
+        } else if head.starts_with(b"\xfd7zXZ\0") {
+            Compression::Xz
         } else {
             Compression::None
         }
@@ -203,6 +206,7 @@ impl Compression {
             Compression::Zstd => "zstd",
             Compression::Gzip => "gzip",
             Compression::Bzip2 => "bzip2",
+            Compression::Xz => "xz",
         }
     }
 }
@@ -284,7 +288,7 @@ pub struct Opened {
 }
 
 /// Opens a source, decompressing by magic bytes. `raw_read` counts the
-/// bytes read from the file or standard input. A gzip or bzip2 source is
+/// bytes read from the file or standard input. A gzip, bzip2 or xz source is
 /// decompressed on a thread of its own from now on; a zstd one, with more
 /// than two threads, frame by frame on `pool`, `threads` frames at a time,
 /// and with two or fewer as it is read, on the reader thread.
@@ -354,6 +358,10 @@ pub fn open(
         Compression::Bzip2 => Box::new(decode::spawn_stream(Box::new(
             bzip2::read::MultiBzDecoder::new(buffered(stream)),
         ))),
+        // Every stream of a multi-stream file (as `xz` concatenates them).
+        Compression::Xz => Box::new(decode::spawn_stream(Box::new(
+            liblzma::bufread::XzDecoder::new_multi_decoder(buffered(stream)),
+        ))),
     };
     Ok(Opened {
         reader,
@@ -377,6 +385,7 @@ mod tests {
         );
         assert_eq!(Compression::detect(&[0x1f, 0x8b, 8]), Compression::Gzip);
         assert_eq!(Compression::detect(b"BZh91AY"), Compression::Bzip2);
+        assert_eq!(Compression::detect(b"\xfd7zXZ\0\0\x04"), Compression::Xz);
         assert_eq!(Compression::detect(b"[Event"), Compression::None);
         assert_eq!(Compression::detect(b""), Compression::None);
     }
@@ -448,7 +457,14 @@ mod tests {
 
     #[test]
     fn pgn_names() {
-        for n in ["a.pgn", "b.PGN", "c.pgn.zst", "d.pgn.gz", "e.pgn.bz2"] {
+        for n in [
+            "a.pgn",
+            "b.PGN",
+            "c.pgn.zst",
+            "d.pgn.gz",
+            "e.pgn.bz2",
+            "f.pgn.xz",
+        ] {
             assert!(is_pgn_name(Path::new(n)), "{n}");
         }
         for n in ["a.txt", "pgn", "b.zst", "c.png"] {

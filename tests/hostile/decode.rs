@@ -411,3 +411,37 @@ fn foreign_formats_are_refused_and_the_run_goes_on() {
     assert_eq!(s["sources"].as_array().unwrap().len(), files.len() + 1);
     assert_eq!(s["bytes"], text.len() as u64);
 }
+
+fn xz(data: &[u8]) -> Vec<u8> {
+    let mut enc = liblzma::write::XzEncoder::new(Vec::new(), 6);
+    enc.write_all(data).unwrap();
+    enc.finish().unwrap()
+}
+
+/// Issue 15: an xz file of two streams (as `xz` concatenates them), cut in
+/// the middle of a game, gives the same rows as the plain text, at any
+/// thread count, and is taken from a directory.
+#[test]
+fn xz_multi_stream_reads_as_the_plain_text() {
+    let t = common::tempdir();
+    let data = games(1);
+    let plain = common::write(t.path(), "plain.pgn", &data);
+    let base = t.path().join("base");
+    common::run_ok(&["--no-html", common::s(&plain)], &base);
+    let half = data.len() / 2;
+    let z = [xz(&data[..half]), xz(&data[half..])].concat();
+    let dir = t.path().join("in");
+    std::fs::create_dir(&dir).unwrap();
+    let input = common::write(&dir, "games.pgn.xz", &z);
+    let (out, status, stderr) = same_at_every_thread_count(t.path(), &input);
+    assert_eq!(status, Some(0), "{stderr}");
+    assert_eq!(common::counts(&out).0, 438);
+    assert_eq!(rows_but_source(&out), rows_but_source(&base));
+    let rows = common::records(&out, "claims.csv");
+    assert_eq!(rows.len(), 9);
+    assert!(rows.iter().all(|r| r["source"] == common::s(&input)));
+    let from_dir = t.path().join("dir");
+    common::run_ok(&["--no-html", common::s(&dir)], &from_dir);
+    assert_eq!(common::summary(&from_dir)["sources"][0], common::s(&input));
+    assert_eq!(common::counts(&from_dir).0, 438);
+}

@@ -206,7 +206,7 @@ pub fn run(config: &Config) -> i32 {
         .iter()
         .map(|s| match &s.origin {
             Origin::File(p) => std::fs::metadata(p).ok().map(|m| m.len()),
-            Origin::Stdin => None,
+            Origin::Stdin | Origin::ZipMember { .. } => None,
         })
         .sum::<Option<u64>>();
     let bar = crate::progress::bar(total);

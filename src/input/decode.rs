@@ -34,13 +34,13 @@ const FRAME_BUDGET: usize = 32 << 20;
 /// the stream or its error. A thread that stops without saying either
 /// (it panicked, or returned early) failed: [`Chunks`] reads an error then,
 /// never a short stream that looks complete.
-enum Piece {
+pub(super) enum Piece {
     Bytes(Vec<u8>),
     End,
     Failed(io::Error),
 }
 
-type Sender = SyncSender<Piece>;
+pub(super) type Sender = SyncSender<Piece>;
 
 /// The decompressed bytes of one source, in order, from its own thread.
 pub struct Chunks {
@@ -96,7 +96,7 @@ fn channel() -> (Sender, Chunks) {
 
 /// Runs `work` on a new thread that feeds the returned [`Chunks`]. A
 /// panic there reaches the reader as an error that says so.
-fn spawn(work: impl FnOnce(&Sender) + Send + 'static) -> Chunks {
+pub(super) fn spawn(work: impl FnOnce(&Sender) + Send + 'static) -> Chunks {
     let (tx, chunks) = channel();
     std::thread::spawn(move || {
         let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(&tx)));
@@ -120,9 +120,14 @@ pub fn spawn_stream(reader: Box<dyn Read + Send>) -> Chunks {
     spawn(move |tx| pump(reader, tx))
 }
 
+/// Sends the error that ends the stream.
+pub(super) fn fail(tx: &Sender, e: io::Error) {
+    let _ = tx.send(Piece::Failed(e));
+}
+
 /// Sends what `reader` gives, chunk by chunk, then the end or its error.
 /// Stops early when the receiver is gone.
-fn pump(mut reader: impl Read, tx: &Sender) {
+pub(super) fn pump(mut reader: impl Read, tx: &Sender) {
     loop {
         let mut chunk = Vec::with_capacity(CHUNK);
         match (&mut reader).take(CHUNK as u64).read_to_end(&mut chunk) {

@@ -2,6 +2,7 @@
 //! opened with decompression chosen by magic bytes, and read as batches of
 //! whole games with their byte offsets.
 
+mod archive;
 pub mod batch;
 mod decode;
 mod split;
@@ -20,6 +21,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 pub enum Origin {
     File(PathBuf),
     Stdin,
+    /// Member `index` (in archive order) of the zip archive at `archive`.
+    ZipMember {
+        archive: PathBuf,
+        index: usize,
+    },
 }
 
 /// One PGN source, named as the reports name it.
@@ -44,12 +50,16 @@ impl std::fmt::Display for InputError {
     }
 }
 
-/// File names taken from a directory: PGN, plain or compressed.
+/// File names taken from a directory: PGN, plain or compressed, and zip
+/// archives.
 fn is_pgn_name(path: &Path) -> bool {
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().to_ascii_lowercase())
         .unwrap_or_default();
+    if name.ends_with(".zip") {
+        return true;
+    }
     let name = ["zst", "zstd", "gz", "bz2", "xz"]
         .iter()
         .find_map(|ext| name.strip_suffix(&format!(".{ext}")))
@@ -90,7 +100,7 @@ pub fn collect_sources(inputs: &[String]) -> Result<Vec<Source>, InputError> {
             });
         }
     }
-    Ok(sources)
+    Ok(archive::expand_zips(sources))
 }
 
 fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), InputError> {
@@ -305,6 +315,9 @@ pub fn open(
     let raw: Box<dyn Read + Send> = match &source.origin {
         Origin::File(p) => Box::new(File::open(p).map_err(err)?),
         Origin::Stdin => Box::new(io::stdin()),
+        Origin::ZipMember { archive, index } => {
+            Box::new(archive::member_reader(archive, *index).map_err(err)?)
+        }
     };
     let mut counted = Counting {
         inner: raw,
@@ -322,6 +335,12 @@ pub fn open(
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
             Err(e) => return Err(err(e)),
         }
+    }
+    if archive::is_zip(&head[..sniffed]) {
+        return Err(InputError {
+            path: source.name.clone(),
+            cause: archive::refusal(&source.origin),
+        });
     }
     if let Some(format) = refused_format(&head[..sniffed]) {
         let cause = if format.ends_with(" text") {

@@ -445,3 +445,137 @@ fn xz_multi_stream_reads_as_the_plain_text() {
     assert_eq!(common::summary(&from_dir)["sources"][0], common::s(&input));
     assert_eq!(common::counts(&from_dir).0, 438);
 }
+
+/// A zip archive of `members` (name, bytes), deflated, in this order.
+fn zip_of(members: &[(&str, &[u8])]) -> Vec<u8> {
+    let mut w = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    let options = zip::write::SimpleFileOptions::default()
+        .compression_method(zip::CompressionMethod::Deflated);
+    for (name, bytes) in members {
+        w.start_file(*name, options).unwrap();
+        w.write_all(bytes).unwrap();
+    }
+    w.finish().unwrap().into_inner()
+}
+
+/// The rows of every CSV report, with `from` in the `source` column
+/// replaced by `to`.
+fn rows_renamed(out: &Path, from: &str, to: &str) -> Vec<(String, Vec<Vec<String>>)> {
+    let mut names: Vec<String> = std::fs::read_dir(out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".csv"))
+        .collect();
+    names.sort();
+    names
+        .into_iter()
+        .map(|n| {
+            let mut rows = common::rows(out, &n);
+            for r in &mut rows {
+                r[0] = r[0].replacen(from, to, 1);
+            }
+            (n, rows)
+        })
+        .collect()
+}
+
+/// Issue 15: a zip archive gives its PGN members in archive order (one in
+/// a folder, one gzip-compressed), each as the source `ARCHIVE.zip/MEMBER`
+/// with the rows of the plain file, at any thread count; other members are
+/// skipped, a zip without PGN gets a warning, and directories take zips.
+#[test]
+fn zip_members_read_as_their_plain_files() {
+    let t = common::tempdir();
+    let games = common::sample_games();
+    let a = games[..200].join("\n\n") + "\n";
+    let b = games[200..400].join("\n\n") + "\n";
+    let c = games[400..].join("\n\n") + "\n";
+    let plain = t.path().join("plain");
+    std::fs::create_dir_all(plain.join("sub")).unwrap();
+    let pa = common::write(&plain, "a.pgn", a.as_bytes());
+    let pb = common::write(&plain, "sub/b.pgn", b.as_bytes());
+    let pc = common::write(&plain, "c.pgn.gz", &gzip(c.as_bytes()));
+    let base = t.path().join("base");
+    common::run_ok(
+        &["--no-html", common::s(&pa), common::s(&pb), common::s(&pc)],
+        &base,
+    );
+    let dir = t.path().join("in");
+    std::fs::create_dir(&dir).unwrap();
+    let archive = common::write(
+        &dir,
+        "games.zip",
+        &zip_of(&[
+            ("a.pgn", a.as_bytes()),
+            ("readme.txt", b"not a game"),
+            ("sub/b.pgn", b.as_bytes()),
+            ("c.pgn.gz", &gzip(c.as_bytes())),
+        ]),
+    );
+    let zipped = format!("{}/", common::s(&archive));
+    let expected = rows_renamed(&base, &format!("{}/", common::s(&plain)), &zipped);
+    let (out, status, stderr) = same_at_every_thread_count(t.path(), &archive);
+    assert_eq!(status, Some(0), "{stderr}");
+    assert_eq!(common::counts(&out).0, 438);
+    assert_eq!(rows_renamed(&out, "", ""), expected);
+    let sources = common::summary(&out)["sources"].clone();
+    assert_eq!(
+        sources,
+        serde_json::json!(["a.pgn", "sub/b.pgn", "c.pgn.gz"].map(|m| format!("{zipped}{m}")))
+    );
+    // The same archive found in a directory walk, beside a zip without PGN.
+    common::write(&dir, "notes.zip", &zip_of(&[("notes.txt", b"x")]));
+    let walked = t.path().join("walked");
+    let o = common::run(&["--no-html", common::s(&dir)], &walked);
+    assert_eq!(o.status.code(), Some(0));
+    let warnings: Vec<String> = String::from_utf8_lossy(&o.stderr)
+        .lines()
+        .filter(|l| l.starts_with("pgn-audit:"))
+        .map(str::to_owned)
+        .collect();
+    assert_eq!(
+        warnings,
+        [format!(
+            "pgn-audit: {}/notes.zip: warning: no PGN member in this zip archive",
+            common::s(&dir)
+        )]
+    );
+    assert_eq!(common::summary(&walked)["sources"], sources);
+    assert_eq!(rows_renamed(&walked, "", ""), expected);
+}
+
+/// Issue 15: a zip archive that cannot be read, or one on standard input,
+/// is refused with one line; the run goes on and exits 2.
+#[test]
+fn unreadable_zips_are_refused() {
+    let t = common::tempdir();
+    let bad = common::write(t.path(), "bad.zip", b"PK\x03\x04 no archive follows");
+    let good = common::write(t.path(), "good.pgn", first_games(3).as_bytes());
+    let out = t.path().join("out");
+    let zipped = zip_of(&[("a.pgn", first_games(2).as_bytes())]);
+    let ran = super::support::audit_stdin(
+        &["--no-html", common::s(&bad), "-", common::s(&good)],
+        &out,
+        move |w| w.write_all(&zipped),
+    );
+    let lines: Vec<&str> = ran
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("pgn-audit:"))
+        .collect();
+    assert_eq!(lines.len(), 2, "{}", ran.stderr);
+    assert!(
+        lines[0].starts_with(&format!(
+            "pgn-audit: {}: refused: a zip archive that cannot be read: ",
+            common::s(&bad)
+        )),
+        "{}",
+        lines[0]
+    );
+    assert_eq!(
+        lines[1],
+        "pgn-audit: -: refused: a zip archive on standard input (give its path)"
+    );
+    assert_eq!(ran.status, Some(2));
+    assert_eq!(common::counts(&out).0, 3);
+}

@@ -50,9 +50,12 @@ fn zstd_reference(z: &[u8]) -> Vec<u8> {
     out
 }
 
+/// Report files by name, with their bytes.
+type ReportBytes = Vec<(String, Vec<u8>)>;
+
 /// Every report of a run but summary.json, and summary.json without the
 /// two fields that differ between runs (`seconds`, `threads`).
-fn report_bytes(out: &Path) -> Vec<(String, Vec<u8>)> {
+fn report_bytes(out: &Path) -> ReportBytes {
     let mut files: Vec<_> = std::fs::read_dir(out)
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -100,7 +103,7 @@ fn rows_but_source(out: &Path) -> Vec<(String, Vec<Vec<String>>)> {
 /// message every time, byte-identical reports; returns the -j1 folder's
 /// parent, its exit status and its standard error.
 fn same_at_every_thread_count(t: &Path, input: &Path) -> (std::path::PathBuf, Option<i32>, String) {
-    let mut first: Option<(Vec<(String, Vec<u8>)>, Option<i32>, String)> = None;
+    let mut first: Option<(ReportBytes, Option<i32>, String)> = None;
     for j in ["1", "2", "3", "8"] {
         let out = t.join(format!("j{j}"));
         let o = common::run(&["-j", j, "--no-html", common::s(input)], &out);
@@ -170,12 +173,14 @@ fn damaged_zstd_keeps_what_decoded_before_the_fault_at_any_thread_count() {
     }
 }
 
-/// One zstd frame of `data` written as `zstd --long=31` writes it: a 2 GiB
-/// window (the content size unknown, so the window is not shrunk to it),
+/// One zstd frame of `data` with the window that `zstd --long=31` writes:
+/// 2 GiB (the content size unknown, so the window is not shrunk to it),
 /// announced by a pzstd skippable frame when `pzstd_header`.
 fn long_window_frame(data: &[u8], pzstd_header: bool) -> Vec<u8> {
+    // Without long-distance matching, whose tables for this window would
+    // take over 100 MiB of this test process (and so of the peak RSS
+    // that a child spawned meanwhile reports, see support.rs).
     let mut enc = zstd::stream::Encoder::new(Vec::new(), 3).unwrap();
-    enc.long_distance_matching(true).unwrap();
     enc.window_log(31).unwrap();
     enc.include_contentsize(false).unwrap();
     enc.write_all(data).unwrap();

@@ -325,7 +325,7 @@ pub fn run(config: &Config) -> i32 {
         .iter()
         .map(|s| match &s.origin {
             Origin::File(p) => std::fs::metadata(p).ok().map(|m| m.len()),
-            Origin::Stdin => None,
+            Origin::Stdin | Origin::ZipMember { .. } => None,
         })
         .sum::<Option<u64>>();
     let bar = crate::progress::bar(total);
@@ -536,11 +536,13 @@ fn read_sources(sources: &[Source], st: &Stages) {
             }
         };
         let compression = opened.compression;
-        // The read error, seen as it happens: the batch handed out after it
-        // is the last one, and its last game may be cut.
-        let failed: std::cell::RefCell<Option<io::Error>> = std::cell::RefCell::new(None);
+        // The read error, seen as it happens, with the bytes read before
+        // it: the batch handed out after it is the last one, and its last
+        // game may be cut.
+        let failed: std::cell::RefCell<Option<(u64, io::Error)>> = std::cell::RefCell::new(None);
         let spy = ErrorSpy {
             inner: opened.reader,
+            read: 0,
             failed: &failed,
         };
         let spare = || spares.try_recv().ok();
@@ -551,14 +553,19 @@ fn read_sources(sources: &[Source], st: &Stages) {
             let Some(ticket) = outbox.slot() else {
                 return ControlFlow::Break(());
             };
-            // The stream broke inside the last game when it reaches the
-            // last byte read: its text is all there is, not the whole game.
-            let end = batch.base + batch.len as u64;
+            // The stream broke inside the source's last game unless that
+            // game's text ends with its result token and a line end: then
+            // the error came after it, and the game is whole. (The bytes of
+            // the reads before the failed one may fill several batches.)
             let cut = failed
                 .borrow()
                 .as_ref()
-                .filter(|_| batch.games.last().is_some_and(|g| g.end == end))
-                .map(|e| read_error(compression, end, e));
+                .filter(|_| batch.last)
+                .and_then(|(at, e)| {
+                    let last = batch.games.last()?;
+                    let text = &batch.bytes[(last.start - batch.base) as usize..batch.len];
+                    (!input::ends_with_result_line(text)).then(|| read_error(compression, *at, e))
+                });
             pool.spawn(move || {
                 let games = audit_batch(&batch, cut.as_deref());
                 ticket.send(Message::Batch {
@@ -591,20 +598,24 @@ fn read_error(compression: input::Compression, bytes: u64, e: &io::Error) -> Str
     }
 }
 
-/// Passes reads on, keeping a copy of the first error.
+/// Passes reads on, keeping a copy of the first error with the number of
+/// bytes read before it.
 struct ErrorSpy<'a, R> {
     inner: R,
-    failed: &'a std::cell::RefCell<Option<io::Error>>,
+    read: u64,
+    failed: &'a std::cell::RefCell<Option<(u64, io::Error)>>,
 }
 
 impl<R: io::Read> io::Read for ErrorSpy<'_, R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        self.inner.read(buf).inspect_err(|e| {
+        let n = self.inner.read(buf).inspect_err(|e| {
             let mut failed = self.failed.borrow_mut();
-            if failed.is_none() {
-                *failed = Some(io::Error::new(e.kind(), e.to_string()));
+            if failed.is_none() && e.kind() != io::ErrorKind::Interrupted {
+                *failed = Some((self.read, io::Error::new(e.kind(), e.to_string())));
             }
-        })
+        })?;
+        self.read += n as u64;
+        Ok(n)
     }
 }
 

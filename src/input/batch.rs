@@ -66,6 +66,8 @@ pub struct Batch {
     /// The last game is longer than [`GAME_CAP`]: its span is the
     /// part kept, and the rest of it, up to the next game, was skipped.
     pub capped: bool,
+    /// The source's last batch: the input ended (or broke off) after it.
+    pub last: bool,
 }
 
 impl Batch {
@@ -204,6 +206,7 @@ fn read_limited(
                 games: std::mem::take(&mut games),
                 first_game: next_game,
                 capped,
+                last: done,
             };
             next_game += n;
             base = next_base;

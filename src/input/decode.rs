@@ -30,9 +30,21 @@ const MAX_FRAME: usize = 32 << 20;
 /// Decompressed bytes the frames in flight may hold together.
 const FRAME_BUDGET: usize = 32 << 20;
 
+/// What a decoder thread hands over: decompressed bytes, then the end of
+/// the stream or its error. A thread that stops without saying either
+/// (it panicked, or returned early) failed: [`Chunks`] reads an error then,
+/// never a short stream that looks complete.
+pub(super) enum Piece {
+    Bytes(Vec<u8>),
+    End,
+    Failed(io::Error),
+}
+
+pub(super) type Sender = SyncSender<Piece>;
+
 /// The decompressed bytes of one source, in order, from its own thread.
 pub struct Chunks {
-    rx: Receiver<io::Result<Vec<u8>>>,
+    rx: Receiver<Piece>,
     current: Vec<u8>,
     pos: usize,
     done: bool,
@@ -54,18 +66,24 @@ impl Read for Chunks {
             self.current = Vec::new();
             self.pos = 0;
             match self.rx.recv() {
-                Ok(Ok(chunk)) => self.current = chunk,
-                Ok(Err(e)) => {
+                Ok(Piece::Bytes(chunk)) => self.current = chunk,
+                Ok(Piece::End) => self.done = true,
+                Ok(Piece::Failed(e)) => {
                     self.done = true;
                     return Err(e);
                 }
-                Err(_) => self.done = true,
+                Err(_) => {
+                    self.done = true;
+                    return Err(io::Error::other(
+                        "the decompressor stopped before the end of the stream",
+                    ));
+                }
             }
         }
     }
 }
 
-fn channel() -> (SyncSender<io::Result<Vec<u8>>>, Chunks) {
+fn channel() -> (Sender, Chunks) {
     let (tx, rx) = mpsc::sync_channel(1);
     let chunks = Chunks {
         rx,
@@ -76,42 +94,189 @@ fn channel() -> (SyncSender<io::Result<Vec<u8>>>, Chunks) {
     (tx, chunks)
 }
 
-/// Reads `reader` to its end on a new thread. The thread stops when the
-/// [`Chunks`] are dropped.
-pub fn spawn_stream(reader: Box<dyn Read + Send>) -> Chunks {
+/// Runs `work` on a new thread that feeds the returned [`Chunks`]. A
+/// panic there reaches the reader as an error that says so.
+pub(super) fn spawn(work: impl FnOnce(&Sender) + Send + 'static) -> Chunks {
     let (tx, chunks) = channel();
     std::thread::spawn(move || {
-        let _ = pump(reader, &tx);
+        let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(&tx)));
+        if let Err(panic) = caught {
+            let what = panic
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_owned())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_default();
+            let _ = tx.send(Piece::Failed(io::Error::other(format!(
+                "the decompressor failed: {what}"
+            ))));
+        }
     });
     chunks
 }
 
-/// Sends what `reader` gives, chunk by chunk, then its error if any.
-/// Returns false when the receiver is gone or after an error.
-fn pump(mut reader: impl Read, tx: &SyncSender<io::Result<Vec<u8>>>) -> bool {
+/// Reads `reader` to its end on a new thread. The thread stops when the
+/// [`Chunks`] are dropped.
+pub fn spawn_stream(reader: Box<dyn Read + Send>) -> Chunks {
+    spawn(move |tx| pump(reader, tx))
+}
+
+/// Sends the error that ends the stream.
+pub(super) fn fail(tx: &Sender, e: io::Error) {
+    let _ = tx.send(Piece::Failed(e));
+}
+
+/// Sends what `reader` gives, chunk by chunk, then the end or its error.
+/// Stops early when the receiver is gone.
+pub(super) fn pump(mut reader: impl Read, tx: &Sender) {
     loop {
         let mut chunk = Vec::with_capacity(CHUNK);
         match (&mut reader).take(CHUNK as u64).read_to_end(&mut chunk) {
-            Ok(0) => return true,
+            Ok(0) => {
+                let _ = tx.send(Piece::End);
+                return;
+            }
             Ok(_) => {
-                if tx.send(Ok(chunk)).is_err() {
-                    return false;
+                if tx.send(Piece::Bytes(chunk)).is_err() {
+                    return;
                 }
             }
             Err(e) => {
-                if !chunk.is_empty() && tx.send(Ok(chunk)).is_err() {
-                    return false;
+                if !chunk.is_empty() && tx.send(Piece::Bytes(chunk)).is_err() {
+                    return;
                 }
-                let _ = tx.send(Err(e));
-                return false;
+                let _ = tx.send(Piece::Failed(e));
+                return;
             }
         }
     }
 }
 
+/// The largest window a zstd frame may ask for: `zstd --long=31` writes
+/// frames with a 2 GiB window, past the library's default limit of 128 MiB.
+const WINDOW_LOG_MAX: u32 = 31;
+
+/// The most one zstd block decompresses to (`ZSTD_BLOCKSIZE_MAX`).
+const ZSTD_BLOCK: usize = 1 << 17;
+
+/// The input a zstd decoder is given before it has read a frame header:
+/// the header's fixed prefix (`ZSTD_FRAMEHEADERSIZE_PREFIX`).
+const FRAME_PREFIX: usize = 5;
+
+/// A zstd stream decoder that keeps every block decoded before a fault,
+/// as `zstd -dc` does. Each step gives the decoder only the input it asks
+/// for next (at most the rest of one block and the next block header) and
+/// room for a whole block, so a step completes at most one block and
+/// delivers it whole: the step that fails has delivered nothing that a
+/// later read would lose. The bytes given before an error are therefore
+/// the same however the caller's reads are sized.
+pub struct ZstdStream<R> {
+    src: R,
+    decoder: zstd::stream::raw::Decoder<'static>,
+    /// A block decoded for a read with less than a block's room.
+    spill: Vec<u8>,
+    spill_pos: usize,
+    /// The input the decoder asked for next.
+    want: usize,
+    /// A frame is begun and not finished.
+    in_frame: bool,
+    /// The last step finished a frame: the next input starts another.
+    frame_done: bool,
+    /// After an error or the end.
+    done: bool,
+}
+
+impl<R: BufRead> ZstdStream<R> {
+    pub fn new(src: R) -> io::Result<ZstdStream<R>> {
+        let mut decoder = zstd::stream::raw::Decoder::new()?;
+        decoder.set_parameter(zstd::stream::raw::DParameter::WindowLogMax(WINDOW_LOG_MAX))?;
+        Ok(ZstdStream {
+            src,
+            decoder,
+            spill: Vec::new(),
+            spill_pos: 0,
+            want: FRAME_PREFIX,
+            in_frame: false,
+            frame_done: false,
+            done: false,
+        })
+    }
+
+    /// One decoder step into `out` (at least [`ZSTD_BLOCK`] long); the
+    /// number of bytes decoded, 0 at the end of the stream.
+    fn step(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        use zstd::stream::raw::{InBuffer, Operation, OutBuffer};
+        loop {
+            let input = match self.src.fill_buf() {
+                Ok(i) => i,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            if input.is_empty() {
+                if self.in_frame {
+                    return Err(io::Error::new(
+                        io::ErrorKind::UnexpectedEof,
+                        "incomplete frame",
+                    ));
+                }
+                return Ok(0);
+            }
+            if self.frame_done {
+                self.decoder.reinit()?;
+                self.frame_done = false;
+            }
+            let mut inb = InBuffer::around(&input[..input.len().min(self.want)]);
+            let mut outb = OutBuffer::around(&mut *out);
+            let hint = self.decoder.run(&mut inb, &mut outb)?;
+            let (read, written) = (inb.pos(), outb.pos());
+            self.src.consume(read);
+            self.in_frame = hint != 0;
+            self.frame_done = hint == 0;
+            self.want = if hint == 0 { FRAME_PREFIX } else { hint };
+            if written > 0 {
+                return Ok(written);
+            }
+        }
+    }
+}
+
+impl<R: BufRead> Read for ZstdStream<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.spill_pos < self.spill.len() {
+            let n = buf.len().min(self.spill.len() - self.spill_pos);
+            buf[..n].copy_from_slice(&self.spill[self.spill_pos..self.spill_pos + n]);
+            self.spill_pos += n;
+            return Ok(n);
+        }
+        if self.done || buf.is_empty() {
+            return Ok(0);
+        }
+        // Straight into the caller's buffer when a block fits there.
+        let got = if buf.len() >= ZSTD_BLOCK {
+            self.step(buf)
+        } else {
+            let mut spill = std::mem::take(&mut self.spill);
+            spill.resize(ZSTD_BLOCK, 0);
+            let got = self.step(&mut spill);
+            self.spill = spill;
+            got.map(|n| {
+                self.spill.truncate(n);
+                let k = n.min(buf.len());
+                buf[..k].copy_from_slice(&self.spill[..k]);
+                self.spill_pos = k;
+                k
+            })
+        };
+        match got {
+            Ok(0) | Err(_) => self.done = true,
+            Ok(_) => {}
+        }
+        got
+    }
+}
+
 /// A zstd decoder over `reader`, as a single-threaded reader would use it.
 fn stream_decoder<'a>(reader: impl BufRead + Send + 'a) -> io::Result<Box<dyn Read + Send + 'a>> {
-    Ok(Box::new(zstd::stream::read::Decoder::with_buffer(reader)?))
+    Ok(Box::new(ZstdStream::new(reader)?))
 }
 
 /// Decompresses a zstd stream on a new thread, its frames in parallel on
@@ -121,9 +286,7 @@ pub fn spawn_zstd<R: BufRead + Send + 'static>(
     pool: Arc<rayon::ThreadPool>,
     threads: usize,
 ) -> Chunks {
-    let (tx, chunks) = channel();
-    std::thread::spawn(move || zstd_frames(src, &pool, threads, &tx));
-    chunks
+    spawn(move |tx| zstd_frames(src, &pool, threads, tx))
 }
 
 /// A frame back from the pool, with its output when it decompressed whole
@@ -134,7 +297,7 @@ fn zstd_frames<R: BufRead + Send + 'static>(
     mut src: R,
     pool: &rayon::ThreadPool,
     threads: usize,
-    tx: &SyncSender<io::Result<Vec<u8>>>,
+    tx: &Sender,
 ) {
     let mut queue: VecDeque<Receiver<FrameResult>> = VecDeque::new();
     // Bytes taken from `src` from which on everything is streamed.
@@ -146,9 +309,14 @@ fn zstd_frames<R: BufRead + Send + 'static>(
             match next_frame(&mut src, &mut frame) {
                 Ok(Walk::Frame(start)) => {
                     let (ftx, frx) = mpsc::sync_channel(1);
+                    // A panic leaves the frame's channel without a
+                    // result (below: the stream fails), rather than
+                    // aborting the process from the pool.
                     pool.spawn(move || {
-                        let out = decompress_frame(&frame[start..]);
-                        let _ = ftx.send((frame, out));
+                        let out = std::panic::catch_unwind(|| decompress_frame(&frame[start..]));
+                        if let Ok(out) = out {
+                            let _ = ftx.send((frame, out));
+                        }
                     });
                     queue.push_back(frx);
                 }
@@ -161,6 +329,7 @@ fn zstd_frames<R: BufRead + Send + 'static>(
             break;
         };
         let Ok((frame, out)) = frx.recv() else {
+            let _ = tx.send(Piece::Failed(frame_failed()));
             return;
         };
         match out {
@@ -168,7 +337,7 @@ fn zstd_frames<R: BufRead + Send + 'static>(
                 let size: usize = out.iter().map(Vec::len).sum();
                 in_flight = (FRAME_BUDGET / size.max(1)).clamp(1, threads.max(1));
                 for chunk in out {
-                    if tx.send(Ok(chunk)).is_err() {
+                    if tx.send(Piece::Bytes(chunk)).is_err() {
                         return;
                     }
                 }
@@ -179,7 +348,10 @@ fn zstd_frames<R: BufRead + Send + 'static>(
                 // decoder would have read it.
                 let mut taken = frame;
                 for later in queue.drain(..) {
-                    let Ok((f, _)) = later.recv() else { return };
+                    let Ok((f, _)) = later.recv() else {
+                        let _ = tx.send(Piece::Failed(frame_failed()));
+                        return;
+                    };
                     taken.extend_from_slice(&f);
                 }
                 if let Some(t) = tail.take() {
@@ -190,16 +362,22 @@ fn zstd_frames<R: BufRead + Send + 'static>(
             }
         }
     }
-    if let Some(taken) = tail {
-        match stream_decoder(Cursor::new(taken).chain(src)) {
-            Ok(d) => {
-                pump(d, tx);
-            }
+    match tail {
+        Some(taken) => match stream_decoder(Cursor::new(taken).chain(src)) {
+            Ok(d) => pump(d, tx),
             Err(e) => {
-                let _ = tx.send(Err(e));
+                let _ = tx.send(Piece::Failed(e));
             }
+        },
+        None => {
+            let _ = tx.send(Piece::End);
         }
     }
+}
+
+/// The error of a frame whose decompression on the pool panicked.
+fn frame_failed() -> io::Error {
+    io::Error::other("the decompressor failed on a zstd frame")
 }
 
 /// One frame decompressed whole, in chunks (no doubling growth of one big
@@ -208,6 +386,7 @@ fn decompress_frame(frame: &[u8]) -> Option<Vec<Vec<u8>>> {
     let mut d = zstd::stream::read::Decoder::with_buffer(frame)
         .ok()?
         .single_frame();
+    d.window_log_max(WINDOW_LOG_MAX).ok()?;
     let mut out = Vec::new();
     let mut total = 0;
     loop {
@@ -441,47 +620,121 @@ mod tests {
         assert_eq!(total, z.len());
     }
 
+    /// What a decoder fed one byte at a time gives before it fails (each
+    /// step then completes at most one block, so nothing decoded is lost),
+    /// and its error.
+    fn byte_fed(z: &[u8]) -> (Vec<u8>, Option<String>) {
+        use zstd::stream::raw::{DParameter, Decoder, InBuffer, Operation, OutBuffer};
+        let mut d = Decoder::new().unwrap();
+        d.set_parameter(DParameter::WindowLogMax(31)).unwrap();
+        let mut out = Vec::new();
+        let mut buf = vec![0u8; 1 << 18];
+        let mut hint = 0;
+        for byte in z.chunks(1) {
+            if hint == 0 {
+                d.reinit().unwrap();
+            }
+            let mut input = InBuffer::around(byte);
+            let mut output = OutBuffer::around(&mut buf[..]);
+            match d.run(&mut input, &mut output) {
+                Ok(h) => hint = h,
+                Err(e) => return (out, Some(e.to_string())),
+            }
+            let n = output.pos();
+            out.extend_from_slice(&buf[..n]);
+        }
+        let err = (hint != 0).then(|| "incomplete frame".to_owned());
+        (out, err)
+    }
+
+    /// Reads `r` to its end in reads of `size` bytes.
+    fn read_all(mut r: impl Read, size: usize) -> (Vec<u8>, Option<String>) {
+        let mut out = Vec::new();
+        let mut buf = vec![0u8; size];
+        loop {
+            match r.read(&mut buf) {
+                Ok(0) => return (out, None),
+                Ok(n) => out.extend_from_slice(&buf[..n]),
+                Err(e) => return (out, Some(e.to_string())),
+            }
+        }
+    }
+
     #[test]
-    fn errors_come_after_the_same_bytes_as_a_stream_decoder() {
+    fn errors_come_after_every_block_decoded_before_them() {
         let data = pgn(3000);
         for z in [
             frames(&data, 40_000, true, false),
             frames(&data, 40_000, false, true),
             zstd::encode_all(&data[..], 3).unwrap(),
         ] {
+            let mut damaged = Vec::new();
             for cut in [z.len() / 3, z.len() / 2, z.len() - 3] {
-                let mut damaged = z.clone();
-                damaged.truncate(cut);
-                let mut reference = Vec::new();
-                let reference_err = zstd::stream::read::Decoder::new(&damaged[..])
-                    .unwrap()
-                    .read_to_end(&mut reference)
-                    .is_err();
-                let (out, err) = decode(damaged.clone());
-                assert!(reference_err && err.is_some(), "cut {cut}");
-                assert!(
-                    out == reference,
-                    "cut {cut}: {} vs {}",
-                    out.len(),
-                    reference.len()
-                );
-                // A corrupt byte in the middle instead of a cut.
+                damaged.push(z[..cut].to_vec());
                 let mut corrupt = z.clone();
                 corrupt[cut] ^= 0x55;
-                let mut reference = Vec::new();
-                let reference_err = zstd::stream::read::Decoder::new(&corrupt[..])
-                    .unwrap()
-                    .read_to_end(&mut reference)
-                    .err()
-                    .map(|e| e.to_string());
-                let (out, err) = decode(corrupt);
-                assert_eq!(
-                    err.map(|e| e.to_string()),
-                    reference_err,
-                    "corrupt at {cut}"
-                );
-                assert!(out == reference, "corrupt at {cut}");
+                damaged.push(corrupt);
+            }
+            for (k, d) in damaged.into_iter().enumerate() {
+                let (reference, reference_err) = byte_fed(&d);
+                // A cut always fails; a corrupt byte may also decode.
+                assert!(k % 2 == 1 || reference_err.is_some(), "case {k}");
+                for size in [1 << 20, 1 << 17, 1000, 7] {
+                    let (out, err) = read_all(ZstdStream::new(Cursor::new(&d[..])).unwrap(), size);
+                    assert_eq!(err, reference_err, "case {k}, reads of {size}");
+                    assert!(
+                        out == reference,
+                        "case {k}, reads of {size}: {} vs {}",
+                        out.len(),
+                        reference.len()
+                    );
+                }
+                let (out, err) = decode(d);
+                assert_eq!(err.map(|e| e.to_string()), reference_err, "case {k}");
+                assert!(out == reference, "case {k}: frames on the pool");
             }
         }
+    }
+
+    /// Gives `data`, then panics.
+    struct Panicking {
+        data: Cursor<Vec<u8>>,
+    }
+
+    impl Read for Panicking {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            match self.data.read(buf)? {
+                0 => panic!("a decoder bug"),
+                n => Ok(n),
+            }
+        }
+    }
+
+    #[test]
+    fn a_decoder_thread_that_panics_is_a_read_error() {
+        let data = pgn(100);
+        let mut chunks = spawn_stream(Box::new(Panicking {
+            data: Cursor::new(data.clone()),
+        }));
+        let mut out = Vec::new();
+        let err = chunks.read_to_end(&mut out).unwrap_err();
+        assert_eq!(err.to_string(), "the decompressor failed: a decoder bug");
+        // The chunk being read when it panicked is lost with the panic.
+        assert!(data.starts_with(&out));
+        assert_eq!(chunks.read(&mut [0; 8]).unwrap(), 0, "after the error");
+    }
+
+    #[test]
+    fn a_decoder_thread_that_stops_early_is_a_read_error() {
+        let mut chunks = spawn(|tx| {
+            let _ = tx.send(Piece::Bytes(b"[Event \"x\"]\n".to_vec()));
+        });
+        let mut out = Vec::new();
+        let err = chunks.read_to_end(&mut out).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "the decompressor stopped before the end of the stream"
+        );
+        assert_eq!(out, b"[Event \"x\"]\n");
     }
 }

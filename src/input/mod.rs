@@ -2,6 +2,7 @@
 //! opened with decompression chosen by magic bytes, and read as batches of
 //! whole games with their byte offsets.
 
+mod archive;
 pub mod batch;
 mod decode;
 mod split;
@@ -20,6 +21,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 pub enum Origin {
     File(PathBuf),
     Stdin,
+    /// Member `index` (in archive order) of the zip archive at `archive`.
+    ZipMember {
+        archive: PathBuf,
+        index: usize,
+    },
 }
 
 /// One PGN source, named as the reports name it.
@@ -44,13 +50,17 @@ impl std::fmt::Display for InputError {
     }
 }
 
-/// File names taken from a directory: PGN, plain or compressed.
+/// File names taken from a directory: PGN, plain or compressed, and zip
+/// archives.
 fn is_pgn_name(path: &Path) -> bool {
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().to_ascii_lowercase())
         .unwrap_or_default();
-    let name = ["zst", "zstd", "gz", "bz2"]
+    if name.ends_with(".zip") {
+        return true;
+    }
+    let name = ["zst", "zstd", "gz", "bz2", "xz"]
         .iter()
         .find_map(|ext| name.strip_suffix(&format!(".{ext}")))
         .unwrap_or(&name);
@@ -114,7 +124,7 @@ pub fn collect_sources(inputs: &[String], out: &Path) -> Result<Vec<Source>, Inp
             });
         }
     }
-    Ok(sources)
+    Ok(archive::expand_zips(sources))
 }
 
 /// The output folder, where it exists: its canonical path and its inode.
@@ -230,6 +240,47 @@ pub fn io_cause(e: &io::Error) -> String {
     }
 }
 
+/// Whether a game's text ends with a result token (`1-0`, `0-1`,
+/// `1/2-1/2`, `1/2`, `*`) outside any comment and then a line end: a game
+/// whose source fails after that is whole, not broken off.
+pub fn ends_with_result_line(game: &[u8]) -> bool {
+    (game.ends_with(b"\n") || game.ends_with(b"\r")) && ends_with_result(game)
+}
+
+/// Whether a game's text ends with a result token outside any comment.
+fn ends_with_result(game: &[u8]) -> bool {
+    const RESULTS: [&[u8]; 5] = [b"1-0", b"0-1", b"1/2-1/2", b"1/2", b"*"];
+    let mut in_comment = false;
+    let mut in_line_comment = false;
+    let mut token = 0..0;
+    let mut start = None;
+    for (i, &b) in game.iter().enumerate() {
+        let word = if in_comment {
+            in_comment = b != b'}';
+            false
+        } else if in_line_comment {
+            in_line_comment = b != b'\n' && b != b'\r';
+            false
+        } else {
+            in_comment = b == b'{';
+            in_line_comment = b == b';';
+            !(in_comment || in_line_comment || b == b'(' || b == b')' || b.is_ascii_whitespace())
+        };
+        match (word, start) {
+            (true, None) => start = Some(i),
+            (false, Some(s)) => {
+                token = s..i;
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    if let Some(s) = start {
+        token = s..game.len();
+    }
+    !in_comment && RESULTS.contains(&&game[token])
+}
+
 /// The compression of a stream, told by its first bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Compression {
@@ -237,6 +288,7 @@ pub enum Compression {
     Zstd,
     Gzip,
     Bzip2,
+    Xz,
 }
 
 impl Compression {
@@ -249,6 +301,8 @@ impl Compression {
             Compression::Gzip
         } else if head.starts_with(b"BZh") {
             Compression::Bzip2
+        } else if head.starts_with(b"\xfd7zXZ\0") {
+            Compression::Xz
         } else {
             Compression::None
         }
@@ -260,8 +314,65 @@ impl Compression {
             Compression::Zstd => "zstd",
             Compression::Gzip => "gzip",
             Compression::Bzip2 => "bzip2",
+            Compression::Xz => "xz",
         }
     }
+}
+
+/// How many first bytes of a source are read to tell its format: enough
+/// for a tar header's `ustar` mark at 257.
+const SNIFF: usize = 262;
+
+/// The format of a source that is neither PGN text nor a format read here,
+/// told by its first bytes, as the message that refuses it names it.
+fn refused_format(head: &[u8]) -> Option<&'static str> {
+    const MAGIC: &[(&[u8], &str)] = &[
+        (b"\xff\xfe\0\0", "UTF-32LE text"),
+        (b"\0\0\xfe\xff", "UTF-32BE text"),
+        (b"\xff\xfe", "UTF-16LE text"),
+        (b"\xfe\xff", "UTF-16BE text"),
+        (b"7z\xbc\xaf\x27\x1c", "a 7z archive"),
+        (b"Rar!\x1a\x07", "a RAR archive"),
+        (b"\x7fELF", "an ELF executable"),
+        (b"MZ", "a Windows executable"),
+        (b"\xfe\xed\xfa\xce", "a Mach-O executable"),
+        (b"\xfe\xed\xfa\xcf", "a Mach-O executable"),
+        (b"\xce\xfa\xed\xfe", "a Mach-O executable"),
+        (b"\xcf\xfa\xed\xfe", "a Mach-O executable"),
+        (b"\x04\x22\x4d\x18", "an lz4 stream"),
+        (b"%PDF-", "a PDF document"),
+        (b"\x89PNG\r\n\x1a\n", "a PNG image"),
+        (b"\xff\xd8\xff", "a JPEG image"),
+        (b"GIF87a", "a GIF image"),
+        (b"GIF89a", "a GIF image"),
+        (b"SQLite format 3\0", "an SQLite database"),
+    ];
+    if let Some((_, name)) = MAGIC.iter().find(|(m, _)| head.starts_with(m)) {
+        return Some(name);
+    }
+    if head.get(257..262) == Some(b"ustar") {
+        return Some("a tar archive");
+    }
+    // Without a byte-order mark: NUL in every other (UTF-16) or in three
+    // of every four bytes (UTF-32), ASCII text in the others.
+    let text = &head[..head.len().min(64)];
+    let pattern = |width: usize, at: usize| {
+        text.len() >= 2 * width
+            && text.chunks_exact(width).all(|unit| {
+                unit.iter()
+                    .enumerate()
+                    .all(|(i, &b)| if i == at { b != 0 && b < 0x80 } else { b == 0 })
+            })
+    };
+    [
+        (4, 0, "UTF-32LE text"),
+        (4, 3, "UTF-32BE text"),
+        (2, 0, "UTF-16LE text"),
+        (2, 1, "UTF-16BE text"),
+    ]
+    .into_iter()
+    .find(|&(width, at, _)| pattern(width, at))
+    .map(|(_, _, name)| name)
 }
 
 /// Counts the raw (compressed) bytes read, for the progress bar.
@@ -285,7 +396,7 @@ pub struct Opened {
 }
 
 /// Opens a source, decompressing by magic bytes. `raw_read` counts the
-/// bytes read from the file or standard input. A gzip or bzip2 source is
+/// bytes read from the file or standard input. A gzip, bzip2 or xz source is
 /// decompressed on a thread of its own from now on; a zstd one, with more
 /// than two threads, frame by frame on `pool`, `threads` frames at a time,
 /// and with two or fewer as it is read, on the reader thread.
@@ -302,6 +413,9 @@ pub fn open(
     let raw: Box<dyn Read + Send> = match &source.origin {
         Origin::File(p) => Box::new(File::open(p).map_err(err)?),
         Origin::Stdin => Box::new(io::stdin()),
+        Origin::ZipMember { archive, index } => {
+            Box::new(archive::member_reader(archive, *index).map_err(err)?)
+        }
     };
     let mut counted = Counting {
         inner: raw,
@@ -310,7 +424,7 @@ pub fn open(
     // The magic bytes are sniffed with reads of their own, so that a plain
     // source's text goes from the file straight into the batches: sniffing
     // through a 1 MiB buffer would copy its first MiB twice.
-    let mut head = [0u8; 4];
+    let mut head = [0u8; SNIFF];
     let mut sniffed = 0;
     while sniffed < head.len() {
         match counted.read(&mut head[sniffed..]) {
@@ -319,6 +433,23 @@ pub fn open(
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
             Err(e) => return Err(err(e)),
         }
+    }
+    if archive::is_zip(&head[..sniffed]) {
+        return Err(InputError {
+            path: source.name.clone(),
+            cause: archive::refusal(&source.origin),
+        });
+    }
+    if let Some(format) = refused_format(&head[..sniffed]) {
+        let cause = if format.ends_with(" text") {
+            format!("refused: {format}, not UTF-8 (convert it to UTF-8)")
+        } else {
+            format!("refused: {format}, not PGN text")
+        };
+        return Err(InputError {
+            path: source.name.clone(),
+            cause,
+        });
     }
     let compression = Compression::detect(&head[..sniffed]);
     let stream = io::Cursor::new(head).take(sniffed as u64).chain(counted);
@@ -335,7 +466,7 @@ pub fn open(
         // input's time at -j2, 15 interleaved rounds); the reader thread
         // still cuts games while the workers audit.
         Compression::Zstd if threads <= 2 => {
-            Box::new(zstd::stream::read::Decoder::with_buffer(buffered(stream)).map_err(err)?)
+            Box::new(decode::ZstdStream::new(buffered(stream)).map_err(err)?)
         }
         Compression::Zstd => Box::new(decode::spawn_zstd(buffered(stream), pool.clone(), threads)),
         Compression::Gzip => Box::new(decode::spawn_stream(Box::new(
@@ -343,6 +474,10 @@ pub fn open(
         ))),
         Compression::Bzip2 => Box::new(decode::spawn_stream(Box::new(
             bzip2::read::MultiBzDecoder::new(buffered(stream)),
+        ))),
+        // Every stream of a multi-stream file (as `xz` concatenates them).
+        Compression::Xz => Box::new(decode::spawn_stream(Box::new(
+            liblzma::bufread::XzDecoder::new_multi_decoder(buffered(stream)),
         ))),
     };
     Ok(Opened {
@@ -367,13 +502,86 @@ mod tests {
         );
         assert_eq!(Compression::detect(&[0x1f, 0x8b, 8]), Compression::Gzip);
         assert_eq!(Compression::detect(b"BZh91AY"), Compression::Bzip2);
+        assert_eq!(Compression::detect(b"\xfd7zXZ\0\0\x04"), Compression::Xz);
         assert_eq!(Compression::detect(b"[Event"), Compression::None);
         assert_eq!(Compression::detect(b""), Compression::None);
     }
 
     #[test]
+    fn games_that_end_with_their_result() {
+        for g in [
+            "[Event \"x\"]\n\n1. e4 e5 1-0",
+            "1. e4 { a } e5 (1... d5) 1/2-1/2",
+            "1. e4 e5 0-1 ; comment",
+            "1. e4 *",
+            "1. e4 {c}*",
+            "1. e4 1/2",
+        ] {
+            assert!(ends_with_result(g.as_bytes()), "{g}");
+        }
+        for g in [
+            "[Event \"x\"]\n[Result \"1-0\"]",
+            "1. e4 e5 1-",
+            "1. e4 1/2-1",
+            "1. e4 { won 1-0",
+            "1. e4 { won } 1-0 {",
+            "1. e4 ; 1-0",
+            "1. e4 e5 2. Nf3",
+            "",
+        ] {
+            assert!(!ends_with_result(g.as_bytes()), "{g}");
+        }
+        assert!(ends_with_result_line(b"1. e4 1-0\n"));
+        assert!(ends_with_result_line(b"1. e4 1-0 \r"));
+        assert!(!ends_with_result_line(b"1. e4 1-0"));
+        assert!(!ends_with_result_line(b"1. e4 e5\n"));
+    }
+
+    #[test]
+    fn refused_formats() {
+        let utf16le: Vec<u8> = "[Event \"x\"]".bytes().flat_map(|b| [b, 0]).collect();
+        let utf16be: Vec<u8> = "[Event \"x\"]".bytes().flat_map(|b| [0, b]).collect();
+        let utf32le: Vec<u8> = "[Event".bytes().flat_map(|b| [b, 0, 0, 0]).collect();
+        let mut tar = b"games.pgn".to_vec();
+        tar.resize(257, 0);
+        tar.extend_from_slice(b"ustar\x0000");
+        for (head, name) in [
+            (&b"\xff\xfe[\0E\0"[..], "UTF-16LE text"),
+            (b"\xfe\xff\0[\0E", "UTF-16BE text"),
+            (b"\xff\xfe\0\0[\0\0\0", "UTF-32LE text"),
+            (&utf16le, "UTF-16LE text"),
+            (&utf16be, "UTF-16BE text"),
+            (&utf32le, "UTF-32LE text"),
+            (b"7z\xbc\xaf\x27\x1c\0\x04", "a 7z archive"),
+            (b"Rar!\x1a\x07\x01\0", "a RAR archive"),
+            (b"\x7fELF\x02\x01", "an ELF executable"),
+            (b"MZ\x90\0", "a Windows executable"),
+            (&tar, "a tar archive"),
+        ] {
+            assert_eq!(refused_format(head), Some(name), "{head:?}");
+        }
+        for head in [
+            &b"[Event \"x\"]\n"[..],
+            b"\xef\xbb\xbf[Event",
+            b"1. e4 e5 *",
+            b"\0\0\0\0",
+            b"\n\0",
+            b"",
+        ] {
+            assert_eq!(refused_format(head), None, "{head:?}");
+        }
+    }
+
+    #[test]
     fn pgn_names() {
-        for n in ["a.pgn", "b.PGN", "c.pgn.zst", "d.pgn.gz", "e.pgn.bz2"] {
+        for n in [
+            "a.pgn",
+            "b.PGN",
+            "c.pgn.zst",
+            "d.pgn.gz",
+            "e.pgn.bz2",
+            "f.pgn.xz",
+        ] {
             assert!(is_pgn_name(Path::new(n)), "{n}");
         }
         for n in ["a.txt", "pgn", "b.zst", "c.png"] {

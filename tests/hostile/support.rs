@@ -34,19 +34,46 @@ impl Ran {
 pub const PEAK_MIB: u64 = 100;
 
 /// Runs `cmd`, feeding its standard input from `feed` on a thread (a broken
-/// pipe there is not an error: the child may stop reading), and waits for
-/// it with `wait4` to read its own peak RSS.
+/// pipe there is not an error: the child may stop reading), and reads its
+/// own peak RSS.
+///
+/// The child is not started from this process: Linux carries the memory
+/// high-water mark of the process that starts a program into the
+/// program's `ru_maxrss`, and this test process may have grown large. A
+/// fresh, small copy of this test binary ([`measuring_parent`]) starts it
+/// and waits for it with `wait4`.
 pub fn run_measured(
-    mut cmd: Command,
+    cmd: Command,
     feed: Option<Box<dyn FnOnce(&mut ChildStdin) -> std::io::Result<()> + Send>>,
 ) -> Ran {
-    cmd.stdin(if feed.is_some() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let result = dir.path().join("result");
+    let mut spec = vec![
+        result.to_string_lossy().into_owned(),
+        cmd.get_program().to_string_lossy().into_owned(),
+    ];
+    spec.extend(cmd.get_args().map(|a| a.to_string_lossy().into_owned()));
+    let mut parent = Command::new(std::env::current_exe().expect("the test binary"));
+    parent
+        .args(["--ignored", "--exact", "support::measuring_parent"])
+        .args(["--test-threads=1", "--nocapture", "-q"])
+        .env(MEASURE, serde_json::to_string(&spec).unwrap());
+    for (k, v) in cmd.get_envs() {
+        match v {
+            Some(v) => parent.env(k, v),
+            None => parent.env_remove(k),
+        };
+    }
+    if let Some(d) = cmd.get_current_dir() {
+        parent.current_dir(d);
+    }
+    parent.stdin(if feed.is_some() {
         Stdio::piped()
     } else {
         Stdio::null()
     });
-    cmd.stdout(Stdio::null()).stderr(Stdio::piped());
-    let mut child = cmd.spawn().expect("spawn pgn-audit");
+    parent.stdout(Stdio::null()).stderr(Stdio::piped());
+    let mut child = parent.spawn().expect("spawn the measuring parent");
     let feeder = feed.map(|f| {
         let mut stdin = child.stdin.take().unwrap();
         std::thread::spawn(move || {
@@ -59,26 +86,49 @@ pub fn run_measured(
         let _ = std::io::Read::read_to_string(&mut stderr, &mut s);
         s
     });
+    let parent_status = child.wait().expect("the measuring parent");
+    if let Some(f) = feeder {
+        let _ = f.join();
+    }
+    let stderr = reader.join().unwrap();
+    let text = std::fs::read_to_string(&result)
+        .unwrap_or_else(|_| panic!("the measuring parent failed ({parent_status}): {stderr}"));
+    let (code, peak) = text.split_once(' ').expect("status and peak");
+    Ran {
+        status: code.parse().ok(),
+        stderr,
+        peak_kib: peak.trim().parse().expect("peak KiB"),
+    }
+}
+
+/// Names the command for [`measuring_parent`]: a JSON list of the result
+/// file, the program and its arguments.
+const MEASURE: &str = "PGN_AUDIT_TEST_MEASURE";
+
+/// Not a check: the small process that [`run_measured`] starts to run a
+/// command and read its peak RSS with `wait4`. It writes `STATUS PEAK_KIB`
+/// (STATUS `-` when a signal ended the command) to the result file.
+#[test]
+#[ignore = "run by run_measured as the parent of a measured command"]
+fn measuring_parent() {
+    let spec: Vec<String> =
+        serde_json::from_str(&std::env::var(MEASURE).expect("run by run_measured")).unwrap();
+    let child = Command::new(&spec[1])
+        .args(&spec[2..])
+        .spawn()
+        .expect("spawn the measured command");
     let pid = child.id() as libc::pid_t;
     let mut status = 0;
     // SAFETY: a plain FFI call on our own child's pid with valid pointers.
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
     let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
     assert_eq!(r, pid, "wait4");
-    if let Some(f) = feeder {
-        let _ = f.join();
-    }
-    let stderr = reader.join().unwrap();
     let code = if libc::WIFEXITED(status) {
-        Some(libc::WEXITSTATUS(status))
+        libc::WEXITSTATUS(status).to_string()
     } else {
-        None
+        "-".to_owned()
     };
-    Ran {
-        status: code,
-        stderr,
-        peak_kib: usage.ru_maxrss as u64,
-    }
+    std::fs::write(&spec[0], format!("{code} {}", usage.ru_maxrss)).unwrap();
 }
 
 /// `pgn-audit ARGS -o OUT` with standard input fed by `feed`.
@@ -94,12 +144,12 @@ pub fn audit_stdin(
 
 /// Writes `total` bytes made by repeating `chunk` (the last copy cut).
 pub fn write_repeated(w: &mut impl Write, chunk: &[u8], total: u64) -> std::io::Result<()> {
-    let block: Vec<u8> = chunk.iter().copied().cycle().take(1 << 20).collect();
+    // Whole copies of the chunk a block, so that blocks join seamlessly.
+    let block = chunk.repeat(((1 << 20) / chunk.len()).max(1));
     let mut left = total;
-    while left > 0 {
-        let n = left.min(block.len() as u64) as usize;
-        w.write_all(&block[..n])?;
-        left -= n as u64;
+    while left >= block.len() as u64 {
+        w.write_all(&block)?;
+        left -= block.len() as u64;
     }
-    Ok(())
+    w.write_all(&block[..left as usize])
 }

@@ -99,6 +99,9 @@ struct Audited {
 enum Message {
     Batch {
         source: usize,
+        /// The source offset just past the batch's last game: what an
+        /// interrupted run counts as read of the source.
+        end: u64,
         /// The batch's buffer: its text is `bytes[..len]`.
         bytes: Vec<u8>,
         len: usize,
@@ -361,6 +364,7 @@ pub fn run(config: &Config) -> i32 {
         |message| match message {
             Message::Batch {
                 source,
+                end,
                 bytes,
                 len,
                 games,
@@ -368,10 +372,7 @@ pub fn run(config: &Config) -> i32 {
                 if write_failed {
                     return;
                 }
-                let done = open_source
-                    .filter(|(s, _)| *s == source)
-                    .map_or(0, |(_, b)| b);
-                open_source = Some((source, done + len as u64));
+                open_source = Some((source, end));
                 for g in &games {
                     let id = GameId {
                         source: &sources[source].name,
@@ -570,6 +571,7 @@ fn read_sources(sources: &[Source], st: &Stages) {
                 let games = audit_batch(&batch, cut.as_deref());
                 ticket.send(Message::Batch {
                     source: index,
+                    end: batch.base + batch.len as u64,
                     bytes: batch.bytes,
                     len: batch.len,
                     games,

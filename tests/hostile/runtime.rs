@@ -266,3 +266,44 @@ fn sigterm_during_start_up_ends_the_run() {
         );
     }
 }
+
+/// An interrupted run counts as read of its source the bytes up to the end
+/// of the last game written, padding between games included (the reader
+/// drops that padding as it goes, so adding up the games' lengths would
+/// undercount it).
+#[test]
+fn an_interrupted_run_counts_the_bytes_between_games() {
+    let t = common::tempdir();
+    let out = t.path().join("r");
+    let game = b"[Event \"x\"]\n\n1. e4 e5 *\n";
+    let padding = vec![b'\n'; 2 << 20];
+    let mut child = common::bin()
+        .args(["-", "-j", "2", "-o", s(&out)])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    for _ in 0..3 {
+        stdin.write_all(game).unwrap();
+        stdin.write_all(&padding).unwrap();
+    }
+    stdin.flush().unwrap();
+    // The reader waits for more; give it time to cut the three games.
+    std::thread::sleep(Duration::from_millis(1500));
+    // SAFETY: a signal to our own child, which has not been waited for.
+    assert_eq!(
+        unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) },
+        0
+    );
+    let (status, stderr) = wait_at_most(child, Duration::from_secs(10), "the interrupted run");
+    drop(stdin);
+    assert_eq!(status, Some(130), "{stderr}");
+    let summary = common::summary(&out);
+    assert_eq!(summary["interrupted"], true);
+    let games = summary["games"].as_u64().unwrap();
+    assert_eq!(games, 3, "{stderr}");
+    let each = (game.len() + padding.len()) as u64;
+    assert_eq!(summary["bytes"], (games - 1) * each + game.len() as u64);
+}

@@ -196,11 +196,12 @@ fn join_pgn(parts: &[&[u8]]) -> Vec<u8> {
 /// as [`crate::report::html::from_report_dir`] builds it from a folder.
 fn html_page(csv: &[(&str, Vec<u8>)], json: &str) -> Result<String, String> {
     let mut page = HtmlReport::default();
-    let add: [fn(&mut HtmlReport, &[&str]); 4] = [
+    let add: [fn(&mut HtmlReport, &[&str]); CSV_REPORTS.len()] = [
         |h, r| h.add_castling(r),
         |h, r| h.add_claim(r),
         |h, r| h.add_missed_draw(r),
         |h, r| h.add_error(r),
+        |h, r| h.add_result(r),
     ];
     for ((_, bytes), add) in csv.iter().zip(add) {
         let mut reader = csv::Reader::from_reader(&bytes[..]);

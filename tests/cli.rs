@@ -733,3 +733,19 @@ fn man_pages_and_completions_match_the_cli() {
     let page = String::from_utf8(std::fs::read(root.join("docs/pgn-audit.1")).unwrap()).unwrap();
     assert!(page.contains("fail\\-on\\-findings"), "{page}");
 }
+
+/// A folder merged alone is the folder: report.html too, byte for byte,
+/// with the examples of results.csv.
+#[test]
+fn a_folder_merged_alone_has_the_same_page() {
+    let t = tempdir();
+    let input = findings_file(t.path());
+    let (a, out) = (t.path().join("a"), t.path().join("m"));
+    run_ok(&[s(&input)], &a);
+    let o = merge(&[s(&a), "-o", s(&out)]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let page = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(page.contains(r#"<table id="results-list-result_mismatch" data-total="1">"#));
+    assert!(page == std::fs::read_to_string(a.join("report.html")).unwrap());
+    assert_eq!(summary(&out), summary(&a));
+}

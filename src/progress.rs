@@ -9,10 +9,10 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 /// The summary table's width when standard error is not a terminal (a
 /// file, a pipe, a CI log).
-pub const PLAIN_WIDTH: usize = 80;
+const PLAIN_WIDTH: usize = 80;
 
 /// The columns the summary table may use: the terminal's width where
-/// standard error is a terminal whose size is known, else [`PLAIN_WIDTH`].
+/// standard error is a terminal whose size is known, else 80.
 pub fn table_width() -> usize {
     let term = console::Term::stderr();
     match term.size_checked() {

@@ -44,7 +44,7 @@ pub struct SourceDetail {
 
 impl SourceDetail {
     /// The `size` and `modified` of a file's metadata.
-    pub fn stat(meta: &std::fs::Metadata) -> (Option<u64>, Option<String>) {
+    pub(crate) fn stat(meta: &std::fs::Metadata) -> (Option<u64>, Option<String>) {
         (Some(meta.len()), meta.modified().ok().map(rfc3339))
     }
 }
@@ -388,7 +388,7 @@ impl Summary {
 impl Findings {
     /// Counts a claims.csv row: a false verdict flags its game unless the
     /// claim is implied.
-    pub fn add_claim(&mut self, source: ClaimSource, verdict: ClaimVerdict) {
+    pub(crate) fn add_claim(&mut self, source: ClaimSource, verdict: ClaimVerdict) {
         if verdict.is_valid() {
             return;
         }

@@ -6,9 +6,9 @@
 
 mod ordered;
 
-use std::io;
+use std::io::{self, IsTerminal};
 use std::ops::ControlFlow;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
 use std::sync::mpsc;
@@ -17,13 +17,16 @@ use std::time::Instant;
 use ordered::{Ended, Outbox};
 
 use crate::audit::{self, ErrorKind, GameError, GameReport};
-use crate::cli::Args;
+use crate::cli::{AuditArgs, MergeArgs};
 use crate::input::{self, Batch, Origin, Source};
 use crate::pgn::{Game, Tags};
-use crate::report::{GameId, Reports, Summary};
+use crate::report::{GameId, Options, Reports, SourceDetail, Summary};
 
 /// Exit status: the run completed (findings are not failures).
 pub const EXIT_OK: i32 = 0;
+/// Exit status with `--fail-on-findings`: the run completed, and at least
+/// one game is flagged or incomplete.
+pub const EXIT_FINDINGS: i32 = 1;
 /// Exit status: a usage or input/output error.
 pub const EXIT_INPUT: i32 = 2;
 /// Exit status: interrupted (Ctrl-C, SIGTERM or SIGHUP). The reports cover
@@ -58,12 +61,18 @@ pub struct Config {
     /// The `-j` asked for, where it was more than that.
     pub threads_asked: Option<usize>,
     pub split: bool,
+    /// Write quirks.csv (`--quirks`; no such flag yet: always off).
+    pub quirks: bool,
     /// Write report.html (off with `--no-html`).
     pub html: bool,
+    /// No progress bar, table or notes (`--quiet`).
+    pub quiet: bool,
+    /// Exit [`EXIT_FINDINGS`] when a game is flagged or incomplete.
+    pub fail_on_findings: bool,
 }
 
 impl Config {
-    pub fn from_args(args: Args) -> Config {
+    pub fn from_args(args: AuditArgs) -> Config {
         let cores = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
         let asked = args.threads.map_or(cores, usize::from);
         let threads = asked.min(most_threads(cores));
@@ -73,7 +82,10 @@ impl Config {
             threads,
             threads_asked: (asked > threads).then_some(asked),
             split: args.split,
+            quirks: false,
             html: !args.no_html,
+            quiet: args.quiet,
+            fail_on_findings: args.fail_on_findings,
         }
     }
 }
@@ -102,9 +114,8 @@ enum Message {
         /// The source offset just past the batch's last game: what an
         /// interrupted run counts as read of the source.
         end: u64,
-        /// The batch's buffer: its text is `bytes[..len]`.
+        /// The batch's buffer, which its games index.
         bytes: Vec<u8>,
-        len: usize,
         games: Vec<Audited>,
     },
     SourceEnd {
@@ -287,12 +298,16 @@ pub fn run(config: &Config) -> i32 {
         Ok(s) => s,
         Err(e) => return internal_error(&e),
     };
-    if let Some(asked) = config.threads_asked {
+    if let Some(asked) = config.threads_asked.filter(|_| !config.quiet) {
         say(&format!(
             "-j {asked}: using {} threads, the most this machine allows \
              ({THREADS_PER_CORE} per core, at least {THREADS_ALWAYS})",
             config.threads
         ));
+    }
+    if let Err(e) = check_out_folder(&config.out) {
+        say(&e);
+        return EXIT_INPUT;
     }
     let sources = match input::collect_sources(&config.inputs, &config.out) {
         Ok(s) => s,
@@ -301,6 +316,17 @@ pub fn run(config: &Config) -> i32 {
             return EXIT_INPUT;
         }
     };
+    // Size and modification time as the run starts, before any is read
+    // (of a zip member, those of its archive).
+    let stats: Vec<(Option<u64>, Option<String>)> = sources
+        .iter()
+        .map(|s| match &s.origin {
+            Origin::File(p) | Origin::ZipMember { archive: p, .. } => {
+                std::fs::metadata(p).map_or((None, None), |m| SourceDetail::stat(&m))
+            }
+            Origin::Stdin => (None, None),
+        })
+        .collect();
     let pool = match rayon::ThreadPoolBuilder::new()
         .num_threads(config.threads)
         .build()
@@ -324,14 +350,26 @@ pub fn run(config: &Config) -> i32 {
             return EXIT_INPUT;
         }
     };
+    reports.summary.options = Options {
+        split: config.split,
+        quirks: config.quirks,
+        html: config.html,
+    };
     let total = sources
         .iter()
-        .map(|s| match &s.origin {
-            Origin::File(p) => std::fs::metadata(p).ok().map(|m| m.len()),
+        .zip(&stats)
+        .map(|(s, (size, _))| match s.origin {
+            Origin::File(_) => *size,
             Origin::Stdin | Origin::ZipMember { .. } => None,
         })
         .sum::<Option<u64>>();
-    let bar = crate::progress::bar(total);
+    if !config.quiet
+        && sources.iter().any(|s| s.origin == Origin::Stdin)
+        && io::stdin().is_terminal()
+    {
+        say("reading PGN from standard input (end with Ctrl-D)");
+    }
+    let bar = crate::progress::bar(total, config.quiet);
     let raw_read = Arc::new(AtomicU64::new(0));
     let interrupted = signals.interrupted.clone();
 
@@ -355,6 +393,23 @@ pub fn run(config: &Config) -> i32 {
 
     let mut status = EXIT_OK;
     let mut write_failed = false;
+    // Games written before the current source.
+    let mut games_before = 0;
+    let mut source_ended =
+        |summary: &mut Summary, source: usize, bytes: u64, error: Option<String>| {
+            let (size, modified) = stats[source].clone();
+            summary.bytes += bytes;
+            summary.sources.push(sources[source].name.clone());
+            summary.source_details.push(SourceDetail {
+                name: sources[source].name.clone(),
+                size,
+                modified,
+                bytes,
+                games: summary.games - games_before,
+                error,
+            });
+            games_before = summary.games;
+        };
     // The source being written, and its bytes so far, until its end.
     let mut open_source: Option<(usize, u64)> = None;
     let ended = ordered::in_order(
@@ -366,7 +421,6 @@ pub fn run(config: &Config) -> i32 {
                 source,
                 end,
                 bytes,
-                len,
                 games,
             } => {
                 if write_failed {
@@ -401,12 +455,11 @@ pub fn run(config: &Config) -> i32 {
                 error,
             } => {
                 open_source = None;
-                reports.summary.bytes += bytes;
-                reports.summary.sources.push(sources[source].name.clone());
-                if let Some(e) = error {
+                if let Some(e) = &error {
                     bar.suspend(|| say(&format!("{}: {e}", sources[source].name)));
                     status = EXIT_INPUT;
                 }
+                source_ended(&mut reports.summary, source, bytes, error);
             }
         },
     );
@@ -417,8 +470,7 @@ pub fn run(config: &Config) -> i32 {
             // Interrupted while the reader waits for input: the source
             // being read counts with the bytes of its games written.
             if let Some((source, bytes)) = open_source {
-                reports.summary.bytes += bytes;
-                reports.summary.sources.push(sources[source].name.clone());
+                source_ended(&mut reports.summary, source, bytes, None);
             }
         }
         Ok(Ended::Complete) => {}
@@ -430,24 +482,45 @@ pub fn run(config: &Config) -> i32 {
     reports.summary.threads = config.threads;
     let was_interrupted = signals.signalled.load(Ordering::SeqCst);
     reports.summary.interrupted = was_interrupted;
-    match reports.finish() {
-        Ok(summary) => to_stderr(&summary.table()),
+    let summary = match reports.finish() {
+        Ok(summary) => summary,
         Err(e) => {
             say(&format!("cannot write reports: {e}"));
             return EXIT_INPUT;
         }
+    };
+    if !config.quiet {
+        to_stderr(&summary.table(&config.out, crate::progress::table_width()));
     }
     if was_interrupted {
         return EXIT_INTERRUPTED;
     }
+    if status == EXIT_OK && config.fail_on_findings && summary.flagged + summary.incomplete > 0 {
+        return EXIT_FINDINGS;
+    }
     status
 }
 
+/// An output folder that names something other than a folder is a usage
+/// error, said before anything is read.
+fn check_out_folder(out: &Path) -> Result<(), String> {
+    match std::fs::metadata(out) {
+        Ok(m) if !m.is_dir() => Err(format!("{}: is not a directory", out.display())),
+        _ => Ok(()),
+    }
+}
+
 /// Runs `pgn-audit merge`; returns the exit status.
-pub fn run_merge(dirs: &[PathBuf], out: &std::path::Path) -> i32 {
-    match crate::merge::merge(dirs, out) {
+pub fn run_merge(args: &MergeArgs) -> i32 {
+    if let Err(e) = check_out_folder(&args.out) {
+        say(&e);
+        return EXIT_INPUT;
+    }
+    match crate::merge::merge(&args.dirs, &args.out) {
         Ok(summary) => {
-            to_stderr(&summary.table());
+            if !args.quiet {
+                to_stderr(&summary.table(&args.out, crate::progress::table_width()));
+            }
             EXIT_OK
         }
         Err(e) => {
@@ -573,7 +646,6 @@ fn read_sources(sources: &[Source], st: &Stages) {
                     source: index,
                     end: batch.base + batch.len as u64,
                     bytes: batch.bytes,
-                    len: batch.len,
                     games,
                 });
             });

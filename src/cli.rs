@@ -1,27 +1,134 @@
 //! The command line, as fixed by the report contract: flags only, no I/O.
+//! `pgn-audit INPUT...` is `pgn-audit audit INPUT...`; `pgn-audit merge`
+//! merges report folders. A file literally named `merge` or `audit` is
+//! audited as `./merge`.
 
 use std::path::PathBuf;
 
-use clap::Parser;
+use clap::error::{ContextKind, ContextValue, ErrorKind};
+use clap::{Args, CommandFactory, Parser, Subcommand};
+
+/// What `--help` says after the options: what a run writes and where, and
+/// the exit status.
+const AUDIT_NOTE: &str = "The reports go into the output folder (default reports/): \
+castling.csv, claims.csv, missed_draws.csv, errors.csv, results.csv, summary.json and, \
+unless --no-html, report.html, the page to open in a browser. The reports of an earlier \
+run in that folder are removed first.
+
+Exit status: 0 when the run completed (findings are not failures); 1 with \
+--fail-on-findings when a game is flagged or incomplete; 2 for a usage or input error; \
+130 when interrupted.";
 
 /// Audits chess games in PGN against the Laws of Chess: illegal castles,
-/// false draw claims, games played past an automatic draw, and games that
-/// cannot be replayed. Writes CSV reports and summary.json.
+/// false draw claims, games played past an automatic draw, results that
+/// contradict the final position, and games that cannot be replayed.
 #[derive(Debug, Parser)]
 #[command(
     name = "pgn-audit",
     version,
-    after_help = "Also: pgn-audit merge <REPORT_DIR>... -o <OUT> merges report folders \
-                  made from disjoint inputs into the reports of one run over them all."
+    args_conflicts_with_subcommands = true,
+    subcommand_negates_reqs = true,
+    after_help = AUDIT_NOTE
 )]
-pub struct Args {
-    /// PGN files (plain, .zst, .gz or .bz2, told by their magic bytes),
-    /// directories (every PGN file below, in sorted order), or - for
-    /// standard input.
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+
+    #[command(flatten)]
+    pub audit: AuditArgs,
+}
+
+impl Cli {
+    /// Parses `args` (the program's name first). A misspelt long option
+    /// that clap's own measure finds nothing near (`--ouput`) is given the
+    /// nearest long option within two edits (`--out`).
+    pub fn try_parse_args<I, T>(args: I) -> Result<Cli, clap::Error>
+    where
+        I: IntoIterator<Item = T>,
+        T: Into<std::ffi::OsString> + Clone,
+    {
+        Cli::try_parse_from(args).map_err(suggest_long)
+    }
+}
+
+/// Adds the nearest long option to an unknown-argument error that has no
+/// suggestion, in place of the advice to pass it after `--`.
+fn suggest_long(mut e: clap::Error) -> clap::Error {
+    if e.kind() != ErrorKind::UnknownArgument || e.get(ContextKind::SuggestedArg).is_some() {
+        return e;
+    }
+    let Some(ContextValue::String(arg)) = e.get(ContextKind::InvalidArg) else {
+        return e;
+    };
+    let Some(typed) = arg.strip_prefix("--") else {
+        return e;
+    };
+    let typed = typed.split('=').next().unwrap_or(typed).to_owned();
+    let mut cmd = Cli::command();
+    cmd.build();
+    let mut longs: Vec<&str> = cmd
+        .get_arguments()
+        .chain(cmd.get_subcommands().flat_map(|s| s.get_arguments()))
+        .filter_map(|a| a.get_long())
+        .collect();
+    longs.sort_unstable();
+    longs.dedup();
+    let nearest = longs
+        .into_iter()
+        .map(|long| (edits(&typed, long), long))
+        .filter(|(d, _)| *d <= 2 && *d < typed.chars().count())
+        .min();
+    if let Some((_, long)) = nearest {
+        e.insert(
+            ContextKind::SuggestedArg,
+            ContextValue::String(format!("--{long}")),
+        );
+        e.insert(ContextKind::Suggested, ContextValue::StyledStrs(Vec::new()));
+    }
+    e
+}
+
+/// The Levenshtein distance: single-character insertions, deletions and
+/// substitutions that turn `a` into `b`.
+fn edits(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let substitute = diagonal + usize::from(ca != *cb);
+            diagonal = row[j + 1];
+            row[j + 1] = substitute.min(row[j] + 1).min(diagonal + 1);
+        }
+    }
+    row[b.len()]
+}
+
+/// What to do: audit (the default) or merge.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Audits PGN into a report folder (the default: `pgn-audit INPUT...`).
+    #[command(after_help = AUDIT_NOTE)]
+    Audit(AuditArgs),
+    /// Merges report folders made from disjoint inputs into the reports of
+    /// one run over them all.
+    Merge(MergeArgs),
+}
+
+/// `pgn-audit [audit]`: the inputs and the options that shape the reports.
+#[derive(Debug, Args)]
+pub struct AuditArgs {
+    /// PGN files (plain, .zst, .gz, .bz2 or .xz, told by their magic bytes),
+    /// zip archives (every PGN member), directories (every PGN file and zip
+    /// archive below, in sorted order; never the output folder), or - for
+    /// standard input (once). A file named `merge` or `audit`: write
+    /// `./merge`.
     #[arg(required = true, value_name = "INPUT")]
     pub inputs: Vec<String>,
 
-    /// Where the reports go; created if missing.
+    /// Where the reports go; created if missing. The reports of an earlier
+    /// run in it are replaced.
     #[arg(short, long, value_name = "DIR", default_value = "reports")]
     pub out: PathBuf,
 
@@ -34,21 +141,55 @@ pub struct Args {
     #[arg(long)]
     pub split: bool,
 
-    /// Do not write report.html (the CSV files and summary.json are the same).
+    /// Do not write report.html (the CSV files are the same).
     #[arg(long)]
     pub no_html: bool,
+
+    /// No progress bar, no summary table, no notes; errors still go to
+    /// standard error.
+    #[arg(long)]
+    pub quiet: bool,
+
+    /// Exit 1 (instead of 0) when the run completed and at least one game
+    /// is flagged or incomplete.
+    #[arg(long)]
+    pub fail_on_findings: bool,
 }
 
 /// `pgn-audit merge`: merges report folders made from disjoint inputs into
 /// the reports one run over all those inputs, in this order, would write.
-#[derive(Debug, Parser)]
-#[command(name = "pgn-audit merge", version)]
+#[derive(Debug, Args)]
 pub struct MergeArgs {
-    /// Report folders, in the order of their inputs.
+    /// Report folders, in the order of their inputs, written by this
+    /// version of pgn-audit with the same options.
     #[arg(required = true, value_name = "REPORT_DIR")]
     pub dirs: Vec<PathBuf>,
 
-    /// Where the merged reports go; created if missing.
+    /// Where the merged reports go; created if missing. The reports of an
+    /// earlier run in it are replaced.
     #[arg(short, long, value_name = "OUT", required = true)]
     pub out: PathBuf,
+
+    /// No summary table; errors still go to standard error.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn edits_count_insertions_deletions_substitutions() {
+        assert_eq!(edits("ouput", "out"), 2);
+        assert_eq!(edits("split", "split"), 0);
+        assert_eq!(edits("spilt", "split"), 2);
+        assert_eq!(edits("", "out"), 3);
+        assert_eq!(edits("quiet", ""), 5);
+    }
+
+    #[test]
+    fn the_definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
 }

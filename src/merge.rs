@@ -7,9 +7,10 @@ use std::collections::HashMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use crate::audit::{ClaimSource, ClaimVerdict};
 use crate::report::folder::OutFolder;
 use crate::report::html::HtmlReport;
-use crate::report::{CSV_REPORTS, Summary, header_line};
+use crate::report::{CSV_REPORTS, Findings, IDENTITY, Options, Summary, VERSION, header_line};
 
 /// Why a merge cannot be done: the folder or file, and the cause.
 #[derive(Debug)]
@@ -41,7 +42,6 @@ struct Shard {
     /// The bytes of each CSV report after its header line.
     rows: Vec<Vec<u8>>,
     split: Option<[Vec<u8>; 2]>,
-    html: bool,
 }
 
 fn read(path: &Path) -> Result<Vec<u8>, MergeError> {
@@ -61,10 +61,11 @@ fn read_shard(dir: &Path) -> Result<Shard, MergeError> {
     }
     let text =
         String::from_utf8(read(&summary_path)?).map_err(|_| fail(&summary_path, "not UTF-8"))?;
-    let summary = Summary::from_json(&text).ok_or_else(|| {
+    check_version(dir, &summary_path, &text)?;
+    let mut summary = Summary::from_json(&text).ok_or_else(|| {
         fail(
             &summary_path,
-            "not a summary of version 1 of the report contract",
+            "not a summary of version 2 of the report contract",
         )
     })?;
     if summary.interrupted {
@@ -84,11 +85,12 @@ fn read_shard(dir: &Path) -> Result<Shard, MergeError> {
         let Some(body) = bytes.strip_prefix(header.as_bytes()) else {
             return Err(fail(
                 &path,
-                "its columns are not those of version 1 of the report contract",
+                "its columns are not those of version 2 of the report contract",
             ));
         };
         rows.push(body.to_vec());
     }
+    summary.findings = findings(dir, &rows)?;
     let present: Vec<bool> = SPLIT.iter().map(|n| dir.join(n).exists()).collect();
     let split = match present[..] {
         [true, true] => Some([read(&dir.join(SPLIT[0]))?, read(&dir.join(SPLIT[1]))?]),
@@ -103,8 +105,78 @@ fn read_shard(dir: &Path) -> Result<Shard, MergeError> {
         summary,
         rows,
         split,
-        html: dir.join("report.html").exists(),
     })
+}
+
+/// Refuses a summary.json that another version of pgn-audit wrote: one
+/// without `version` is of contract v1; one of another version may judge
+/// games otherwise, so its rows cannot stand next to this version's.
+fn check_version(dir: &Path, path: &Path, text: &str) -> Result<(), MergeError> {
+    let v: serde_json::Value =
+        serde_json::from_str(text).map_err(|e| fail(path, format!("not JSON: {e}")))?;
+    match v.get("version") {
+        None => Err(fail(dir, "a report folder of contract v1 (no version)")),
+        Some(serde_json::Value::String(found)) if found == VERSION => Ok(()),
+        Some(found) => Err(fail(
+            dir,
+            format!(
+                "written by pgn-audit {}, not by this version ({VERSION}): \
+                 audit its input again",
+                found.as_str().unwrap_or("of an unknown version")
+            ),
+        )),
+    }
+}
+
+/// The table's findings in a folder's rows: castling.csv rows and their
+/// games, claims.csv rows with a false verdict.
+fn findings(dir: &Path, rows: &[Vec<u8>]) -> Result<Findings, MergeError> {
+    let mut f = Findings::default();
+    let unreadable = |name: &str, e: String| fail(&dir.join(name), e);
+    let column = |k: usize, name: &str| {
+        IDENTITY.len()
+            + CSV_REPORTS[k]
+                .1
+                .iter()
+                .position(|c| *c == name)
+                .unwrap_or(0)
+    };
+    let mut last_game: Option<(String, String)> = None;
+    for record in csv::ReaderBuilder::new()
+        .has_headers(false)
+        .from_reader(&rows[0][..])
+        .into_records()
+    {
+        let record = record.map_err(|e| unreadable(CSV_REPORTS[0].0, e.to_string()))?;
+        let game = (record[0].to_owned(), record[1].to_owned());
+        f.castles += 1;
+        if last_game.as_ref() != Some(&game) {
+            f.castle_games += 1;
+            last_game = Some(game);
+        }
+    }
+    let (source_at, verdict_at) = (column(1, "claim_source"), column(1, "verdict"));
+    for record in csv::ReaderBuilder::new()
+        .has_headers(false)
+        .from_reader(&rows[1][..])
+        .into_records()
+    {
+        let record = record.map_err(|e| unreadable(CSV_REPORTS[1].0, e.to_string()))?;
+        let source = ClaimSource::ALL
+            .iter()
+            .find(|c| record.get(source_at) == Some(c.code()));
+        let verdict = ClaimVerdict::ALL
+            .iter()
+            .find(|c| record.get(verdict_at) == Some(c.code()));
+        let (Some(source), Some(verdict)) = (source, verdict) else {
+            return Err(unreadable(
+                CSV_REPORTS[1].0,
+                "a row whose claim_source or verdict is no code of the report contract".into(),
+            ));
+        };
+        f.add_claim(*source, *verdict);
+    }
+    Ok(f)
 }
 
 /// Joins split PGN files: one blank line between non-empty parts.
@@ -124,11 +196,12 @@ fn join_pgn(parts: &[&[u8]]) -> Vec<u8> {
 /// as [`crate::report::html::from_report_dir`] builds it from a folder.
 fn html_page(csv: &[(&str, Vec<u8>)], json: &str) -> Result<String, String> {
     let mut page = HtmlReport::default();
-    let add: [fn(&mut HtmlReport, &[&str]); 4] = [
+    let add: [fn(&mut HtmlReport, &[&str]); CSV_REPORTS.len()] = [
         |h, r| h.add_castling(r),
         |h, r| h.add_claim(r),
         |h, r| h.add_missed_draw(r),
         |h, r| h.add_error(r),
+        |h, r| h.add_result(r),
     ];
     for ((_, bytes), add) in csv.iter().zip(add) {
         let mut reader = csv::Reader::from_reader(&bytes[..]);
@@ -173,6 +246,17 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Summary, MergeError> {
             "has no clean.pgn and rejected.pgn while other folders have them",
         ));
     }
+    let options = shards[0].summary.options;
+    if let Some(odd) = shards.iter().find(|s| s.summary.options != options) {
+        return Err(fail(
+            &odd.dir,
+            format!(
+                "written with other options than {} ({}): merge folders written with the same options",
+                shards[0].dir.display(),
+                options_differ(options, odd.summary.options)
+            ),
+        ));
+    }
     if let Ok(out_canon) = out.canonicalize()
         && let Some(s) = shards
             .iter()
@@ -181,7 +265,7 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Summary, MergeError> {
         return Err(fail(&s.dir, "is also the output folder"));
     }
 
-    let html = shards.iter().all(|s| s.html);
+    let html = options.html;
     let mut names: Vec<&str> = CSV_REPORTS.iter().map(|(name, _)| *name).collect();
     if with_split != 0 {
         names.extend(SPLIT);
@@ -208,7 +292,10 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Summary, MergeError> {
             files.push((name, join_pgn(&parts)));
         }
     }
-    let mut summary = Summary::default();
+    let mut summary = Summary {
+        options,
+        ..Summary::default()
+    };
     for shard in &shards {
         summary.merge(&shard.summary);
     }
@@ -227,4 +314,24 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Summary, MergeError> {
         .finish(written, &json)
         .map_err(|e| fail(&e.path, e.cause))?;
     Ok(summary)
+}
+
+/// Which options differ: `--split here, not there`.
+fn options_differ(there: Options, here: Options) -> String {
+    [
+        ("--split", here.split, there.split),
+        ("--quirks", here.quirks, there.quirks),
+        ("--no-html", !here.html, !there.html),
+    ]
+    .iter()
+    .filter(|(_, a, b)| a != b)
+    .map(|(flag, a, _)| {
+        if *a {
+            format!("{flag} here, not there")
+        } else {
+            format!("{flag} there, not here")
+        }
+    })
+    .collect::<Vec<_>>()
+    .join(", ")
 }

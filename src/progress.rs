@@ -1,14 +1,30 @@
 //! The progress bar on standard error: games, MiB, games/s and, when the
-//! input size is known, an ETA. Shown only when standard error is a terminal.
+//! input size is known, an ETA. Shown only when standard error is a
+//! terminal, and not with `--quiet`. Also the width of the summary table.
 
 use std::io::IsTerminal;
 use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-/// Makes the bar: `total` is the size of the raw input where it is known.
-pub fn bar(total: Option<u64>) -> ProgressBar {
-    if !std::io::stderr().is_terminal() {
+/// The summary table's width when standard error is not a terminal (a
+/// file, a pipe, a CI log).
+const PLAIN_WIDTH: usize = 80;
+
+/// The columns the summary table may use: the terminal's width where
+/// standard error is a terminal whose size is known, else 80.
+pub fn table_width() -> usize {
+    let term = console::Term::stderr();
+    match term.size_checked() {
+        Some((_, columns)) if term.is_term() => usize::from(columns).max(20),
+        _ => PLAIN_WIDTH,
+    }
+}
+
+/// Makes the bar: `total` is the size of the raw input where it is known;
+/// hidden when `quiet`.
+pub fn bar(total: Option<u64>, quiet: bool) -> ProgressBar {
+    if quiet || !std::io::stderr().is_terminal() {
         return ProgressBar::hidden();
     }
     let bar = match total {

@@ -728,8 +728,17 @@ fn no_html_turns_it_off_and_changes_no_csv() {
         );
     }
     let (mut x, mut y) = (summary(&a), summary(&b));
-    x.as_object_mut().unwrap().remove("seconds");
-    y.as_object_mut().unwrap().remove("seconds");
+    assert_eq!(
+        (&x["options"], &y["options"]),
+        (
+            &serde_json::json!({"split": true, "quirks": false, "html": true}),
+            &serde_json::json!({"split": true, "quirks": false, "html": false})
+        )
+    );
+    for s in [&mut x, &mut y] {
+        s.as_object_mut().unwrap().remove("seconds");
+        s.as_object_mut().unwrap().remove("options");
+    }
     assert_eq!(x, y);
 }
 

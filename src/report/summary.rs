@@ -1,11 +1,78 @@
 //! The counts of summary.json. Every game is exactly one of clean, flagged
 //! or incomplete, so `games = clean + flagged + incomplete`.
 
+use std::path::Path;
+
 use serde_json::{Map, Value, json};
 
 use crate::audit::{
-    CastlingReason, ClaimVerdict, DrawRule, ErrorKind, GameClass, GameReport, ResultCode,
+    CastlingReason, ClaimSource, ClaimVerdict, DrawRule, ErrorKind, GameClass, GameReport,
+    ResultCode,
 };
+
+/// The tool's version, written in summary.json: `merge` joins only the
+/// folders of this version.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// The options that change the reports, as summary.json records them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Options {
+    /// `--split`: clean.pgn and rejected.pgn.
+    pub split: bool,
+    /// `--quirks`: quirks.csv.
+    pub quirks: bool,
+    /// report.html (off with `--no-html`).
+    pub html: bool,
+}
+
+/// One source as read: what a resume or a merge checks it against.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SourceDetail {
+    pub name: String,
+    /// The input file's size when the run started; `None` for standard
+    /// input (or a file whose metadata could not be read).
+    pub size: Option<u64>,
+    /// The input file's modification time when the run started, in RFC
+    /// 3339 UTC to the second (`2025-05-01T12:00:00Z`); `None` as `size`.
+    pub modified: Option<String>,
+    /// Decompressed bytes read.
+    pub bytes: u64,
+    pub games: u64,
+    /// The read error that ended the source, if one did.
+    pub error: Option<String>,
+}
+
+impl SourceDetail {
+    /// The `size` and `modified` of a file's metadata.
+    pub(crate) fn stat(meta: &std::fs::Metadata) -> (Option<u64>, Option<String>) {
+        (Some(meta.len()), meta.modified().ok().map(rfc3339))
+    }
+}
+
+/// A time as RFC 3339 UTC, to the second (times before 1970 included).
+fn rfc3339(t: std::time::SystemTime) -> String {
+    let secs = match t.duration_since(std::time::UNIX_EPOCH) {
+        Ok(d) => i64::try_from(d.as_secs()).unwrap_or(i64::MAX),
+        Err(e) => -i64::try_from(e.duration().as_secs()).unwrap_or(i64::MAX),
+    };
+    let (days, second) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    // Howard Hinnant's civil_from_days.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+        second / 3600,
+        second / 60 % 60,
+        second % 60
+    )
+}
 
 /// Counters of a run; two summaries of disjoint inputs merge by adding.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -25,7 +92,26 @@ pub struct Summary {
     pub seconds: f64,
     pub threads: usize,
     pub sources: Vec<String>,
+    pub options: Options,
+    pub source_details: Vec<SourceDetail>,
     pub interrupted: bool,
+    /// The terminal table's findings, which summary.json does not hold
+    /// (a merge counts them in the CSV rows).
+    pub findings: Findings,
+}
+
+/// What the table counts beyond summary.json.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Findings {
+    /// castling.csv rows.
+    pub castles: u64,
+    /// Games with a castling.csv row.
+    pub castle_games: u64,
+    /// claims.csv rows of a `termination` or `comment` claim whose verdict
+    /// is false: the claims that flag their game.
+    pub false_claims: u64,
+    /// claims.csv rows of an `implied` claim whose verdict is false.
+    pub false_implied: u64,
 }
 
 impl Summary {
@@ -37,6 +123,8 @@ impl Summary {
             GameClass::Flagged => self.flagged += 1,
             GameClass::Incomplete => self.incomplete += 1,
         }
+        self.findings.castles += report.castling.len() as u64;
+        self.findings.castle_games += u64::from(!report.castling.is_empty());
         for c in &report.castling {
             for r in c.reasons.iter() {
                 self.castling[r as usize] += 1;
@@ -44,6 +132,7 @@ impl Summary {
         }
         for c in &report.claims {
             self.claims[c.verdict as usize] += 1;
+            self.findings.add_claim(c.source, c.verdict);
         }
         for m in &report.missed_draws {
             self.missed_draws[m.rule as usize] += 1;
@@ -82,6 +171,20 @@ impl Summary {
             "threads": self.threads,
             "sources": self.sources,
             "results": counts(ResultCode::ALL, ResultCode::code, &self.results),
+            "version": VERSION,
+            "options": {
+                "split": self.options.split,
+                "quirks": self.options.quirks,
+                "html": self.options.html,
+            },
+            "source_details": self.source_details.iter().map(|d| json!({
+                "name": d.name,
+                "size": d.size,
+                "modified": d.modified,
+                "bytes": d.bytes,
+                "games": d.games,
+                "error": d.error,
+            })).collect::<Vec<_>>(),
         });
         if self.interrupted {
             v["interrupted"] = json!(true);
@@ -92,8 +195,9 @@ impl Summary {
     }
 
     /// Reads a summary.json written by [`Summary::to_json`]; `None` when a
-    /// key it writes (version 2's `results` included) is missing or
-    /// malformed.
+    /// key it writes (version 2's `results`, `version`, `options` and
+    /// `source_details` included) is missing or malformed. The table's
+    /// [`Findings`] are left at zero.
     pub fn from_json(text: &str) -> Option<Summary> {
         let v: Value = serde_json::from_str(text).ok()?;
         let int = |k: &str| v.get(k)?.as_u64();
@@ -133,11 +237,28 @@ impl Summary {
                 .iter()
                 .map(|s| s.as_str().map(str::to_owned))
                 .collect::<Option<Vec<_>>>()?,
+            options: {
+                let o = v.get("options")?;
+                let flag = |k: &str| o.get(k)?.as_bool();
+                Options {
+                    split: flag("split")?,
+                    quirks: flag("quirks")?,
+                    html: flag("html")?,
+                }
+            },
+            source_details: v
+                .get("source_details")?
+                .as_array()?
+                .iter()
+                .map(source_detail)
+                .collect::<Option<Vec<_>>>()?,
             interrupted: v
                 .get("interrupted")
                 .and_then(Value::as_bool)
                 .unwrap_or(false),
+            findings: Findings::default(),
         })
+        .filter(|_| v.get("version").is_some_and(Value::is_string))
     }
 
     /// Adds the counts of a summary of other, disjoint inputs that come
@@ -158,72 +279,292 @@ impl Summary {
         self.seconds += other.seconds;
         self.threads = self.threads.max(other.threads);
         self.sources.extend(other.sources.iter().cloned());
+        self.source_details
+            .extend(other.source_details.iter().cloned());
         self.interrupted |= other.interrupted;
+        self.findings.castles += other.findings.castles;
+        self.findings.castle_games += other.findings.castle_games;
+        self.findings.false_claims += other.findings.false_claims;
+        self.findings.false_implied += other.findings.false_implied;
     }
 
-    /// A short table for standard error.
-    pub fn table(&self) -> String {
+    /// The table for standard error, wrapped to `width` columns: the
+    /// findings first, then their codes, then the run; the last line says
+    /// where the reports are (`out`) and which page to open.
+    pub fn table(&self, out: &Path, width: usize) -> String {
+        let sum = |a: &[u64]| a.iter().sum::<u64>();
+        let f = &self.findings;
+        let mut false_claims = f.false_claims.to_string();
+        if f.false_implied > 0 {
+            false_claims += &format!(" (plus {} implied, not flagged)", f.false_implied);
+        }
+        let findings = [
+            (
+                "illegal castles",
+                format!("{} in {} games", f.castles, f.castle_games),
+            ),
+            ("false claims", false_claims),
+            ("missed draws", sum(&self.missed_draws).to_string()),
+            ("result problems", sum(&self.results).to_string()),
+            ("errors", sum(&self.errors).to_string()),
+        ];
+        let mut t = Table::new(width);
+        t.line(0, "Findings");
+        for (label, n) in findings {
+            t.line(2, &format!("{label:<16}{n}"));
+        }
+        let codes = [
+            (
+                "castling",
+                nonzero(CastlingReason::ALL, CastlingReason::code, &self.castling),
+            ),
+            (
+                "claims",
+                nonzero(ClaimVerdict::ALL, ClaimVerdict::code, &self.claims),
+            ),
+            (
+                "missed draws",
+                nonzero(DrawRule::ALL, DrawRule::code, &self.missed_draws),
+            ),
+            (
+                "results",
+                nonzero(ResultCode::ALL, ResultCode::code, &self.results),
+            ),
+            (
+                "errors",
+                nonzero(ErrorKind::ALL, ErrorKind::code, &self.errors),
+            ),
+        ];
+        if codes.iter().any(|(_, c)| !c.is_empty()) {
+            t.line(0, "By code");
+            for (label, items) in codes.iter().filter(|(_, c)| !c.is_empty()) {
+                t.items(2, label, items);
+            }
+        }
         let rate = if self.seconds > 0.0 {
             self.games as f64 / self.seconds
         } else {
             0.0
         };
-        let mut s = format!(
-            "games {:>12}\n  clean {:>10}\n  flagged {:>8}\n  incomplete {:>5}\n",
-            self.games, self.clean, self.flagged, self.incomplete
+        t.line(0, "Run");
+        t.line(
+            2,
+            &format!(
+                "{} games: {} clean, {} flagged, {} incomplete; {} notation quirks",
+                self.games, self.clean, self.flagged, self.incomplete, self.notation_quirks
+            ),
         );
-        let sum = |a: &[u64]| a.iter().sum::<u64>();
-        s += &format!(
-            "illegal castles {}, claims audited {}, missed draws {}, errors {}, notation quirks {}\n",
-            self.castling_rows_hint(),
-            sum(&self.claims),
-            sum(&self.missed_draws),
-            sum(&self.errors),
-            self.notation_quirks
-        );
-        s += &format!(
-            "results: {}\nmissed draws: {}\n",
-            every(ResultCode::ALL, ResultCode::code, &self.results),
-            every(DrawRule::ALL, DrawRule::code, &self.missed_draws),
-        );
-        s += &format!(
-            "{:.1} MiB in {:.2} s ({:.0} games/s, {} threads)\n",
-            self.bytes as f64 / (1 << 20) as f64,
-            self.seconds,
-            rate,
-            self.threads
+        let sources = self.sources.len();
+        t.line(
+            2,
+            &format!(
+                "{:.1} MiB from {sources} source{} in {:.2} s ({rate:.0} games/s, {} threads)",
+                self.bytes as f64 / (1 << 20) as f64,
+                if sources == 1 { "" } else { "s" },
+                self.seconds,
+                self.threads
+            ),
         );
         if self.interrupted {
-            s += "interrupted: the reports cover the games done so far\n";
+            t.line(
+                0,
+                "The run was interrupted: the reports cover the games read before the signal",
+            );
         }
-        s
-    }
-
-    fn castling_rows_hint(&self) -> String {
-        nonzero(CastlingReason::ALL, CastlingReason::code, &self.castling)
+        let dir = out.to_string_lossy();
+        let dir = match dir.trim_end_matches('/') {
+            "" => "/".to_owned(),
+            d => format!("{d}/"),
+        };
+        if self.options.html {
+            t.line(0, &format!("Reports in {dir} — open {dir}report.html"));
+        } else {
+            t.line(0, &format!("Reports in {dir}"));
+        }
+        t.text
     }
 }
 
-/// `code n` for every code counted at least once, or `none`.
-fn nonzero<T: Copy>(all: &[T], code: fn(T) -> &'static str, n: &[u64]) -> String {
-    let parts: Vec<String> = all
-        .iter()
+impl Findings {
+    /// Counts a claims.csv row: a false verdict flags its game unless the
+    /// claim is implied.
+    pub(crate) fn add_claim(&mut self, source: ClaimSource, verdict: ClaimVerdict) {
+        if verdict.is_valid() {
+            return;
+        }
+        if source == ClaimSource::Implied {
+            self.false_implied += 1;
+        } else {
+            self.false_claims += 1;
+        }
+    }
+}
+
+/// Text wrapped to a width: a line too long breaks between words (between
+/// `code n` items in a list), its next lines indented two more columns.
+struct Table {
+    width: usize,
+    text: String,
+}
+
+impl Table {
+    fn new(width: usize) -> Table {
+        Table {
+            width,
+            text: String::new(),
+        }
+    }
+
+    /// A line of words.
+    fn line(&mut self, indent: usize, line: &str) {
+        let words: Vec<&str> = line.split(' ').collect();
+        self.wrap(indent, &words);
+    }
+
+    /// `label: code n, code n, ...`, broken only between items.
+    fn items(&mut self, indent: usize, label: &str, items: &[String]) {
+        let head = format!("{label}:");
+        let mut units = vec![head.as_str()];
+        let last = items.len().saturating_sub(1);
+        let items: Vec<String> = items
+            .iter()
+            .enumerate()
+            .map(|(k, i)| {
+                if k == last {
+                    i.clone()
+                } else {
+                    format!("{i},")
+                }
+            })
+            .collect();
+        units.extend(items.iter().map(String::as_str));
+        self.wrap(indent, &units);
+    }
+
+    /// Packs `units`, joined by spaces, into lines of at most `width`
+    /// columns (a unit longer than that stands alone on its line).
+    fn wrap(&mut self, indent: usize, units: &[&str]) {
+        let mut column = indent;
+        self.text.extend(std::iter::repeat_n(' ', indent));
+        for (k, unit) in units.iter().enumerate() {
+            let len = unit.chars().count();
+            if k > 0 && column + 1 + len > self.width {
+                self.text.push('\n');
+                self.text.extend(std::iter::repeat_n(' ', indent + 2));
+                column = indent + 2;
+            } else if k > 0 {
+                self.text.push(' ');
+                column += 1;
+            }
+            self.text.push_str(unit);
+            column += len;
+        }
+        self.text.push('\n');
+    }
+}
+
+/// `code n` for every code counted at least once.
+fn nonzero<T: Copy>(all: &[T], code: fn(T) -> &'static str, n: &[u64]) -> Vec<String> {
+    all.iter()
         .zip(n)
         .filter(|(_, n)| **n > 0)
         .map(|(k, n)| format!("{} {n}", code(*k)))
-        .collect();
-    if parts.is_empty() {
-        "none".to_owned()
-    } else {
-        parts.join(", ")
-    }
+        .collect()
 }
 
-/// `code n` for every code, zeros included.
-fn every<T: Copy>(all: &[T], code: fn(T) -> &'static str, n: &[u64]) -> String {
-    all.iter()
-        .zip(n)
-        .map(|(k, n)| format!("{} {n}", code(*k)))
-        .collect::<Vec<_>>()
-        .join(", ")
+/// A `source_details` entry of summary.json.
+fn source_detail(v: &Value) -> Option<SourceDetail> {
+    let text = |k: &str| match v.get(k)? {
+        Value::Null => Some(None),
+        Value::String(s) => Some(Some(s.clone())),
+        _ => None,
+    };
+    Some(SourceDetail {
+        name: v.get("name")?.as_str()?.to_owned(),
+        size: match v.get("size")? {
+            Value::Null => None,
+            n => Some(n.as_u64()?),
+        },
+        modified: text("modified")?,
+        bytes: v.get("bytes")?.as_u64()?,
+        games: v.get("games")?.as_u64()?,
+        error: text("error")?,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::{Duration, UNIX_EPOCH};
+
+    fn at(secs: i64) -> String {
+        let d = Duration::from_secs(secs.unsigned_abs());
+        rfc3339(if secs >= 0 {
+            UNIX_EPOCH + d
+        } else {
+            UNIX_EPOCH - d
+        })
+    }
+
+    #[test]
+    fn modification_times_are_rfc3339_utc_seconds() {
+        assert_eq!(at(0), "1970-01-01T00:00:00Z");
+        assert_eq!(at(1_000_000_000), "2001-09-09T01:46:40Z");
+        assert_eq!(at(951_782_400), "2000-02-29T00:00:00Z");
+        assert_eq!(at(4_107_542_399), "2100-02-28T23:59:59Z");
+        assert_eq!(at(-1), "1969-12-31T23:59:59Z");
+    }
+
+    #[test]
+    fn lines_wrap_between_items_with_a_hanging_indent() {
+        let mut t = Table::new(30);
+        let items: Vec<String> = ["king_moved 2", "rook_moved 10", "in_check 1"]
+            .map(String::from)
+            .to_vec();
+        t.items(2, "castling", &items);
+        t.line(0, "Reports in a/very/long/folder/name/ — open it");
+        assert_eq!(
+            t.text,
+            "  castling: king_moved 2,\n    rook_moved 10, in_check 1\n\
+             Reports in\n  a/very/long/folder/name/ —\n  open it\n"
+        );
+    }
+
+    #[test]
+    fn summary_json_reads_back_what_it_writes() {
+        let s = Summary {
+            games: 3,
+            clean: 1,
+            flagged: 1,
+            incomplete: 1,
+            bytes: 10,
+            sources: vec!["a.pgn".into(), "-".into()],
+            options: Options {
+                split: true,
+                quirks: false,
+                html: true,
+            },
+            source_details: vec![
+                SourceDetail {
+                    name: "a.pgn".into(),
+                    size: Some(7),
+                    modified: Some("2001-09-09T01:46:40Z".into()),
+                    bytes: 7,
+                    games: 2,
+                    error: Some("read error: cut".into()),
+                },
+                SourceDetail {
+                    name: "-".into(),
+                    bytes: 3,
+                    games: 1,
+                    ..SourceDetail::default()
+                },
+            ],
+            ..Summary::default()
+        };
+        assert_eq!(Summary::from_json(&s.to_json()), Some(s.clone()));
+        let mut no_version: Value = serde_json::from_str(&s.to_json()).unwrap();
+        no_version.as_object_mut().unwrap().remove("version");
+        assert_eq!(Summary::from_json(&no_version.to_string()), None);
+    }
 }

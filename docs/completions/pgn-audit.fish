@@ -1,0 +1,50 @@
+# Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
+function __fish_pgn_audit_global_optspecs
+    string join \n o/out= j/threads= split no-html quiet fail-on-findings h/help V/version
+end
+
+function __fish_pgn_audit_needs_command
+    # Figure out if the current invocation already has a command.
+    set -l cmd (commandline -opc)
+    set -e cmd[1]
+    argparse -s (__fish_pgn_audit_global_optspecs) -- $cmd 2>/dev/null
+    or return
+    if set -q argv[1]
+        # Also print the command, so this can be used to figure out what it is.
+        echo $argv[1]
+        return 1
+    end
+    return 0
+end
+
+function __fish_pgn_audit_using_subcommand
+    set -l cmd (__fish_pgn_audit_needs_command)
+    test -z "$cmd"
+    and return 1
+    contains -- $cmd[1] $argv
+end
+
+complete -c pgn-audit -n "__fish_pgn_audit_needs_command" -s o -l out -d 'Where the reports go; created if missing. The reports of an earlier run in it are replaced' -r -F
+complete -c pgn-audit -n "__fish_pgn_audit_needs_command" -s j -l threads -d 'Worker threads (default: every core). At most 4 per core, and 8 on any machine: a larger N is cut to that, with a note' -r
+complete -c pgn-audit -n "__fish_pgn_audit_needs_command" -l split -d 'Also write clean.pgn and rejected.pgn with each game\'s original bytes'
+complete -c pgn-audit -n "__fish_pgn_audit_needs_command" -l no-html -d 'Do not write report.html (the CSV files are the same)'
+complete -c pgn-audit -n "__fish_pgn_audit_needs_command" -l quiet -d 'No progress bar, no summary table, no notes; errors still go to standard error'
+complete -c pgn-audit -n "__fish_pgn_audit_needs_command" -l fail-on-findings -d 'Exit 1 (instead of 0) when the run completed and at least one game is flagged or incomplete'
+complete -c pgn-audit -n "__fish_pgn_audit_needs_command" -s h -l help -d 'Print help'
+complete -c pgn-audit -n "__fish_pgn_audit_needs_command" -s V -l version -d 'Print version'
+complete -c pgn-audit -n "__fish_pgn_audit_needs_command" -a "audit" -d 'Audits PGN into a report folder (the default: `pgn-audit INPUT...`)'
+complete -c pgn-audit -n "__fish_pgn_audit_needs_command" -a "merge" -d 'Merges report folders made from disjoint inputs into the reports of one run over them all'
+complete -c pgn-audit -n "__fish_pgn_audit_needs_command" -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c pgn-audit -n "__fish_pgn_audit_using_subcommand audit" -s o -l out -d 'Where the reports go; created if missing. The reports of an earlier run in it are replaced' -r -F
+complete -c pgn-audit -n "__fish_pgn_audit_using_subcommand audit" -s j -l threads -d 'Worker threads (default: every core). At most 4 per core, and 8 on any machine: a larger N is cut to that, with a note' -r
+complete -c pgn-audit -n "__fish_pgn_audit_using_subcommand audit" -l split -d 'Also write clean.pgn and rejected.pgn with each game\'s original bytes'
+complete -c pgn-audit -n "__fish_pgn_audit_using_subcommand audit" -l no-html -d 'Do not write report.html (the CSV files are the same)'
+complete -c pgn-audit -n "__fish_pgn_audit_using_subcommand audit" -l quiet -d 'No progress bar, no summary table, no notes; errors still go to standard error'
+complete -c pgn-audit -n "__fish_pgn_audit_using_subcommand audit" -l fail-on-findings -d 'Exit 1 (instead of 0) when the run completed and at least one game is flagged or incomplete'
+complete -c pgn-audit -n "__fish_pgn_audit_using_subcommand audit" -s h -l help -d 'Print help'
+complete -c pgn-audit -n "__fish_pgn_audit_using_subcommand merge" -s o -l out -d 'Where the merged reports go; created if missing. The reports of an earlier run in it are replaced' -r -F
+complete -c pgn-audit -n "__fish_pgn_audit_using_subcommand merge" -l quiet -d 'No summary table; errors still go to standard error'
+complete -c pgn-audit -n "__fish_pgn_audit_using_subcommand merge" -s h -l help -d 'Print help'
+complete -c pgn-audit -n "__fish_pgn_audit_using_subcommand help; and not __fish_seen_subcommand_from audit merge help" -f -a "audit" -d 'Audits PGN into a report folder (the default: `pgn-audit INPUT...`)'
+complete -c pgn-audit -n "__fish_pgn_audit_using_subcommand help; and not __fish_seen_subcommand_from audit merge help" -f -a "merge" -d 'Merges report folders made from disjoint inputs into the reports of one run over them all'
+complete -c pgn-audit -n "__fish_pgn_audit_using_subcommand help; and not __fish_seen_subcommand_from audit merge help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

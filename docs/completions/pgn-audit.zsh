@@ -1,0 +1,146 @@
+#compdef pgn-audit
+
+autoload -U is-at-least
+
+_pgn-audit() {
+    typeset -A opt_args
+    typeset -a _arguments_options
+    local ret=1
+
+    if is-at-least 5.2; then
+        _arguments_options=(-s -S -C)
+    else
+        _arguments_options=(-s -C)
+    fi
+
+    local context curcontext="$curcontext" state line
+    _arguments "${_arguments_options[@]}" : \
+'-o+[Where the reports go; created if missing. The reports of an earlier run in it are replaced]:DIR:_files' \
+'--out=[Where the reports go; created if missing. The reports of an earlier run in it are replaced]:DIR:_files' \
+'-j+[Worker threads (default\: every core). At most 4 per core, and 8 on any machine\: a larger N is cut to that, with a note]:N:_default' \
+'--threads=[Worker threads (default\: every core). At most 4 per core, and 8 on any machine\: a larger N is cut to that, with a note]:N:_default' \
+'--split[Also write clean.pgn and rejected.pgn with each game'\''s original bytes]' \
+'--no-html[Do not write report.html (the CSV files are the same)]' \
+'--quiet[No progress bar, no summary table, no notes; errors still go to standard error]' \
+'--fail-on-findings[Exit 1 (instead of 0) when the run completed and at least one game is flagged or incomplete]' \
+'-h[Print help]' \
+'--help[Print help]' \
+'-V[Print version]' \
+'--version[Print version]' \
+':inputs -- PGN files (plain, .zst, .gz, .bz2 or .xz, told by their magic bytes), zip archives (every PGN member), directories (every PGN file and zip archive below, in sorted order; never the output folder), or - for standard input (once). A file named `merge` or `audit`\: write `./merge`:_default' \
+":: :_pgn-audit_commands" \
+"*::: :->pgn-audit" \
+&& ret=0
+    case $state in
+    (pgn-audit)
+        words=($line[2] "${words[@]}")
+        (( CURRENT += 1 ))
+        curcontext="${curcontext%:*:*}:pgn-audit-command-$line[2]:"
+        case $line[2] in
+            (audit)
+_arguments "${_arguments_options[@]}" : \
+'-o+[Where the reports go; created if missing. The reports of an earlier run in it are replaced]:DIR:_files' \
+'--out=[Where the reports go; created if missing. The reports of an earlier run in it are replaced]:DIR:_files' \
+'-j+[Worker threads (default\: every core). At most 4 per core, and 8 on any machine\: a larger N is cut to that, with a note]:N:_default' \
+'--threads=[Worker threads (default\: every core). At most 4 per core, and 8 on any machine\: a larger N is cut to that, with a note]:N:_default' \
+'--split[Also write clean.pgn and rejected.pgn with each game'\''s original bytes]' \
+'--no-html[Do not write report.html (the CSV files are the same)]' \
+'--quiet[No progress bar, no summary table, no notes; errors still go to standard error]' \
+'--fail-on-findings[Exit 1 (instead of 0) when the run completed and at least one game is flagged or incomplete]' \
+'-h[Print help]' \
+'--help[Print help]' \
+'*::inputs -- PGN files (plain, .zst, .gz, .bz2 or .xz, told by their magic bytes), zip archives (every PGN member), directories (every PGN file and zip archive below, in sorted order; never the output folder), or - for standard input (once). A file named `merge` or `audit`\: write `./merge`:_default' \
+&& ret=0
+;;
+(merge)
+_arguments "${_arguments_options[@]}" : \
+'-o+[Where the merged reports go; created if missing. The reports of an earlier run in it are replaced]:OUT:_files' \
+'--out=[Where the merged reports go; created if missing. The reports of an earlier run in it are replaced]:OUT:_files' \
+'--quiet[No summary table; errors still go to standard error]' \
+'-h[Print help]' \
+'--help[Print help]' \
+'*::dirs -- Report folders, in the order of their inputs, written by this version of pgn-audit with the same options:_files' \
+&& ret=0
+;;
+(help)
+_arguments "${_arguments_options[@]}" : \
+":: :_pgn-audit__subcmd__help_commands" \
+"*::: :->help" \
+&& ret=0
+
+    case $state in
+    (help)
+        words=($line[1] "${words[@]}")
+        (( CURRENT += 1 ))
+        curcontext="${curcontext%:*:*}:pgn-audit-help-command-$line[1]:"
+        case $line[1] in
+            (audit)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(merge)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(help)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+        esac
+    ;;
+esac
+;;
+        esac
+    ;;
+esac
+}
+
+(( $+functions[_pgn-audit_commands] )) ||
+_pgn-audit_commands() {
+    local commands; commands=(
+'audit:Audits PGN into a report folder (the default\: \`pgn-audit INPUT...\`)' \
+'merge:Merges report folders made from disjoint inputs into the reports of one run over them all' \
+'help:Print this message or the help of the given subcommand(s)' \
+    )
+    _describe -t commands 'pgn-audit commands' commands "$@"
+}
+(( $+functions[_pgn-audit__subcmd__audit_commands] )) ||
+_pgn-audit__subcmd__audit_commands() {
+    local commands; commands=()
+    _describe -t commands 'pgn-audit audit commands' commands "$@"
+}
+(( $+functions[_pgn-audit__subcmd__help_commands] )) ||
+_pgn-audit__subcmd__help_commands() {
+    local commands; commands=(
+'audit:Audits PGN into a report folder (the default\: \`pgn-audit INPUT...\`)' \
+'merge:Merges report folders made from disjoint inputs into the reports of one run over them all' \
+'help:Print this message or the help of the given subcommand(s)' \
+    )
+    _describe -t commands 'pgn-audit help commands' commands "$@"
+}
+(( $+functions[_pgn-audit__subcmd__help__subcmd__audit_commands] )) ||
+_pgn-audit__subcmd__help__subcmd__audit_commands() {
+    local commands; commands=()
+    _describe -t commands 'pgn-audit help audit commands' commands "$@"
+}
+(( $+functions[_pgn-audit__subcmd__help__subcmd__help_commands] )) ||
+_pgn-audit__subcmd__help__subcmd__help_commands() {
+    local commands; commands=()
+    _describe -t commands 'pgn-audit help help commands' commands "$@"
+}
+(( $+functions[_pgn-audit__subcmd__help__subcmd__merge_commands] )) ||
+_pgn-audit__subcmd__help__subcmd__merge_commands() {
+    local commands; commands=()
+    _describe -t commands 'pgn-audit help merge commands' commands "$@"
+}
+(( $+functions[_pgn-audit__subcmd__merge_commands] )) ||
+_pgn-audit__subcmd__merge_commands() {
+    local commands; commands=()
+    _describe -t commands 'pgn-audit merge commands' commands "$@"
+}
+
+if [ "$funcstack[1]" = "_pgn-audit" ]; then
+    _pgn-audit "$@"
+else
+    compdef _pgn-audit pgn-audit
+fi

@@ -1,0 +1,751 @@
+//! The command line and summary.json of contract v2 (issue 15): the
+//! summary table at 80 columns, `--quiet`, `--fail-on-findings`, the
+//! subcommands, the messages of everyday mistakes, summary.json's v2 keys
+//! (and `merge` of them), and the man page and completions generated from
+//! the CLI definition.
+
+mod common;
+
+use std::io::Write;
+use std::os::fd::FromRawFd;
+use std::path::{Path, PathBuf};
+use std::process::{Output, Stdio};
+use std::time::{Duration, UNIX_EPOCH};
+
+use clap::CommandFactory;
+use common::*;
+use pgn_audit::cli::Cli;
+
+/// A game of each finding: two illegal castles in one game and five in
+/// five more (six castling reasons, enough to wrap at 80 columns), a false
+/// termination claim, a fivefold repetition played on, a result that the
+/// movetext contradicts, an illegal move, two clean games (one with an
+/// implied claim that is false: it flags nothing).
+const FINDINGS: &str = r#"[Event "castles twice"]
+[Result "*"]
+
+1. e4 e5 2. Nf3 Nf6 3. Bc4 Bc5 4. Kf1 Kf8 5. Ke1 Ke8 6. O-O O-O *
+
+[Event "rook moved"]
+[Result "*"]
+
+1. e4 e5 2. Nf3 Nf6 3. Bc4 Bc5 4. Rg1 Rg8 5. Rh1 Rh8 6. O-O *
+
+[Event "false claim"]
+[Result "1/2-1/2"]
+[Termination "threefold repetition"]
+
+1. e4 e5 1/2-1/2
+
+[Event "fivefold"]
+[Result "*"]
+
+1. Nf3 Nf6 2. Ng1 Ng8 3. Nf3 Nf6 4. Ng1 Ng8 5. Nf3 Nf6 6. Ng1 Ng8 7. Nf3 Nf6 8. Ng1 Ng8 9. e4 *
+
+[Event "mismatch"]
+[Result "1-0"]
+
+1. e4 e5 0-1
+
+[Event "illegal"]
+[Result "*"]
+
+1. e4 Ke7 *
+
+[Event "clean"]
+[Result "*"]
+
+1. d4 d5 *
+
+[Event "no right"]
+[Result "*"]
+[SetUp "1"]
+[FEN "r3k2r/8/8/8/8/8/8/R3K2R w - - 0 1"]
+
+1. O-O *
+
+[Event "through check"]
+[Result "*"]
+[SetUp "1"]
+[FEN "4k3/8/8/8/8/8/5r2/4K2R w K - 0 1"]
+
+1. O-O *
+
+[Event "in check"]
+[Result "*"]
+[SetUp "1"]
+[FEN "4k3/8/8/4r3/8/8/8/4K2R w K - 0 1"]
+
+1. O-O *
+
+[Event "blocked"]
+[Result "*"]
+[SetUp "1"]
+[FEN "4k3/8/8/8/8/8/8/RN2K3 w Q - 0 1"]
+
+1. O-O-O *
+
+[Event "implied"]
+[Result "1/2-1/2"]
+
+1. Nf3 Nf6 2. Rg1 Rg8 3. Rh1 Rh8 4. Rg1 Rg8 5. Rh1 Rh8 1/2-1/2
+"#;
+
+/// 2001-09-09T01:46:40Z.
+const BILLENNIUM: u64 = 1_000_000_000;
+
+/// FINDINGS as `findings.pgn` in `dir`, modified at [`BILLENNIUM`].
+fn findings_file(dir: &Path) -> PathBuf {
+    let p = write(dir, "findings.pgn", FINDINGS.as_bytes());
+    std::fs::File::options()
+        .write(true)
+        .open(&p)
+        .unwrap()
+        .set_modified(UNIX_EPOCH + Duration::from_secs(BILLENNIUM))
+        .unwrap();
+    p
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// The table's timing line, `  0.0 MiB from N source(s) in S s (R games/s,
+/// T threads)`, with S and R replaced by `S` and `R`.
+fn without_timing(table: &str) -> String {
+    table
+        .lines()
+        .map(|l| match l.split_once(" in ") {
+            Some((head, tail)) if l.starts_with("  ") && head.contains(" MiB from ") => {
+                let threads = tail.rsplit_once(", ").expect("threads").1;
+                assert!(
+                    tail.split(' ').next().unwrap().parse::<f64>().is_ok(),
+                    "{l}"
+                );
+                format!("{head} in S s (R games/s, {threads}")
+            }
+            _ => l.to_owned(),
+        })
+        .map(|l| l + "\n")
+        .collect()
+}
+
+#[test]
+fn the_table_at_80_columns_puts_findings_first() {
+    let t = tempdir();
+    let input = findings_file(t.path());
+    let out = t.path().join("r");
+    let o = run(&[s(&input), "-j", "2"], &out);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(counts(&out), (12, 2, 9, 1));
+    let dir = s(&out);
+    assert_eq!(
+        without_timing(&stderr(&o)),
+        format!(
+            "\
+Findings
+  illegal castles 7 in 6 games
+  false claims    1 (plus 1 implied, not flagged)
+  missed draws    1
+  result problems 1
+  errors          1
+By code
+  castling: king_moved 2, rook_moved 1, no_right_in_fen 1, path_blocked 1,
+    in_check 1, through_check 1
+  claims: false_castling_rights 1, false_not_repeated 1
+  missed draws: fivefold 1
+  results: result_mismatch 1
+  errors: illegal_move 1
+Run
+  12 games: 2 clean, 9 flagged, 1 incomplete; 0 notation quirks
+  0.0 MiB from 1 source in S s (R games/s, 2 threads)
+Reports in {dir}/ — open {dir}/report.html
+"
+        )
+    );
+    for line in stderr(&o).lines() {
+        assert!(line.chars().count() <= 80, "{line}");
+    }
+
+    // Without report.html the last line names the folder only; a folder
+    // given with a slash gets no second one.
+    let o = run(&[s(&input), "--no-html", "-j", "1"], &out.join(""));
+    assert_eq!(o.status.code(), Some(0));
+    assert!(
+        stderr(&o).ends_with(&format!("1 threads)\nReports in {dir}/\n")),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn quiet_silences_table_and_notes_but_not_errors() {
+    let t = tempdir();
+    let input = findings_file(t.path());
+    let out = t.path().join("r");
+    let o = run(&[s(&input), "--quiet", "-j", "999"], &out);
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(stderr(&o), "");
+    assert_eq!(counts(&out), (12, 2, 9, 1));
+
+    // Without --quiet, the same run notes the cut thread count.
+    let o = run(&[s(&input), "-j", "999"], &out);
+    assert!(
+        stderr(&o).starts_with("pgn-audit: -j 999: using "),
+        "{}",
+        stderr(&o)
+    );
+
+    let missing = t.path().join("missing.pgn");
+    let o = run(&[s(&input), s(&missing), "--quiet"], &out);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        stderr(&o),
+        format!("pgn-audit: {}: no such file or directory\n", s(&missing))
+    );
+}
+
+#[test]
+fn fail_on_findings_exits_1_only_for_a_completed_run_with_findings() {
+    let t = tempdir();
+    let input = findings_file(t.path());
+    let out = t.path().join("r");
+    let o = run(&[s(&input), "--fail-on-findings", "--quiet"], &out);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(stderr(&o), "");
+    assert_eq!(counts(&out), (12, 2, 9, 1), "the reports are written");
+
+    // Findings are no failure without the flag.
+    let o = run(&[s(&input), "--quiet"], &out);
+    assert_eq!(o.status.code(), Some(0));
+
+    // Clean games only: 0.
+    let clean = write(t.path(), "clean.pgn", b"[Event \"a\"]\n\n1. d4 d5 *\n");
+    let o = run(&[s(&clean), "--fail-on-findings"], &out);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(counts(&out), (1, 1, 0, 0));
+
+    // An incomplete game alone is a finding.
+    let broken = write(t.path(), "broken.pgn", b"[Event \"a\"]\n\n1. e4 Ke7 *\n");
+    let o = run(&[s(&broken), "--fail-on-findings"], &out);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert_eq!(counts(&out), (1, 0, 0, 1));
+
+    // An input error keeps its 2, findings or not.
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(FINDINGS.as_bytes()).unwrap();
+    let gz = gz.finish().unwrap();
+    let cut = write(t.path(), "cut.pgn.gz", &gz[..gz.len() - 12]);
+    let o = run(&[s(&input), s(&cut), "--fail-on-findings"], &out);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let o = run(&[s(&input), "nowhere.pgn", "--fail-on-findings"], &out);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+}
+
+#[test]
+fn audit_is_the_default_subcommand_and_merge_its_own() {
+    let t = tempdir();
+    let input = findings_file(t.path());
+    let (a, b) = (t.path().join("a"), t.path().join("b"));
+    run_ok(&[s(&input)], &a);
+    let o = bin()
+        .args(["audit", s(&input), "-o", s(&b)])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    for f in ["castling.csv", "claims.csv", "errors.csv", "results.csv"] {
+        assert_eq!(
+            std::fs::read(a.join(f)).unwrap(),
+            std::fs::read(b.join(f)).unwrap()
+        );
+    }
+
+    // A file named merge is audited as ./merge; a file after an input is
+    // an input even when named merge.
+    write(t.path(), "merge", FINDINGS.as_bytes());
+    let c = t.path().join("c");
+    let o = bin()
+        .current_dir(t.path())
+        .args(["./merge", "-o", s(&c)])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(counts(&c), (12, 2, 9, 1));
+    let o = bin()
+        .current_dir(t.path())
+        .args(["findings.pgn", "merge", "-o", s(&c)])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(counts(&c), (24, 4, 18, 2));
+
+    let o = bin().args(["merge", "--help"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(0));
+    let help = String::from_utf8(o.stdout).unwrap();
+    assert!(
+        help.contains("\nUsage: pgn-audit merge [OPTIONS] --out <OUT> <REPORT_DIR>...\n"),
+        "{help}"
+    );
+    let o = bin().args(["audit", "--help"]).output().unwrap();
+    let help = String::from_utf8(o.stdout).unwrap();
+    assert!(
+        help.contains("\nUsage: pgn-audit audit [OPTIONS] <INPUT>...\n"),
+        "{help}"
+    );
+}
+
+#[test]
+fn help_says_which_page_to_open_and_that_earlier_reports_go() {
+    let o = bin().arg("--help").output().unwrap();
+    assert_eq!(o.status.code(), Some(0));
+    let help = String::from_utf8(o.stdout).unwrap();
+    assert!(help.contains("\nUsage: pgn-audit [OPTIONS] <INPUT>...\n       pgn-audit <COMMAND>\n"));
+    assert!(
+        help.contains("report.html, the page to open in a browser"),
+        "{help}"
+    );
+    assert!(
+        help.contains("The reports of an earlier run in that folder are removed first."),
+        "{help}"
+    );
+    for flag in [
+        "--quiet",
+        "--fail-on-findings",
+        "--split",
+        "--no-html",
+        "--threads",
+    ] {
+        assert!(help.contains(flag), "{flag}");
+    }
+}
+
+#[test]
+fn a_misspelt_option_gets_its_nearest_name() {
+    for args in [
+        &["x.pgn", "--ouput", "d"][..],
+        &["merge", "a", "--ouput", "d"][..],
+    ] {
+        let o = bin().args(args).output().unwrap();
+        assert_eq!(o.status.code(), Some(2));
+        let e = stderr(&o);
+        assert!(
+            e.starts_with(
+                "error: unexpected argument '--ouput' found\n\n  \
+                 tip: a similar argument exists: '--out'\n"
+            ),
+            "{e}"
+        );
+    }
+    // Nothing near: clap's own advice stays.
+    let o = bin().args(["x.pgn", "--zzzzzzz"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("tip: to pass '--zzzzzzz' as a value"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn an_output_folder_that_is_a_file_is_not_a_directory() {
+    let t = tempdir();
+    let input = findings_file(t.path());
+    let file = write(t.path(), "notes.txt", b"mine");
+    let o = run(&[s(&input)], &file);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        stderr(&o),
+        format!("pgn-audit: {}: is not a directory\n", s(&file))
+    );
+    assert_eq!(std::fs::read(&file).unwrap(), b"mine");
+
+    let shard = t.path().join("shard");
+    run_ok(&[s(&input)], &shard);
+    let o = bin()
+        .args(["merge", s(&shard), "-o", s(&file)])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        stderr(&o),
+        format!("pgn-audit: {}: is not a directory\n", s(&file))
+    );
+    assert_eq!(std::fs::read(&file).unwrap(), b"mine");
+}
+
+/// A pseudo-terminal: the child's end and ours.
+fn pty() -> (std::fs::File, std::fs::File) {
+    let (mut ours, mut theirs) = (0, 0);
+    let r = unsafe {
+        libc::openpty(
+            &mut ours,
+            &mut theirs,
+            std::ptr::null_mut(),
+            std::ptr::null(),
+            std::ptr::null(),
+        )
+    };
+    assert_eq!(r, 0, "openpty");
+    unsafe {
+        (
+            std::fs::File::from_raw_fd(ours),
+            std::fs::File::from_raw_fd(theirs),
+        )
+    }
+}
+
+/// Runs `pgn-audit ARGS - -o OUT` with a terminal as standard input,
+/// types a game and Ctrl-D.
+fn from_terminal(args: &[&str], out: &Path) -> Output {
+    let (mut ours, theirs) = pty();
+    let child = bin()
+        .args(args)
+        .args(["-", "-o", s(out)])
+        .stdin(Stdio::from(theirs))
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    ours.write_all(b"[Event \"typed\"]\n\n1. e4 e5 *\n\x04")
+        .unwrap();
+    let o = child.wait_with_output().unwrap();
+    drop(ours);
+    o
+}
+
+#[test]
+fn reading_a_terminal_says_it_waits_for_pgn() {
+    let t = tempdir();
+    let out = t.path().join("r");
+    let o = from_terminal(&[], &out);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(
+        stderr(&o).lines().next(),
+        Some("pgn-audit: reading PGN from standard input (end with Ctrl-D)")
+    );
+    assert_eq!(counts(&out), (1, 1, 0, 0));
+
+    let o = from_terminal(&["--quiet"], &out);
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(stderr(&o), "");
+    assert_eq!(counts(&out), (1, 1, 0, 0));
+
+    // A pipe is no terminal: no word about it.
+    let mut child = bin()
+        .args(["-", "-o", s(&out)])
+        .stdin(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"1. e4 e5 *\n")
+        .unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert!(stderr(&o).starts_with("Findings\n"), "{}", stderr(&o));
+}
+
+/// The game on standard input.
+const PIPED: &[u8] = b"[Event \"piped\"]\n\n1. e4 e5 *\n";
+
+/// summary.json without what differs between runs of one input.
+fn stable_summary(out: &Path) -> serde_json::Value {
+    let mut v = summary(out);
+    v.as_object_mut().unwrap().remove("seconds");
+    v.as_object_mut().unwrap().remove("threads");
+    v
+}
+
+#[test]
+fn summary_json_v2_keys_in_contract_order() {
+    let t = tempdir();
+    let input = findings_file(t.path());
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(FINDINGS.as_bytes()).unwrap();
+    let gz = gz.finish().unwrap();
+    let cut = write(t.path(), "cut.pgn.gz", &gz[..gz.len() - 12]);
+    let out = t.path().join("r");
+    let run_at = |threads: &str| {
+        let mut child = bin()
+            .args([
+                s(&input),
+                "-",
+                s(&cut),
+                "--split",
+                "-j",
+                threads,
+                "-o",
+                s(&out),
+            ])
+            .stdin(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(PIPED).unwrap();
+        child.wait_with_output().unwrap()
+    };
+    let o = run_at("2");
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let message = stderr(&o).lines().next().unwrap().to_owned();
+    let cause = message
+        .strip_prefix(&format!("pgn-audit: {}: ", s(&cut)))
+        .unwrap_or_else(|| panic!("{message}"))
+        .to_owned();
+    assert!(
+        cause.starts_with("gzip stream is corrupt or truncated"),
+        "{cause}"
+    );
+
+    let v = summary(&out);
+    let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+    assert_eq!(
+        keys,
+        [
+            "games",
+            "clean",
+            "flagged",
+            "incomplete",
+            "castling",
+            "claims",
+            "missed_draws",
+            "errors",
+            "notation_quirks",
+            "bytes",
+            "seconds",
+            "threads",
+            "sources",
+            "results",
+            "version",
+            "options",
+            "source_details",
+        ]
+    );
+    assert_eq!(v["version"], env!("CARGO_PKG_VERSION"));
+    assert_eq!(
+        v["options"],
+        serde_json::json!({"split": true, "quirks": false, "html": true})
+    );
+    let details = v["source_details"].as_array().unwrap();
+    let len = FINDINGS.len() as u64;
+    assert_eq!(
+        details[..2],
+        [
+            serde_json::json!({
+                "name": s(&input),
+                "size": len,
+                "modified": "2001-09-09T01:46:40Z",
+                "bytes": len,
+                "games": 12,
+                "error": null,
+            }),
+            serde_json::json!({
+                "name": "-",
+                "size": null,
+                "modified": null,
+                "bytes": PIPED.len(),
+                "games": 1,
+                "error": null,
+            }),
+        ]
+    );
+    let broken = &details[2];
+    assert_eq!(broken["name"], s(&cut));
+    assert_eq!(broken["size"], gz.len() as u64 - 12);
+    assert!(broken["modified"].as_str().unwrap().ends_with('Z'));
+    assert_eq!(broken["error"], cause.as_str());
+    let games_cut = broken["games"].as_u64().unwrap();
+    assert_eq!(v["games"], 13 + games_cut);
+    assert_eq!(
+        v["bytes"],
+        len + PIPED.len() as u64 + broken["bytes"].as_u64().unwrap()
+    );
+    assert!(v.get("interrupted").is_none());
+
+    // The same for any thread count, the damaged source included.
+    let reference = stable_summary(&out);
+    for threads in ["1", "8"] {
+        let o = run_at(threads);
+        assert_eq!(o.status.code(), Some(2));
+        assert_eq!(stable_summary(&out), reference, "-j {threads}");
+    }
+}
+
+/// Runs `pgn-audit merge ARGS`.
+fn merge(args: &[&str]) -> Output {
+    bin().arg("merge").args(args).output().unwrap()
+}
+
+#[test]
+fn merge_joins_v2_folders_of_one_version_and_options_only() {
+    let t = tempdir();
+    let input = findings_file(t.path());
+    let other = write(t.path(), "other.pgn", b"[Event \"a\"]\n\n1. d4 d5 *\n");
+    let (a, b, out) = (t.path().join("a"), t.path().join("b"), t.path().join("m"));
+    run_ok(&[s(&input)], &a);
+    run_ok(&[s(&other)], &b);
+
+    let o = merge(&[s(&a), s(&b), "-o", s(&out)]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let table = stderr(&o);
+    assert!(table.starts_with("Findings\n  illegal castles 7 in 6 games\n  false claims    1 (plus 1 implied, not flagged)\n"), "{table}");
+    assert!(
+        table.ends_with(&format!(
+            "\nReports in {0}/ — open {0}/report.html\n",
+            s(&out)
+        )),
+        "{table}"
+    );
+    let names: Vec<serde_json::Value> = summary(&out)["source_details"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["name"].clone())
+        .collect();
+    assert_eq!(names, [s(&input), s(&other)]);
+    let single = t.path().join("single");
+    run_ok(&[s(&input), s(&other)], &single);
+    assert_eq!(stable_summary(&out), stable_summary(&single));
+
+    let o = merge(&[s(&a), s(&b), "-o", s(&out), "--quiet"]);
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(stderr(&o), "");
+
+    // A folder of contract v1: no version, results, options or details.
+    let v1 = t.path().join("v1");
+    run_ok(&[s(&other)], &v1);
+    let mut v = summary(&v1);
+    for k in ["results", "version", "options", "source_details"] {
+        v.as_object_mut().unwrap().remove(k);
+    }
+    std::fs::write(v1.join("summary.json"), v.to_string()).unwrap();
+    let o = merge(&[s(&a), s(&v1), "-o", s(&out)]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        stderr(&o),
+        format!(
+            "pgn-audit: merge: {}: a report folder of contract v1 (no version)\n",
+            s(&v1)
+        )
+    );
+
+    // Another version of the tool.
+    let old = t.path().join("old");
+    run_ok(&[s(&other)], &old);
+    let mut v = summary(&old);
+    v["version"] = "0.0.1".into();
+    std::fs::write(old.join("summary.json"), v.to_string()).unwrap();
+    let o = merge(&[s(&a), s(&old), "-o", s(&out)]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        stderr(&o),
+        format!(
+            "pgn-audit: merge: {}: written by pgn-audit 0.0.1, not by this version ({}): \
+             audit its input again\n",
+            s(&old),
+            env!("CARGO_PKG_VERSION")
+        )
+    );
+
+    // Other options.
+    let plain = t.path().join("plain");
+    run_ok(&[s(&other), "--no-html"], &plain);
+    let o = merge(&[s(&a), s(&plain), "-o", s(&out)]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        stderr(&o),
+        format!(
+            "pgn-audit: merge: {}: written with other options than {} (--no-html here, \
+             not there): merge folders written with the same options\n",
+            s(&plain),
+            s(&a)
+        )
+    );
+    // Merges of folders without report.html stay without one.
+    let c = t.path().join("c");
+    run_ok(&[s(&input), "--no-html"], &c);
+    let o = merge(&[s(&c), s(&plain), "-o", s(&out)]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(!out.join("report.html").exists());
+    assert_eq!(summary(&out)["options"]["html"], false);
+    assert!(stderr(&o).ends_with(&format!("\nReports in {}/\n", s(&out))));
+}
+
+/// The generated documentation: each file and what writes it.
+fn generated() -> Vec<(&'static str, Vec<u8>)> {
+    let mut files = Vec::new();
+    let mut page = Vec::new();
+    clap_mangen::Man::new(Cli::command())
+        .render(&mut page)
+        .unwrap();
+    files.push(("docs/pgn-audit.1", page));
+    for (sub, page_name, name) in [
+        ("audit", "pgn-audit-audit", "docs/pgn-audit-audit.1"),
+        ("merge", "pgn-audit-merge", "docs/pgn-audit-merge.1"),
+    ] {
+        let cmd = Cli::command()
+            .find_subcommand(sub)
+            .unwrap()
+            .clone()
+            .name(page_name);
+        let mut page = Vec::new();
+        clap_mangen::Man::new(cmd).render(&mut page).unwrap();
+        files.push((name, page));
+    }
+    for (shell, name) in [
+        (
+            clap_complete::Shell::Bash,
+            "docs/completions/pgn-audit.bash",
+        ),
+        (clap_complete::Shell::Zsh, "docs/completions/pgn-audit.zsh"),
+        (
+            clap_complete::Shell::Fish,
+            "docs/completions/pgn-audit.fish",
+        ),
+    ] {
+        let mut script = Vec::new();
+        clap_complete::generate(shell, &mut Cli::command(), "pgn-audit", &mut script);
+        files.push((name, script));
+    }
+    files
+}
+
+/// The man pages and completions in docs/ are those the CLI definition
+/// gives; `PGN_AUDIT_BLESS=1` writes them anew.
+#[test]
+fn man_pages_and_completions_match_the_cli() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let bless = std::env::var("PGN_AUDIT_BLESS").is_ok_and(|v| v == "1");
+    for (name, bytes) in generated() {
+        let path = root.join(name);
+        if bless {
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, &bytes).unwrap();
+        }
+        let committed = std::fs::read(&path).unwrap_or_default();
+        assert!(
+            committed == bytes,
+            "{name} is not what the CLI definition gives: \
+             run PGN_AUDIT_BLESS=1 cargo test --release --test cli"
+        );
+    }
+    let page = String::from_utf8(std::fs::read(root.join("docs/pgn-audit.1")).unwrap()).unwrap();
+    assert!(page.contains("fail\\-on\\-findings"), "{page}");
+}
+
+/// A folder merged alone is the folder: report.html too, byte for byte,
+/// with the examples of results.csv.
+#[test]
+fn a_folder_merged_alone_has_the_same_page() {
+    let t = tempdir();
+    let input = findings_file(t.path());
+    let (a, out) = (t.path().join("a"), t.path().join("m"));
+    run_ok(&[s(&input)], &a);
+    let o = merge(&[s(&a), "-o", s(&out)]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let page = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(page.contains(r#"<table id="results-list-result_mismatch" data-total="1">"#));
+    assert!(page == std::fs::read_to_string(a.join("report.html")).unwrap());
+    assert_eq!(summary(&out), summary(&a));
+}

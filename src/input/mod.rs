@@ -426,9 +426,15 @@ pub fn open(
     // through a 1 MiB buffer would copy its first MiB twice.
     let mut head = [0u8; SNIFF];
     let mut sniffed = 0;
+    // Whether the sniff reached the end: a terminal gives its end (Ctrl-D)
+    // once, and a read after it waits for more.
+    let mut ended = false;
     while sniffed < head.len() {
         match counted.read(&mut head[sniffed..]) {
-            Ok(0) => break,
+            Ok(0) => {
+                ended = true;
+                break;
+            }
             Ok(n) => sniffed += n,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
             Err(e) => return Err(err(e)),
@@ -452,7 +458,12 @@ pub fn open(
         });
     }
     let compression = Compression::detect(&head[..sniffed]);
-    let stream = io::Cursor::new(head).take(sniffed as u64).chain(counted);
+    let rest: Box<dyn Read + Send> = if ended {
+        Box::new(io::empty())
+    } else {
+        Box::new(counted)
+    };
+    let stream = io::Cursor::new(head).take(sniffed as u64).chain(rest);
     let buffered = |stream| BufReader::with_capacity(1 << 20, stream);
     let reader: Box<dyn Read + Send> = match compression {
         Compression::None => Box::new(stream),

@@ -36,6 +36,8 @@ pub struct Config {
     pub out: PathBuf,
     pub threads: usize,
     pub split: bool,
+    /// Write quirks.csv (`--quirks`).
+    pub quirks: bool,
     /// Write report.html (off with `--no-html`).
     pub html: bool,
 }
@@ -50,6 +52,7 @@ impl Config {
             out: args.out,
             threads,
             split: args.split,
+            quirks: args.quirks,
             html: !args.no_html,
         }
     }
@@ -182,7 +185,7 @@ pub fn run(config: &Config) -> i32 {
             }
         });
     }
-    let mut reports = match Reports::create(&config.out, config.split, config.html) {
+    let mut reports = match Reports::create(&config.out, config.split, config.quirks, config.html) {
         Ok(r) => r,
         Err(e) => {
             say(&format!("cannot write reports: {e}"));

@@ -33,6 +33,11 @@ pub struct Args {
     #[arg(long)]
     pub split: bool,
 
+    /// Also write quirks.csv: one row per accepted move (or tag line, or FEN
+    /// castling right) whose notation is sloppy.
+    #[arg(long)]
+    pub quirks: bool,
+
     /// Do not write report.html (the CSV files and summary.json are the same).
     #[arg(long)]
     pub no_html: bool,

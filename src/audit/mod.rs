@@ -12,13 +12,13 @@ pub mod start;
 pub use findings::*;
 
 use shakmaty::{
-    CastlingMode, Chess, EnPassantMode, Move, Position, Role,
+    CastlingMode, CastlingSide, Chess, EnPassantMode, File, Move, Position, Rank, Role, Square,
     fen::Fen,
-    san::{San, SanError, Suffix},
+    san::{San, SanError, SanPlus, Suffix},
     zobrist::Zobrist64,
 };
 
-use crate::pgn::{Game, MoveToken};
+use crate::pgn::{Game, Mended, MoveToken, TagQuirk, TagQuirkKind};
 use castling::{CastlePlay, CastlingHistory};
 use repetition::{Repetitions, strict_key};
 
@@ -42,18 +42,52 @@ pub fn repetition_counts(game: &Game) -> Vec<u32> {
     counts
 }
 
-fn audit_traced(game: &Game, mut trace: Option<&mut Vec<u32>>) -> GameReport {
+fn audit_traced(game: &Game, trace: Option<&mut Vec<u32>>) -> GameReport {
     let mut report = GameReport::default();
-    if let Some(err) = &game.tags.error {
-        report.error = Some(GameError {
-            ply: 0,
-            san: String::new(),
-            kind: ErrorKind::ParseError,
-            detail: format!("{}: {}", err.detail, err.token),
-            fen: String::new(),
-        });
-        return report;
+    report.quirks.extend(game.tags.quirks.iter().map(tag_quirk));
+    replay(game, trace, &mut report);
+    report.notation_quirks = report.quirks.len() as u32;
+    report
+}
+
+/// A tag line read with a mending, or skipped: a quirk at ply 0.
+fn tag_quirk(q: &TagQuirk) -> NotationQuirk {
+    let code = match q.kind {
+        TagQuirkKind::UnescapedQuotes => QuirkCode::UnescapedTagQuotes,
+        TagQuirkKind::Unreadable => QuirkCode::UnreadableTagLine,
+    };
+    NotationQuirk {
+        ply: 0,
+        codes: code.into(),
+        written: Written::Text(q.start, q.end),
+        standard: None,
     }
+}
+
+/// A FEN castling right dropped as impossible (its rook square given): a
+/// quirk at ply 0, written as the FEN letter of that right.
+fn dropped_right(rook: Square) -> NotationQuirk {
+    let letter = match rook.file() {
+        File::A => 'Q',
+        File::H => 'K',
+        file => file.upper_char(),
+    };
+    let letter = if rook.rank() == Rank::First {
+        letter
+    } else {
+        letter.to_ascii_lowercase()
+    };
+    NotationQuirk {
+        ply: 0,
+        codes: QuirkCode::ImpossibleCastlingRight.into(),
+        written: Written::CastlingRight(letter),
+        standard: None,
+    }
+}
+
+/// Replays the game into `report`: its start position, every move, and
+/// the claim at its end.
+fn replay(game: &Game, mut trace: Option<&mut Vec<u32>>, report: &mut GameReport) {
     let start = match start::start_position(&game.tags) {
         Ok(s) => s,
         Err((kind, detail)) => {
@@ -65,12 +99,14 @@ fn audit_traced(game: &Game, mut trace: Option<&mut Vec<u32>>) -> GameReport {
                 detail,
                 fen: String::new(),
             });
-            return report;
+            return;
         }
     };
     report.variant = start.variant;
     // Each impossible castling right of the FEN, dropped, is a quirk.
-    report.notation_quirks = start.dropped_rights.count() as u32;
+    report
+        .quirks
+        .extend(start.dropped_rights.into_iter().map(dropped_right));
     let mode = start.mode;
     let mut pos = start.position.clone();
     let mut history = CastlingHistory::new(&start);
@@ -91,10 +127,11 @@ fn audit_traced(game: &Game, mut trace: Option<&mut Vec<u32>>) -> GameReport {
         t.push(1);
     }
 
-    // The `+`/`#` written after a check whose mate test is put off: a legal
-    // next move proves there was no mate, so the costly test (every legal
-    // move generated) runs only when no legal move follows.
-    let mut unsettled: Option<Suffix> = None;
+    // The `+`/`#` written after a check whose mate test is put off, with
+    // the move in SAN: a legal next move proves there was no mate, so the
+    // costly test (every legal move generated) runs only when no legal
+    // move follows.
+    let mut unsettled: Option<(Suffix, San)> = None;
     // Whether `pos` is in check: wanted for the `+`/`#` test after a move
     // and again to resolve the next one.
     let mut in_check = pos.is_check();
@@ -111,20 +148,28 @@ fn audit_traced(game: &Game, mut trace: Option<&mut Vec<u32>>) -> GameReport {
             fen: fen_of(pos),
         };
         let mut zeroing = false;
-        let mut quirk = tok.quirk;
         let resolved = resolve(&pos, tok, mode, in_check);
-        if let Some(written) = unsettled.take() {
+        if let Some((written, san)) = unsettled.take() {
             let mate = !matches!(resolved, Resolved::Move(..)) && pos.is_checkmate();
             let actual = if mate {
                 Suffix::Checkmate
             } else {
                 Suffix::Check
             };
-            report.notation_quirks += u32::from(written != actual);
+            if written != actual {
+                report.quirks.push(check_mark_quirk(
+                    ply - 1,
+                    &game.moves[i - 1],
+                    san,
+                    Some(actual),
+                ));
+            }
         }
-        match resolved {
+        // The move in SAN, and how its form (not its check mark) departs
+        // from it, where it does.
+        let (san, sloppy) = match resolved {
             Resolved::Move(m, sloppy) => {
-                quirk |= sloppy;
+                let form = (sloppy || !tok.mended.is_empty()).then(|| form_quirks(&pos, tok, m));
                 history.record_move(&pos, m, ply);
                 zeroing = m.is_zeroing();
                 // Where shakmaty cannot update the key, what it takes of
@@ -141,6 +186,10 @@ fn audit_traced(game: &Game, mut trace: Option<&mut Vec<u32>>) -> GameReport {
                     Err(before) => repetition::next_key(&before, key, m, &pos),
                 };
                 debug_assert_eq!(key, strict_key(&pos));
+                match form {
+                    Some((codes, san)) => (san, Some(codes)),
+                    None => (tok.san, None),
+                }
             }
             Resolved::Castle(side) => {
                 let judgement = castling::judge_castle(&pos, &history, side, |ply| {
@@ -171,22 +220,36 @@ fn audit_traced(game: &Game, mut trace: Option<&mut Vec<u32>>) -> GameReport {
                         break;
                     }
                 }
+                let codes = castle_form_quirks(tok);
+                (San::Castle(side), (!codes.is_empty()).then_some(codes))
             }
             Resolved::Error(kind, detail) => {
                 report.error = Some(fail(&pos, kind, detail));
                 break;
             }
-        }
+        };
         in_check = pos.is_check();
-        if !quirk {
-            match (tok.suffix, in_check) {
+        match sloppy {
+            Some(codes) => report.quirks.push(sloppy_quirk(ply, tok, san, codes, &pos)),
+            None => match (tok.suffix, in_check) {
                 (None, false) => {}
-                (Some(_), false) | (None, true) => quirk = true,
-                (Some(written), true) if i + 1 < game.moves.len() => unsettled = Some(written),
-                (Some(written), true) => quirk = Some(written) != actual_suffix(&pos),
-            }
+                (Some(_), false) => report.quirks.push(check_mark_quirk(ply, tok, san, None)),
+                (None, true) => {
+                    report
+                        .quirks
+                        .push(check_mark_quirk(ply, tok, san, actual_suffix(&pos)));
+                }
+                (Some(written), true) if i + 1 < game.moves.len() => {
+                    unsettled = Some((written, san));
+                }
+                (Some(written), true) => {
+                    let actual = actual_suffix(&pos);
+                    if Some(written) != actual {
+                        report.quirks.push(check_mark_quirk(ply, tok, san, actual));
+                    }
+                }
+            },
         }
-        report.notation_quirks += u32::from(quirk);
         report.plies = ply;
         let count = reps.push_keyed(&pos, ply, zeroing, key, ep);
         draws.observe(&pos, ply, count);
@@ -210,7 +273,6 @@ fn audit_traced(game: &Game, mut trace: Option<&mut Vec<u32>>) -> GameReport {
     if report.error.is_none() {
         report.claims = claims::audit_claims(game, &pos, &reps, report.plies);
     }
-    report
 }
 
 /// Remembers the first automatic draw of each kind (FIDE 9.6).
@@ -262,6 +324,203 @@ impl DrawWatch {
         rows.sort_by_key(|r| r.ply);
         rows
     }
+}
+
+/// The quirks of a move's form that the reader mended.
+fn mended_quirks(mended: Mended) -> Quirks {
+    let mut codes = Quirks::default();
+    for (form, code) in [
+        (Mended::CASTLING_WITH_ZEROS, QuirkCode::CastlingWithZeros),
+        (Mended::LOWERCASE_CASTLING, QuirkCode::LowercaseCastling),
+        (
+            Mended::PROMOTION_WITHOUT_EQUALS,
+            QuirkCode::PromotionWithoutEquals,
+        ),
+        (Mended::EN_PASSANT_SUFFIX, QuirkCode::EnPassantSuffix),
+        (Mended::DOUBLE_CHECK_MARK, QuirkCode::DoubleCheckMark),
+    ] {
+        if mended.contains(form) {
+            codes.insert(code);
+        }
+    }
+    codes
+}
+
+/// Whether a SAN was read from coordinate notation: a pawn move written
+/// with both the file and the rank it comes from and no `x` (`g1f3`,
+/// `e2e4`, `d7d8R`), which SAN never writes.
+fn is_coordinate(san: San) -> bool {
+    matches!(
+        san,
+        San::Normal {
+            role: Role::Pawn,
+            file: Some(_),
+            rank: Some(_),
+            capture: false,
+            ..
+        }
+    )
+}
+
+/// How the form of `tok`, which names the legal move `m` in `pos`,
+/// departs from SAN (PGN standard 8.2.3), and the move in SAN. Out of
+/// line: only for moves read with a mending or sloppy.
+#[cold]
+#[inline(never)]
+fn form_quirks(pos: &Chess, tok: &MoveToken, m: Move) -> (Quirks, San) {
+    let standard = San::from_move(pos, m);
+    let mut codes = mended_quirks(tok.mended);
+    if is_coordinate(tok.san) {
+        // Coordinates name the squares: no `=`, `x` or choice of file.
+        codes.remove(QuirkCode::PromotionWithoutEquals);
+        codes.insert(QuirkCode::CoordinateNotation);
+        return (codes, standard);
+    }
+    if let (
+        San::Normal {
+            role,
+            file,
+            rank,
+            capture,
+            ..
+        },
+        San::Normal {
+            file: san_file,
+            rank: san_rank,
+            capture: san_capture,
+            ..
+        },
+    ) = (tok.san, standard)
+    {
+        match (capture, san_capture) {
+            (false, true) => codes.insert(QuirkCode::MissingCaptureMark),
+            (true, false) => codes.insert(QuirkCode::ExtraCaptureMark),
+            _ => {}
+        }
+        if role == Role::Pawn {
+            // A pawn capture names its file; a push (`exe4` aside, whose
+            // file came with its wrong `x`) and every rank are needless.
+            if san_capture && file.is_none() {
+                codes.insert(QuirkCode::PawnCaptureWithoutFile);
+            }
+            if rank.is_some() || (!san_capture && !capture && file.is_some()) {
+                codes.insert(QuirkCode::NeedlessDisambiguation);
+            }
+        } else if (file, rank) != (san_file, san_rank) {
+            codes.insert(QuirkCode::NeedlessDisambiguation);
+        }
+    }
+    debug_assert!(!codes.is_empty(), "{:?} for {m:?}", tok.san);
+    (codes, standard)
+}
+
+/// How a castle's form departs from `O-O`: zeros, a lowercase o, or
+/// coordinates (`e1g1`); a king move (`Kg1`) is a castle written as one.
+fn castle_form_quirks(tok: &MoveToken) -> Quirks {
+    let mut codes = mended_quirks(tok.mended);
+    if is_coordinate(tok.san) {
+        codes.insert(QuirkCode::CoordinateNotation);
+    }
+    codes
+}
+
+/// The check mark quirk of a move written with `written` where it deserves
+/// `actual` (FIDE: a check is a move that attacks the king; PGN standard
+/// 8.2.3.7 writes `+` after a check and `#` after a mate), if any.
+fn check_mark(written: Option<Suffix>, actual: Option<Suffix>) -> Option<QuirkCode> {
+    match (written, actual) {
+        (None, Some(_)) => Some(QuirkCode::MissingCheckMark),
+        (Some(w), a) if Some(w) != a => Some(QuirkCode::WrongCheckMark),
+        _ => None,
+    }
+}
+
+/// The quirk of a move whose form is SAN (`san`) and whose check mark is
+/// wrong or missing: it deserves `actual`.
+#[cold]
+#[inline(never)]
+fn check_mark_quirk(ply: u32, tok: &MoveToken, san: San, actual: Option<Suffix>) -> NotationQuirk {
+    NotationQuirk {
+        ply,
+        codes: check_mark(tok.suffix, actual).map_or_else(Quirks::default, Quirks::from),
+        written: Written::Text(tok.start, tok.end),
+        standard: Some(SanPlus {
+            san,
+            suffix: actual,
+        }),
+    }
+}
+
+/// The quirk of a move whose form departs from SAN (`codes`), played into
+/// `pos`: its check mark is judged too.
+#[cold]
+#[inline(never)]
+fn sloppy_quirk(ply: u32, tok: &MoveToken, san: San, codes: Quirks, pos: &Chess) -> NotationQuirk {
+    let actual = actual_suffix(pos);
+    let mut codes = codes;
+    if let Some(code) = check_mark(tok.suffix, actual) {
+        codes.insert(code);
+    }
+    NotationQuirk {
+        ply,
+        codes,
+        written: Written::Text(tok.start, tok.end),
+        standard: Some(SanPlus {
+            san,
+            suffix: actual,
+        }),
+    }
+}
+
+/// The move that a token in coordinate notation names (`g1f3`, `e7e8q`,
+/// as UCI and old programs write): the piece of the side to move on the
+/// first square, to the second, promoted as written. A king two files
+/// from its start square, or onto its own rook (`e1h1`, as UCI writes a
+/// Chess960 castle), is a castle, as `Kg1` is. `None` where `san` is no
+/// pair of squares or names no legal move.
+fn coordinate_move(pos: &Chess, san: San, mode: CastlingMode) -> Option<Resolved> {
+    if !is_coordinate(san) {
+        return None;
+    }
+    let San::Normal {
+        file: Some(file),
+        rank: Some(rank),
+        to,
+        promotion,
+        ..
+    } = san
+    else {
+        return None;
+    };
+    let from = Square::from_coords(file, rank);
+    let board = pos.board();
+    if board.king_of(pos.turn()) == Some(from) && promotion.is_none() {
+        let onto_rook = (board.rooks() & pos.us()).contains(to);
+        let to = if onto_rook && mode == CastlingMode::Standard {
+            // The king's square of that castle in standard chess.
+            let side = CastlingSide::from_king_side(to.file() > from.file());
+            Square::from_coords(side.king_to_file(), to.rank())
+        } else {
+            to
+        };
+        let king_move = San::Normal {
+            role: Role::King,
+            file: None,
+            rank: None,
+            capture: false,
+            to,
+            promotion: None,
+        };
+        if let Some(side) = castling::castle_intent(pos, king_move, mode) {
+            return Some(Resolved::Castle(side));
+        }
+    }
+    pos.legal_moves()
+        .into_iter()
+        .find(|m| {
+            !m.is_castle() && m.from() == Some(from) && m.to() == to && m.promotion() == promotion
+        })
+        .map(|m| Resolved::Move(m, true))
 }
 
 /// The check or mate suffix a move deserves.
@@ -325,6 +584,9 @@ fn resolve_rare(pos: &Chess, san: San, mode: CastlingMode, in_check: bool) -> Re
         Err(SanError::IllegalSan) => {
             if let Some(side) = castling::castle_intent(pos, san, mode) {
                 return Resolved::Castle(side);
+            }
+            if let Some(resolved) = coordinate_move(pos, san, mode) {
+                return resolved;
             }
             // A missing or extra `x` still names one move; but a pawn push
             // (`e6`) is not read as a capture (`dxe6`): that needs the file

@@ -3,9 +3,9 @@
 //! legal or not), run through the binary by
 //! `tests/crosscheck/moves_check.py`; the first rejected ply and its kind
 //! (illegal or ambiguous) must agree, but for what the contract asks
-//! differently (king moves from e1/e8 to g/c are castles; a missing or extra
-//! `x` naming one move is a quirk; `e1g1` is a castle as `Kg1` is). Ignored where python-chess is
-//! missing (and run, so failing, under CI).
+//! differently (king moves from e1/e8 to g/c, `Kg1` or `e1g1`, are castles;
+//! a missing or extra `x` naming one move is a quirk). Ignored where
+//! python-chess is missing (and run, so failing, under CI).
 
 mod common;
 

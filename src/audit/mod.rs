@@ -42,10 +42,192 @@ pub fn repetition_counts(game: &Game) -> Vec<u32> {
     counts
 }
 
-fn audit_traced(game: &Game, trace: Option<&mut Vec<u32>>) -> GameReport {
+fn audit_traced(game: &Game, mut trace: Option<&mut Vec<u32>>) -> GameReport {
     let mut report = GameReport::default();
     report.quirks.extend(game.tags.quirks.iter().map(tag_quirk));
-    replay(game, trace, &mut report);
+    let start = match start::start_position(&game.tags) {
+        Ok(s) => s,
+        Err((kind, detail)) => {
+            report.variant = start::tagged_variant(&game.tags);
+            report.error = Some(GameError {
+                ply: 0,
+                san: String::new(),
+                kind,
+                detail,
+                fen: String::new(),
+            });
+            report.notation_quirks = report.quirks.len() as u32;
+            return report;
+        }
+    };
+
+    report.variant = start.variant;
+    // Each impossible castling right of the FEN, dropped, is a quirk.
+    report
+        .quirks
+        .extend(start.dropped_rights.into_iter().map(dropped_right));
+    let mode = start.mode;
+    let mut pos = start.position.clone();
+    let mut history = CastlingHistory::new(&start);
+    // The strict repetition key of `pos`, updated move by move where
+    // shakmaty can (most moves), recomputed where it cannot.
+    let mut key = if start.from_fen {
+        strict_key(&pos)
+    } else {
+        repetition::initial_key()
+    };
+    let mut reps = Repetitions::new(&pos, key);
+    // The square of the legal en-passant capture in `pos`, kept with the
+    // key: only a double pawn step makes one.
+    let mut ep = repetition::legal_ep(&pos);
+    let mut draws = DrawWatch::default();
+    draws.observe(&pos, 0, 1);
+    if let Some(t) = trace.as_deref_mut() {
+        t.push(1);
+    }
+
+    // The `+`/`#` written after a check whose mate test is put off: a legal
+    // next move proves there was no mate, so the costly test (every legal
+    // move generated) runs only when no legal move follows.
+    let mut unsettled: Option<Suffix> = None;
+    // Whether `pos` is in check: wanted for the `+`/`#` test after a move
+    // and again to resolve the next one.
+    let mut in_check = pos.is_check();
+    for (i, tok) in game.moves.iter().enumerate() {
+        let ply = i as u32 + 1;
+        // The move as written, needed only for rows.
+        let text = || game.move_text(tok);
+        // Every failure below leaves `pos` as it stood before this move.
+        let fail = |pos: &Chess, kind: ErrorKind, detail: String| GameError {
+            ply,
+            san: text().to_owned(),
+            kind,
+            detail,
+            fen: fen_of(pos),
+        };
+        let mut zeroing = false;
+        // A castle, or a move whose form departs from SAN: how (not
+        // counting its check mark), and the move in SAN. Its quirk is
+        // judged out of line.
+        let mut sloppy: Option<(Quirks, San)> = None;
+        let resolved = resolve(&pos, tok, mode, in_check);
+        if let Some(written) = unsettled.take() {
+            let mate = !matches!(resolved, Resolved::Move(..)) && pos.is_checkmate();
+            let actual = if mate {
+                Suffix::Checkmate
+            } else {
+                Suffix::Check
+            };
+            if written != actual {
+                let previous = &game.moves[i - 1];
+                report
+                    .quirks
+                    .push(check_mark_quirk(ply - 1, previous, Some(actual)));
+            }
+        }
+        match resolved {
+            Resolved::Move(m, form) => {
+                if form || !tok.mended.is_empty() {
+                    sloppy = Some(form_quirks(&pos, tok, m));
+                }
+                history.record_move(&pos, m, ply);
+                zeroing = m.is_zeroing();
+                // Where shakmaty cannot update the key, what it takes of
+                // the position before the move, to update it here.
+                let next = pos
+                    .update_zobrist_hash(Zobrist64(key), m, EnPassantMode::Legal)
+                    .map(|z| z.0)
+                    .ok_or_else(|| repetition::KeyBefore::of(&pos, ep));
+                pos.play_unchecked(m);
+                // Where shakmaty updates the key the move is no double
+                // pawn step: no en passant follows.
+                (key, ep) = match next {
+                    Ok(next) => (next, None),
+                    Err(before) => repetition::next_key(&before, key, m, &pos),
+                };
+                debug_assert_eq!(key, strict_key(&pos));
+            }
+            Resolved::Castle(side) => {
+                let judgement = castling::judge_castle(&pos, &history, side, |ply| {
+                    game.move_text(&game.moves[ply as usize - 1])
+                });
+                if !judgement.reasons.is_empty() {
+                    report.castling.push(CastlingViolation {
+                        ply,
+                        move_number: pos.fullmoves().get(),
+                        side: pos.turn(),
+                        san: text().to_owned(),
+                        castle: side,
+                        reasons: judgement.reasons,
+                        detail: judgement.detail,
+                        fen: fen_of(&pos),
+                    });
+                }
+                match judgement.play {
+                    CastlePlay::Played(m) => {
+                        history.record_castle(&pos, m, ply);
+                        let before = repetition::KeyBefore::of(&pos, ep);
+                        pos.play_unchecked(m);
+                        (key, ep) = repetition::next_key(&before, key, m, &pos);
+                        debug_assert_eq!(key, strict_key(&pos));
+                    }
+                    CastlePlay::Unplayable(detail) => {
+                        report.error = Some(fail(&pos, ErrorKind::UnplayableCastle, detail));
+                        break;
+                    }
+                }
+                sloppy = Some((castle_form_quirks(tok), San::Castle(side)));
+            }
+            Resolved::Error(kind, detail) => {
+                report.error = Some(fail(&pos, kind, detail));
+                break;
+            }
+        }
+        in_check = pos.is_check();
+        if let Some((codes, san)) = sloppy {
+            report
+                .quirks
+                .extend(sloppy_quirk(ply, tok, san, codes, &pos));
+        } else {
+            match (tok.suffix, in_check) {
+                (None, false) => {}
+                (Some(_), false) => report.quirks.push(check_mark_quirk(ply, tok, None)),
+                (None, true) => {
+                    let actual = actual_suffix(&pos);
+                    report.quirks.push(check_mark_quirk(ply, tok, actual));
+                }
+                (Some(written), true) if i + 1 < game.moves.len() => unsettled = Some(written),
+                (Some(written), true) => {
+                    let actual = actual_suffix(&pos);
+                    if Some(written) != actual {
+                        report.quirks.push(check_mark_quirk(ply, tok, actual));
+                    }
+                }
+            }
+        }
+        report.plies = ply;
+        let count = reps.push_keyed(&pos, ply, zeroing, key, ep);
+        draws.observe(&pos, ply, count);
+        if let Some(t) = trace.as_deref_mut() {
+            t.push(count);
+        }
+    }
+
+    if report.error.is_none()
+        && let Some(err) = &game.syntax_error
+    {
+        report.error = Some(GameError {
+            ply: report.plies + 1,
+            san: err.token.clone(),
+            kind: ErrorKind::ParseError,
+            detail: err.detail.clone(),
+            fen: fen_of(&pos),
+        });
+    }
+    report.missed_draws = draws.rows(report.plies);
+    if report.error.is_none() {
+        report.claims = claims::audit_claims(game, &pos, &reps, report.plies);
+    }
     report.notation_quirks = report.quirks.len() as u32;
     report
 }
@@ -82,196 +264,6 @@ fn dropped_right(rook: Square) -> NotationQuirk {
         codes: QuirkCode::ImpossibleCastlingRight.into(),
         written: Written::CastlingRight(letter),
         standard: None,
-    }
-}
-
-/// Replays the game into `report`: its start position, every move, and
-/// the claim at its end.
-fn replay(game: &Game, mut trace: Option<&mut Vec<u32>>, report: &mut GameReport) {
-    let start = match start::start_position(&game.tags) {
-        Ok(s) => s,
-        Err((kind, detail)) => {
-            report.variant = start::tagged_variant(&game.tags);
-            report.error = Some(GameError {
-                ply: 0,
-                san: String::new(),
-                kind,
-                detail,
-                fen: String::new(),
-            });
-            return;
-        }
-    };
-    report.variant = start.variant;
-    // Each impossible castling right of the FEN, dropped, is a quirk.
-    report
-        .quirks
-        .extend(start.dropped_rights.into_iter().map(dropped_right));
-    let mode = start.mode;
-    let mut pos = start.position.clone();
-    let mut history = CastlingHistory::new(&start);
-    // The strict repetition key of `pos`, updated move by move where
-    // shakmaty can (most moves), recomputed where it cannot.
-    let mut key = if start.from_fen {
-        strict_key(&pos)
-    } else {
-        repetition::initial_key()
-    };
-    let mut reps = Repetitions::new(&pos, key);
-    // The square of the legal en-passant capture in `pos`, kept with the
-    // key: only a double pawn step makes one.
-    let mut ep = repetition::legal_ep(&pos);
-    let mut draws = DrawWatch::default();
-    draws.observe(&pos, 0, 1);
-    if let Some(t) = trace.as_deref_mut() {
-        t.push(1);
-    }
-
-    // The `+`/`#` written after a check whose mate test is put off, with
-    // the move in SAN: a legal next move proves there was no mate, so the
-    // costly test (every legal move generated) runs only when no legal
-    // move follows.
-    let mut unsettled: Option<(Suffix, San)> = None;
-    // Whether `pos` is in check: wanted for the `+`/`#` test after a move
-    // and again to resolve the next one.
-    let mut in_check = pos.is_check();
-    for (i, tok) in game.moves.iter().enumerate() {
-        let ply = i as u32 + 1;
-        // The move as written, needed only for rows.
-        let text = || game.move_text(tok);
-        // Every failure below leaves `pos` as it stood before this move.
-        let fail = |pos: &Chess, kind: ErrorKind, detail: String| GameError {
-            ply,
-            san: text().to_owned(),
-            kind,
-            detail,
-            fen: fen_of(pos),
-        };
-        let mut zeroing = false;
-        let resolved = resolve(&pos, tok, mode, in_check);
-        if let Some((written, san)) = unsettled.take() {
-            let mate = !matches!(resolved, Resolved::Move(..)) && pos.is_checkmate();
-            let actual = if mate {
-                Suffix::Checkmate
-            } else {
-                Suffix::Check
-            };
-            if written != actual {
-                report.quirks.push(check_mark_quirk(
-                    ply - 1,
-                    &game.moves[i - 1],
-                    san,
-                    Some(actual),
-                ));
-            }
-        }
-        // The move in SAN, and how its form (not its check mark) departs
-        // from it, where it does.
-        let (san, sloppy) = match resolved {
-            Resolved::Move(m, sloppy) => {
-                let form = (sloppy || !tok.mended.is_empty()).then(|| form_quirks(&pos, tok, m));
-                history.record_move(&pos, m, ply);
-                zeroing = m.is_zeroing();
-                // Where shakmaty cannot update the key, what it takes of
-                // the position before the move, to update it here.
-                let next = pos
-                    .update_zobrist_hash(Zobrist64(key), m, EnPassantMode::Legal)
-                    .map(|z| z.0)
-                    .ok_or_else(|| repetition::KeyBefore::of(&pos, ep));
-                pos.play_unchecked(m);
-                // Where shakmaty updates the key the move is no double
-                // pawn step: no en passant follows.
-                (key, ep) = match next {
-                    Ok(next) => (next, None),
-                    Err(before) => repetition::next_key(&before, key, m, &pos),
-                };
-                debug_assert_eq!(key, strict_key(&pos));
-                match form {
-                    Some((codes, san)) => (san, Some(codes)),
-                    None => (tok.san, None),
-                }
-            }
-            Resolved::Castle(side) => {
-                let judgement = castling::judge_castle(&pos, &history, side, |ply| {
-                    game.move_text(&game.moves[ply as usize - 1])
-                });
-                if !judgement.reasons.is_empty() {
-                    report.castling.push(CastlingViolation {
-                        ply,
-                        move_number: pos.fullmoves().get(),
-                        side: pos.turn(),
-                        san: text().to_owned(),
-                        castle: side,
-                        reasons: judgement.reasons,
-                        detail: judgement.detail,
-                        fen: fen_of(&pos),
-                    });
-                }
-                match judgement.play {
-                    CastlePlay::Played(m) => {
-                        history.record_castle(&pos, m, ply);
-                        let before = repetition::KeyBefore::of(&pos, ep);
-                        pos.play_unchecked(m);
-                        (key, ep) = repetition::next_key(&before, key, m, &pos);
-                        debug_assert_eq!(key, strict_key(&pos));
-                    }
-                    CastlePlay::Unplayable(detail) => {
-                        report.error = Some(fail(&pos, ErrorKind::UnplayableCastle, detail));
-                        break;
-                    }
-                }
-                let codes = castle_form_quirks(tok);
-                (San::Castle(side), (!codes.is_empty()).then_some(codes))
-            }
-            Resolved::Error(kind, detail) => {
-                report.error = Some(fail(&pos, kind, detail));
-                break;
-            }
-        };
-        in_check = pos.is_check();
-        match sloppy {
-            Some(codes) => report.quirks.push(sloppy_quirk(ply, tok, san, codes, &pos)),
-            None => match (tok.suffix, in_check) {
-                (None, false) => {}
-                (Some(_), false) => report.quirks.push(check_mark_quirk(ply, tok, san, None)),
-                (None, true) => {
-                    report
-                        .quirks
-                        .push(check_mark_quirk(ply, tok, san, actual_suffix(&pos)));
-                }
-                (Some(written), true) if i + 1 < game.moves.len() => {
-                    unsettled = Some((written, san));
-                }
-                (Some(written), true) => {
-                    let actual = actual_suffix(&pos);
-                    if Some(written) != actual {
-                        report.quirks.push(check_mark_quirk(ply, tok, san, actual));
-                    }
-                }
-            },
-        }
-        report.plies = ply;
-        let count = reps.push_keyed(&pos, ply, zeroing, key, ep);
-        draws.observe(&pos, ply, count);
-        if let Some(t) = trace.as_deref_mut() {
-            t.push(count);
-        }
-    }
-
-    if report.error.is_none()
-        && let Some(err) = &game.syntax_error
-    {
-        report.error = Some(GameError {
-            ply: report.plies + 1,
-            san: err.token.clone(),
-            kind: ErrorKind::ParseError,
-            detail: err.detail.clone(),
-            fen: fen_of(&pos),
-        });
-    }
-    report.missed_draws = draws.rows(report.plies);
-    if report.error.is_none() {
-        report.claims = claims::audit_claims(game, &pos, &reps, report.plies);
     }
 }
 
@@ -435,33 +427,40 @@ fn check_mark(written: Option<Suffix>, actual: Option<Suffix>) -> Option<QuirkCo
     }
 }
 
-/// The quirk of a move whose form is SAN (`san`) and whose check mark is
-/// wrong or missing: it deserves `actual`.
+/// The quirk of a move whose form is SAN (not a castle) and whose check
+/// mark is wrong or missing: it deserves `actual`.
 #[cold]
 #[inline(never)]
-fn check_mark_quirk(ply: u32, tok: &MoveToken, san: San, actual: Option<Suffix>) -> NotationQuirk {
+fn check_mark_quirk(ply: u32, tok: &MoveToken, actual: Option<Suffix>) -> NotationQuirk {
     NotationQuirk {
         ply,
         codes: check_mark(tok.suffix, actual).map_or_else(Quirks::default, Quirks::from),
         written: Written::Text(tok.start, tok.end),
         standard: Some(SanPlus {
-            san,
+            san: tok.san,
             suffix: actual,
         }),
     }
 }
 
-/// The quirk of a move whose form departs from SAN (`codes`), played into
-/// `pos`: its check mark is judged too.
+/// The quirk, if any, of a castle or of a move whose form departs from SAN
+/// (`codes`), played into `pos`: its check mark is judged too. `san` is
+/// the move in SAN.
 #[cold]
 #[inline(never)]
-fn sloppy_quirk(ply: u32, tok: &MoveToken, san: San, codes: Quirks, pos: &Chess) -> NotationQuirk {
+fn sloppy_quirk(
+    ply: u32,
+    tok: &MoveToken,
+    san: San,
+    codes: Quirks,
+    pos: &Chess,
+) -> Option<NotationQuirk> {
     let actual = actual_suffix(pos);
     let mut codes = codes;
     if let Some(code) = check_mark(tok.suffix, actual) {
         codes.insert(code);
     }
-    NotationQuirk {
+    (!codes.is_empty()).then_some(NotationQuirk {
         ply,
         codes,
         written: Written::Text(tok.start, tok.end),
@@ -469,7 +468,7 @@ fn sloppy_quirk(ply: u32, tok: &MoveToken, san: San, codes: Quirks, pos: &Chess)
             san,
             suffix: actual,
         }),
-    }
+    })
 }
 
 /// The move that a token in coordinate notation names (`g1f3`, `e7e8q`,
@@ -742,5 +741,47 @@ mod tests {
         // A missing suffix, and a suffix on a quiet move.
         assert_eq!(quirks_and_error("1. e4 f5 2. Qh5 g6 *"), (1, None));
         assert_eq!(quirks_and_error("1. e4+ e5 *"), (1, None));
+    }
+
+    /// The quirks of a game from `fen`, as (ply, codes, move in SAN).
+    fn quirk_rows(fen: &str, movetext: &str) -> Vec<(u32, String, String)> {
+        let pgn = format!("[FEN \"{fen}\"]\n\n{movetext}\n");
+        let game = Game::parse(pgn.as_bytes());
+        let r = audit_game(&game);
+        assert_eq!(r.error, None);
+        assert_eq!(r.notation_quirks as usize, r.quirks.len());
+        r.quirks
+            .iter()
+            .map(|q| {
+                let san = q.standard.map(|s| s.to_string()).unwrap_or_default();
+                (q.ply, q.codes.codes(), san)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn castles_have_check_marks_too() {
+        let fen = "5k2/8/8/8/8/8/8/4K2R w K - 0 1";
+        let missing = |ply| vec![(ply, "missing_check_mark".to_owned(), "O-O+".to_owned())];
+        assert_eq!(quirk_rows(fen, "1. O-O Ke8 *"), missing(1));
+        assert_eq!(quirk_rows(fen, "1. Kg1 Ke8 *"), missing(1));
+        assert_eq!(quirk_rows(fen, "1. O-O+ Ke8 *"), []);
+        assert_eq!(
+            quirk_rows(fen, "1. 0-0 Ke8 *"),
+            [(
+                1,
+                "castling_with_zeros;missing_check_mark".to_owned(),
+                "O-O+".to_owned()
+            )]
+        );
+        assert_eq!(
+            quirk_rows(fen, "1. e1g1+ Ke8 2. Rf8+ *"),
+            [(1, "coordinate_notation".to_owned(), "O-O+".to_owned())]
+        );
+        let quiet = "6k1/8/8/8/8/8/8/4K2R w K - 0 1";
+        assert_eq!(
+            quirk_rows(quiet, "1. O-O# Kh7 *"),
+            [(1, "wrong_check_mark".to_owned(), "O-O".to_owned())]
+        );
     }
 }

@@ -61,7 +61,7 @@ pub struct Config {
     /// The `-j` asked for, where it was more than that.
     pub threads_asked: Option<usize>,
     pub split: bool,
-    /// Write quirks.csv (`--quirks`; no such flag yet: always off).
+    /// Write quirks.csv (`--quirks`).
     pub quirks: bool,
     /// Write report.html (off with `--no-html`).
     pub html: bool,
@@ -82,7 +82,7 @@ impl Config {
             threads,
             threads_asked: (asked > threads).then_some(asked),
             split: args.split,
-            quirks: false,
+            quirks: args.quirks,
             html: !args.no_html,
             quiet: args.quiet,
             fail_on_findings: args.fail_on_findings,
@@ -343,7 +343,7 @@ pub fn run(config: &Config) -> i32 {
             std::thread::park();
         }
     }
-    let mut reports = match Reports::create(&config.out, config.split, config.html) {
+    let mut reports = match Reports::create(&config.out, config.split, config.quirks, config.html) {
         Ok(r) => r,
         Err(e) => {
             say(&format!("cannot write reports: {e}"));

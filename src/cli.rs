@@ -141,6 +141,11 @@ pub struct AuditArgs {
     #[arg(long)]
     pub split: bool,
 
+    /// Also write quirks.csv: one row per accepted move (or tag line, or FEN
+    /// castling right) whose notation is sloppy.
+    #[arg(long)]
+    pub quirks: bool,
+
     /// Do not write report.html (the CSV files are the same).
     #[arg(long)]
     pub no_html: bool,

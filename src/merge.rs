@@ -10,7 +10,9 @@ use std::path::{Path, PathBuf};
 use crate::audit::{ClaimSource, ClaimVerdict};
 use crate::report::folder::OutFolder;
 use crate::report::html::HtmlReport;
-use crate::report::{CSV_REPORTS, Findings, IDENTITY, Options, Summary, VERSION, header_line};
+use crate::report::{
+    CSV_REPORTS, Findings, IDENTITY, Options, QUIRKS_REPORT, Summary, VERSION, header_line,
+};
 
 /// Why a merge cannot be done: the folder or file, and the cause.
 #[derive(Debug)]
@@ -41,6 +43,8 @@ struct Shard {
     summary: Summary,
     /// The bytes of each CSV report after its header line.
     rows: Vec<Vec<u8>>,
+    /// quirks.csv's rows after its header, where the run wrote it.
+    quirks: Option<Vec<u8>>,
     split: Option<[Vec<u8>; 2]>,
 }
 
@@ -74,22 +78,29 @@ fn read_shard(dir: &Path) -> Result<Shard, MergeError> {
             "the run was interrupted: its reports cover only part of its input",
         ));
     }
-    let mut rows = Vec::new();
-    for (name, columns) in CSV_REPORTS {
+    let body = |(name, columns): (&str, &[&str])| -> Result<Vec<u8>, MergeError> {
         let path = dir.join(name);
         if !path.exists() {
             return Err(fail(&path, "missing"));
         }
         let bytes = read(&path)?;
         let header = header_line(columns);
-        let Some(body) = bytes.strip_prefix(header.as_bytes()) else {
-            return Err(fail(
+        match bytes.strip_prefix(header.as_bytes()) {
+            Some(body) => Ok(body.to_vec()),
+            None => Err(fail(
                 &path,
                 "its columns are not those of version 2 of the report contract",
-            ));
-        };
-        rows.push(body.to_vec());
-    }
+            )),
+        }
+    };
+    let rows = CSV_REPORTS
+        .into_iter()
+        .map(body)
+        .collect::<Result<Vec<_>, _>>()?;
+    let quirks = match summary.options.quirks {
+        true => Some(body(QUIRKS_REPORT)?),
+        false => None,
+    };
     summary.findings = findings(dir, &rows)?;
     let present: Vec<bool> = SPLIT.iter().map(|n| dir.join(n).exists()).collect();
     let split = match present[..] {
@@ -104,6 +115,7 @@ fn read_shard(dir: &Path) -> Result<Shard, MergeError> {
         dir: dir.to_path_buf(),
         summary,
         rows,
+        quirks,
         split,
     })
 }
@@ -267,6 +279,9 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Summary, MergeError> {
 
     let html = options.html;
     let mut names: Vec<&str> = CSV_REPORTS.iter().map(|(name, _)| *name).collect();
+    if options.quirks {
+        names.push(QUIRKS_REPORT.0);
+    }
     if with_split != 0 {
         names.extend(SPLIT);
     }
@@ -282,6 +297,13 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Summary, MergeError> {
             bytes.extend_from_slice(&shard.rows[k]);
         }
         files.push((name, bytes));
+    }
+    if options.quirks {
+        let mut bytes = header_line(QUIRKS_REPORT.1).into_bytes();
+        for shard in &shards {
+            bytes.extend_from_slice(shard.quirks.as_deref().unwrap_or_default());
+        }
+        files.push((QUIRKS_REPORT.0, bytes));
     }
     if with_split != 0 {
         for (k, name) in SPLIT.iter().enumerate() {

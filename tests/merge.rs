@@ -213,3 +213,49 @@ fn bad_folders_get_clear_errors() {
     );
     assert!(!out.exists(), "nothing is written when a folder is bad");
 }
+
+/// Folders written with `--quirks` merge their quirks.csv too, into the
+/// one that a single run over all their inputs writes.
+#[test]
+fn quirks_merge_like_the_other_reports() {
+    let t = tempdir();
+    let sloppy = |name: &str, games: &str| write(t.path(), name, games.as_bytes());
+    let a = sloppy(
+        "a.pgn",
+        "1. e2e4 e5 2. Ng1f3 *\n\n1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7 *\n",
+    );
+    let b = sloppy(
+        "b.pgn",
+        "1. e4 d5 2. exd5 Qxd5 3. Nc3 Qa5 4. d4 c6 5. Nf3 Bg4 6. Bf4 e6 7. h3 Bxf3 8. Qxf3 Bb4 9. Be2 Nd7 10. a3 0-0-0 *\n",
+    );
+    let one = t.path().join("one");
+    run_ok(&[s(&a), s(&b), "--quirks"], &one);
+    let shards: Vec<PathBuf> = [&a, &b]
+        .iter()
+        .enumerate()
+        .map(|(k, f)| {
+            let out = t.path().join(format!("s{k}"));
+            run_ok(&[s(f), "--quirks"], &out);
+            out
+        })
+        .collect();
+    let merged = t.path().join("merged");
+    let o = merge(&[&shards[0], &shards[1]], &merged);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let quirks = std::fs::read_to_string(merged.join("quirks.csv")).unwrap();
+    assert_eq!(
+        quirks,
+        std::fs::read_to_string(one.join("quirks.csv")).unwrap()
+    );
+    // Four sloppy moves: e2e4, Ng1f3, 0-0-0, and Qxf7 without its #.
+    assert_eq!(quirks.lines().count(), 1 + 4, "{quirks}");
+    assert_eq!(
+        stable(&merged, "summary.json"),
+        stable(&one, "summary.json")
+    );
+}

@@ -41,7 +41,7 @@ _pgn__audit() {
 
     case "${cmd}" in
         pgn__audit)
-            opts="-o -j -h -V --out --threads --split --no-html --quiet --fail-on-findings --help --version audit merge help"
+            opts="-o -j -h -V --out --threads --split --quirks --no-html --quiet --fail-on-findings --help --version audit merge help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -71,7 +71,7 @@ _pgn__audit() {
             return 0
             ;;
         pgn__subcmd__audit__subcmd__audit)
-            opts="-o -j -h --out --threads --split --no-html --quiet --fail-on-findings --help"
+            opts="-o -j -h --out --threads --split --quirks --no-html --quiet --fail-on-findings --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

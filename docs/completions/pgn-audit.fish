@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_pgn_audit_global_optspecs
-    string join \n o/out= j/threads= split no-html quiet fail-on-findings h/help V/version
+    string join \n o/out= j/threads= split quirks no-html quiet fail-on-findings h/help V/version
 end
 
 function __fish_pgn_audit_needs_command
@@ -27,6 +27,7 @@ end
 complete -c pgn-audit -n "__fish_pgn_audit_needs_command" -s o -l out -d 'Where the reports go; created if missing. The reports of an earlier run in it are replaced' -r -F
 complete -c pgn-audit -n "__fish_pgn_audit_needs_command" -s j -l threads -d 'Worker threads (default: every core). At most 4 per core, and 8 on any machine: a larger N is cut to that, with a note' -r
 complete -c pgn-audit -n "__fish_pgn_audit_needs_command" -l split -d 'Also write clean.pgn and rejected.pgn with each game\'s original bytes'
+complete -c pgn-audit -n "__fish_pgn_audit_needs_command" -l quirks -d 'Also write quirks.csv: one row per accepted move (or tag line, or FEN castling right) whose notation is sloppy'
 complete -c pgn-audit -n "__fish_pgn_audit_needs_command" -l no-html -d 'Do not write report.html (the CSV files are the same)'
 complete -c pgn-audit -n "__fish_pgn_audit_needs_command" -l quiet -d 'No progress bar, no summary table, no notes; errors still go to standard error'
 complete -c pgn-audit -n "__fish_pgn_audit_needs_command" -l fail-on-findings -d 'Exit 1 (instead of 0) when the run completed and at least one game is flagged or incomplete'
@@ -38,6 +39,7 @@ complete -c pgn-audit -n "__fish_pgn_audit_needs_command" -a "help" -d 'Print th
 complete -c pgn-audit -n "__fish_pgn_audit_using_subcommand audit" -s o -l out -d 'Where the reports go; created if missing. The reports of an earlier run in it are replaced' -r -F
 complete -c pgn-audit -n "__fish_pgn_audit_using_subcommand audit" -s j -l threads -d 'Worker threads (default: every core). At most 4 per core, and 8 on any machine: a larger N is cut to that, with a note' -r
 complete -c pgn-audit -n "__fish_pgn_audit_using_subcommand audit" -l split -d 'Also write clean.pgn and rejected.pgn with each game\'s original bytes'
+complete -c pgn-audit -n "__fish_pgn_audit_using_subcommand audit" -l quirks -d 'Also write quirks.csv: one row per accepted move (or tag line, or FEN castling right) whose notation is sloppy'
 complete -c pgn-audit -n "__fish_pgn_audit_using_subcommand audit" -l no-html -d 'Do not write report.html (the CSV files are the same)'
 complete -c pgn-audit -n "__fish_pgn_audit_using_subcommand audit" -l quiet -d 'No progress bar, no summary table, no notes; errors still go to standard error'
 complete -c pgn-audit -n "__fish_pgn_audit_using_subcommand audit" -l fail-on-findings -d 'Exit 1 (instead of 0) when the run completed and at least one game is flagged or incomplete'

@@ -20,6 +20,7 @@ _pgn-audit() {
 '-j+[Worker threads (default\: every core). At most 4 per core, and 8 on any machine\: a larger N is cut to that, with a note]:N:_default' \
 '--threads=[Worker threads (default\: every core). At most 4 per core, and 8 on any machine\: a larger N is cut to that, with a note]:N:_default' \
 '--split[Also write clean.pgn and rejected.pgn with each game'\''s original bytes]' \
+'--quirks[Also write quirks.csv\: one row per accepted move (or tag line, or FEN castling right) whose notation is sloppy]' \
 '--no-html[Do not write report.html (the CSV files are the same)]' \
 '--quiet[No progress bar, no summary table, no notes; errors still go to standard error]' \
 '--fail-on-findings[Exit 1 (instead of 0) when the run completed and at least one game is flagged or incomplete]' \
@@ -44,6 +45,7 @@ _arguments "${_arguments_options[@]}" : \
 '-j+[Worker threads (default\: every core). At most 4 per core, and 8 on any machine\: a larger N is cut to that, with a note]:N:_default' \
 '--threads=[Worker threads (default\: every core). At most 4 per core, and 8 on any machine\: a larger N is cut to that, with a note]:N:_default' \
 '--split[Also write clean.pgn and rejected.pgn with each game'\''s original bytes]' \
+'--quirks[Also write quirks.csv\: one row per accepted move (or tag line, or FEN castling right) whose notation is sloppy]' \
 '--no-html[Do not write report.html (the CSV files are the same)]' \
 '--quiet[No progress bar, no summary table, no notes; errors still go to standard error]' \
 '--fail-on-findings[Exit 1 (instead of 0) when the run completed and at least one game is flagged or incomplete]' \

@@ -1,6 +1,6 @@
 //! What an audit finds, with the stable codes of the report contract.
 
-use shakmaty::{CastlingSide, Color};
+use shakmaty::{CastlingSide, Color, san::SanPlus};
 
 /// Standard chess or Chess960 (FIDE Guidelines II).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -142,6 +142,105 @@ codes! {
     }
 }
 
+codes! {
+    /// How accepted notation departs from the standard (PGN standard 8.1
+    /// for tags, 8.2.3 for SAN) while it still means exactly one thing, in
+    /// the order quirks.csv writes them.
+    QuirkCode {
+        /// `0-0` for `O-O`.
+        CastlingWithZeros => "castling_with_zeros",
+        /// `o-o` for `O-O`.
+        LowercaseCastling => "lowercase_castling",
+        /// `g1f3`, `e7e8q`: the squares of departure and arrival (UCI, old
+        /// programs), not SAN.
+        CoordinateNotation => "coordinate_notation",
+        /// A capture written without `x`.
+        MissingCaptureMark => "missing_capture_mark",
+        /// A move to an empty square written with `x`.
+        ExtraCaptureMark => "extra_capture_mark",
+        /// `xd5`: a pawn capture without the file it comes from.
+        PawnCaptureWithoutFile => "pawn_capture_without_file",
+        /// A file or rank of departure that SAN does not write (`Ng1f3`,
+        /// `e5xd6`, `N1d2` where `Nbd2` tells).
+        NeedlessDisambiguation => "needless_disambiguation",
+        /// `e8Q` for `e8=Q`.
+        PromotionWithoutEquals => "promotion_without_equals",
+        /// `exd6e.p.`, `exd6ep`, `exd6 e.p.`.
+        EnPassantSuffix => "en_passant_suffix",
+        /// A check or mate written without `+` or `#`.
+        MissingCheckMark => "missing_check_mark",
+        /// `+` or `#` where the move gives no check, or the other one.
+        WrongCheckMark => "wrong_check_mark",
+        /// `++`, the old sign of a double check.
+        DoubleCheckMark => "double_check_mark",
+        /// A tag value with quotes inside it not escaped.
+        UnescapedTagQuotes => "unescaped_tag_quotes",
+        /// A tag line that cannot be read, skipped.
+        UnreadableTagLine => "unreadable_tag_line",
+        /// A FEN castling right whose king or rook is not where it needs
+        /// them, dropped.
+        ImpossibleCastlingRight => "impossible_castling_right",
+    }
+}
+
+/// A set of [`QuirkCode`]s, written in canonical order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
+pub struct Quirks(u16);
+
+impl Quirks {
+    pub fn insert(&mut self, q: QuirkCode) {
+        self.0 |= 1 << q as u16;
+    }
+    pub fn remove(&mut self, q: QuirkCode) {
+        self.0 &= !(1 << q as u16);
+    }
+    pub fn contains(self, q: QuirkCode) -> bool {
+        self.0 & (1 << q as u16) != 0
+    }
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+    /// The codes joined with `;`, as in quirks.csv.
+    pub fn codes(self) -> String {
+        QuirkCode::ALL
+            .iter()
+            .filter(|q| self.contains(**q))
+            .map(|q| q.code())
+            .collect::<Vec<_>>()
+            .join(";")
+    }
+}
+
+impl From<QuirkCode> for Quirks {
+    fn from(q: QuirkCode) -> Quirks {
+        let mut set = Quirks::default();
+        set.insert(q);
+        set
+    }
+}
+
+/// What an accepted quirk was written as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Written {
+    /// A move or tag line: its byte range in the game.
+    Text(u32, u32),
+    /// A FEN castling right, as its FEN letter (`Q`, or the rook's file in
+    /// Chess960).
+    CastlingRight(char),
+}
+
+/// Notation that was accepted though sloppy: one row of quirks.csv, and one
+/// of the game's `notation_quirks`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NotationQuirk {
+    /// The move's ply; 0 for a tag line or a FEN castling right.
+    pub ply: u32,
+    pub codes: Quirks,
+    pub written: Written,
+    /// The move in standard SAN; `None` for a tag line or castling right.
+    pub standard: Option<SanPlus>,
+}
+
 impl ClaimVerdict {
     /// A verdict that upholds the claim.
     pub fn is_valid(self) -> bool {
@@ -266,6 +365,10 @@ pub struct GameReport {
     pub missed_draws: Vec<MissedDraw>,
     pub results: Vec<ResultFinding>,
     pub error: Option<GameError>,
+    /// Notation accepted though sloppy, in game order (tag lines and FEN
+    /// castling rights at ply 0 first).
+    pub quirks: Vec<NotationQuirk>,
+    /// How many: `quirks.len()`.
     pub notation_quirks: u32,
     /// Plies replayed.
     pub plies: u32,

@@ -13,13 +13,13 @@ pub mod start;
 pub use findings::*;
 
 use shakmaty::{
-    CastlingMode, Chess, EnPassantMode, Move, Position, Role,
+    CastlingMode, CastlingSide, Chess, EnPassantMode, File, Move, Position, Rank, Role, Square,
     fen::Fen,
-    san::{San, SanError, Suffix},
+    san::{San, SanError, SanPlus, Suffix},
     zobrist::Zobrist64,
 };
 
-use crate::pgn::{Game, MoveToken};
+use crate::pgn::{Game, Mended, MoveToken, TagQuirk, TagQuirkKind};
 use castling::{CastlePlay, CastlingHistory};
 use repetition::{Repetitions, strict_key};
 
@@ -45,16 +45,7 @@ pub fn repetition_counts(game: &Game) -> Vec<u32> {
 
 fn audit_traced(game: &Game, mut trace: Option<&mut Vec<u32>>) -> GameReport {
     let mut report = GameReport::default();
-    if let Some(err) = &game.tags.error {
-        report.error = Some(GameError {
-            ply: 0,
-            san: String::new(),
-            kind: ErrorKind::ParseError,
-            detail: format!("{}: {}", err.detail, err.token),
-            fen: String::new(),
-        });
-        return report;
-    }
+    report.quirks.extend(game.tags.quirks.iter().map(tag_quirk));
     let start = match start::start_position(&game.tags) {
         Ok(s) => s,
         Err((kind, detail)) => {
@@ -66,12 +57,16 @@ fn audit_traced(game: &Game, mut trace: Option<&mut Vec<u32>>) -> GameReport {
                 detail,
                 fen: String::new(),
             });
+            report.notation_quirks = report.quirks.len() as u32;
             return report;
         }
     };
+
     report.variant = start.variant;
     // Each impossible castling right of the FEN, dropped, is a quirk.
-    report.notation_quirks = start.dropped_rights.count() as u32;
+    report
+        .quirks
+        .extend(start.dropped_rights.into_iter().map(dropped_right));
     let mode = start.mode;
     let mut pos = start.position.clone();
     let mut history = CastlingHistory::new(&start);
@@ -113,7 +108,10 @@ fn audit_traced(game: &Game, mut trace: Option<&mut Vec<u32>>) -> GameReport {
             fen: fen_of(pos),
         };
         let mut zeroing = false;
-        let mut quirk = tok.quirk;
+        // A castle, or a move whose form departs from SAN: how (not
+        // counting its check mark), and the move in SAN. Its quirk is
+        // judged out of line.
+        let mut sloppy: Option<(Quirks, San)> = None;
         let resolved = resolve(&pos, tok, mode, in_check);
         if let Some(written) = unsettled.take() {
             let mate = !matches!(resolved, Resolved::Move(..)) && pos.is_checkmate();
@@ -122,11 +120,18 @@ fn audit_traced(game: &Game, mut trace: Option<&mut Vec<u32>>) -> GameReport {
             } else {
                 Suffix::Check
             };
-            report.notation_quirks += u32::from(written != actual);
+            if written != actual {
+                let previous = &game.moves[i - 1];
+                report
+                    .quirks
+                    .push(check_mark_quirk(ply - 1, previous, Some(actual)));
+            }
         }
         match resolved {
-            Resolved::Move(m, sloppy) => {
-                quirk |= sloppy;
+            Resolved::Move(m, form) => {
+                if form || !tok.mended.is_empty() {
+                    sloppy = Some(form_quirks(&pos, tok, m));
+                }
                 history.record_move(&pos, m, ply);
                 zeroing = m.is_zeroing();
                 // Where shakmaty cannot update the key, what it takes of
@@ -179,6 +184,7 @@ fn audit_traced(game: &Game, mut trace: Option<&mut Vec<u32>>) -> GameReport {
                         break;
                     }
                 }
+                sloppy = Some((castle_form_quirks(tok), San::Castle(side)));
             }
             Resolved::Error(kind, detail) => {
                 report.error = Some(fail(&pos, kind, detail));
@@ -186,15 +192,27 @@ fn audit_traced(game: &Game, mut trace: Option<&mut Vec<u32>>) -> GameReport {
             }
         }
         in_check = pos.is_check();
-        if !quirk {
+        if let Some((codes, san)) = sloppy {
+            report
+                .quirks
+                .extend(sloppy_quirk(ply, tok, san, codes, &pos));
+        } else {
             match (tok.suffix, in_check) {
                 (None, false) => {}
-                (Some(_), false) | (None, true) => quirk = true,
+                (Some(_), false) => report.quirks.push(check_mark_quirk(ply, tok, None)),
+                (None, true) => {
+                    let actual = actual_suffix(&pos);
+                    report.quirks.push(check_mark_quirk(ply, tok, actual));
+                }
                 (Some(written), true) if i + 1 < game.moves.len() => unsettled = Some(written),
-                (Some(written), true) => quirk = Some(written) != actual_suffix(&pos),
+                (Some(written), true) => {
+                    let actual = actual_suffix(&pos);
+                    if Some(written) != actual {
+                        report.quirks.push(check_mark_quirk(ply, tok, actual));
+                    }
+                }
             }
         }
-        report.notation_quirks += u32::from(quirk);
         report.plies = ply;
         let count = reps.push_keyed(&pos, ply, zeroing, key, ep);
         draws.observe(&pos, ply, count);
@@ -220,7 +238,43 @@ fn audit_traced(game: &Game, mut trace: Option<&mut Vec<u32>>) -> GameReport {
     if report.error.is_none() {
         report.claims = claims::audit_claims(game, &pos, &reps, report.plies);
     }
+    report.notation_quirks = report.quirks.len() as u32;
     report
+}
+
+/// A tag line read with a mending, or skipped: a quirk at ply 0.
+fn tag_quirk(q: &TagQuirk) -> NotationQuirk {
+    let code = match q.kind {
+        TagQuirkKind::UnescapedQuotes => QuirkCode::UnescapedTagQuotes,
+        TagQuirkKind::Unreadable => QuirkCode::UnreadableTagLine,
+    };
+    NotationQuirk {
+        ply: 0,
+        codes: code.into(),
+        written: Written::Text(q.start, q.end),
+        standard: None,
+    }
+}
+
+/// A FEN castling right dropped as impossible (its rook square given): a
+/// quirk at ply 0, written as the FEN letter of that right.
+fn dropped_right(rook: Square) -> NotationQuirk {
+    let letter = match rook.file() {
+        File::A => 'Q',
+        File::H => 'K',
+        file => file.upper_char(),
+    };
+    let letter = if rook.rank() == Rank::First {
+        letter
+    } else {
+        letter.to_ascii_lowercase()
+    };
+    NotationQuirk {
+        ply: 0,
+        codes: QuirkCode::ImpossibleCastlingRight.into(),
+        written: Written::CastlingRight(letter),
+        standard: None,
+    }
 }
 
 /// Remembers the first automatic draw of each kind (FIDE 9.6, and 5.2.2
@@ -289,6 +343,210 @@ impl DrawWatch {
     }
 }
 
+/// The quirks of a move's form that the reader mended.
+fn mended_quirks(mended: Mended) -> Quirks {
+    let mut codes = Quirks::default();
+    for (form, code) in [
+        (Mended::CASTLING_WITH_ZEROS, QuirkCode::CastlingWithZeros),
+        (Mended::LOWERCASE_CASTLING, QuirkCode::LowercaseCastling),
+        (
+            Mended::PROMOTION_WITHOUT_EQUALS,
+            QuirkCode::PromotionWithoutEquals,
+        ),
+        (Mended::EN_PASSANT_SUFFIX, QuirkCode::EnPassantSuffix),
+        (Mended::DOUBLE_CHECK_MARK, QuirkCode::DoubleCheckMark),
+    ] {
+        if mended.contains(form) {
+            codes.insert(code);
+        }
+    }
+    codes
+}
+
+/// Whether a SAN was read from coordinate notation: a pawn move written
+/// with both the file and the rank it comes from and no `x` (`g1f3`,
+/// `e2e4`, `d7d8R`), which SAN never writes.
+fn is_coordinate(san: San) -> bool {
+    matches!(
+        san,
+        San::Normal {
+            role: Role::Pawn,
+            file: Some(_),
+            rank: Some(_),
+            capture: false,
+            ..
+        }
+    )
+}
+
+/// How the form of `tok`, which names the legal move `m` in `pos`,
+/// departs from SAN (PGN standard 8.2.3), and the move in SAN. Out of
+/// line: only for moves read with a mending or sloppy.
+#[cold]
+#[inline(never)]
+fn form_quirks(pos: &Chess, tok: &MoveToken, m: Move) -> (Quirks, San) {
+    let standard = San::from_move(pos, m);
+    let mut codes = mended_quirks(tok.mended);
+    if is_coordinate(tok.san) {
+        // Coordinates name the squares: no `=`, `x` or choice of file.
+        codes.remove(QuirkCode::PromotionWithoutEquals);
+        codes.insert(QuirkCode::CoordinateNotation);
+        return (codes, standard);
+    }
+    if let (
+        San::Normal {
+            role,
+            file,
+            rank,
+            capture,
+            ..
+        },
+        San::Normal {
+            file: san_file,
+            rank: san_rank,
+            capture: san_capture,
+            ..
+        },
+    ) = (tok.san, standard)
+    {
+        match (capture, san_capture) {
+            (false, true) => codes.insert(QuirkCode::MissingCaptureMark),
+            (true, false) => codes.insert(QuirkCode::ExtraCaptureMark),
+            _ => {}
+        }
+        if role == Role::Pawn {
+            // A pawn capture names its file; a push (`exe4` aside, whose
+            // file came with its wrong `x`) and every rank are needless.
+            if san_capture && file.is_none() {
+                codes.insert(QuirkCode::PawnCaptureWithoutFile);
+            }
+            if rank.is_some() || (!san_capture && !capture && file.is_some()) {
+                codes.insert(QuirkCode::NeedlessDisambiguation);
+            }
+        } else if (file, rank) != (san_file, san_rank) {
+            codes.insert(QuirkCode::NeedlessDisambiguation);
+        }
+    }
+    debug_assert!(!codes.is_empty(), "{:?} for {m:?}", tok.san);
+    (codes, standard)
+}
+
+/// How a castle's form departs from `O-O`: zeros, a lowercase o, or
+/// coordinates (`e1g1`); a king move (`Kg1`) is a castle written as one.
+fn castle_form_quirks(tok: &MoveToken) -> Quirks {
+    let mut codes = mended_quirks(tok.mended);
+    if is_coordinate(tok.san) {
+        codes.insert(QuirkCode::CoordinateNotation);
+    }
+    codes
+}
+
+/// The check mark quirk of a move written with `written` where it deserves
+/// `actual` (FIDE: a check is a move that attacks the king; PGN standard
+/// 8.2.3.7 writes `+` after a check and `#` after a mate), if any.
+fn check_mark(written: Option<Suffix>, actual: Option<Suffix>) -> Option<QuirkCode> {
+    match (written, actual) {
+        (None, Some(_)) => Some(QuirkCode::MissingCheckMark),
+        (Some(w), a) if Some(w) != a => Some(QuirkCode::WrongCheckMark),
+        _ => None,
+    }
+}
+
+/// The quirk of a move whose form is SAN (not a castle) and whose check
+/// mark is wrong or missing: it deserves `actual`.
+#[cold]
+#[inline(never)]
+fn check_mark_quirk(ply: u32, tok: &MoveToken, actual: Option<Suffix>) -> NotationQuirk {
+    NotationQuirk {
+        ply,
+        codes: check_mark(tok.suffix, actual).map_or_else(Quirks::default, Quirks::from),
+        written: Written::Text(tok.start, tok.end),
+        standard: Some(SanPlus {
+            san: tok.san,
+            suffix: actual,
+        }),
+    }
+}
+
+/// The quirk, if any, of a castle or of a move whose form departs from SAN
+/// (`codes`), played into `pos`: its check mark is judged too. `san` is
+/// the move in SAN.
+#[cold]
+#[inline(never)]
+fn sloppy_quirk(
+    ply: u32,
+    tok: &MoveToken,
+    san: San,
+    codes: Quirks,
+    pos: &Chess,
+) -> Option<NotationQuirk> {
+    let actual = actual_suffix(pos);
+    let mut codes = codes;
+    if let Some(code) = check_mark(tok.suffix, actual) {
+        codes.insert(code);
+    }
+    (!codes.is_empty()).then_some(NotationQuirk {
+        ply,
+        codes,
+        written: Written::Text(tok.start, tok.end),
+        standard: Some(SanPlus {
+            san,
+            suffix: actual,
+        }),
+    })
+}
+
+/// The move that a token in coordinate notation names (`g1f3`, `e7e8q`,
+/// as UCI and old programs write): the piece of the side to move on the
+/// first square, to the second, promoted as written. A king two files
+/// from its start square, or onto its own rook (`e1h1`, as UCI writes a
+/// Chess960 castle), is a castle, as `Kg1` is. `None` where `san` is no
+/// pair of squares or names no legal move.
+fn coordinate_move(pos: &Chess, san: San, mode: CastlingMode) -> Option<Resolved> {
+    if !is_coordinate(san) {
+        return None;
+    }
+    let San::Normal {
+        file: Some(file),
+        rank: Some(rank),
+        to,
+        promotion,
+        ..
+    } = san
+    else {
+        return None;
+    };
+    let from = Square::from_coords(file, rank);
+    let board = pos.board();
+    if board.king_of(pos.turn()) == Some(from) && promotion.is_none() {
+        let onto_rook = (board.rooks() & pos.us()).contains(to);
+        let to = if onto_rook && mode == CastlingMode::Standard {
+            // The king's square of that castle in standard chess.
+            let side = CastlingSide::from_king_side(to.file() > from.file());
+            Square::from_coords(side.king_to_file(), to.rank())
+        } else {
+            to
+        };
+        let king_move = San::Normal {
+            role: Role::King,
+            file: None,
+            rank: None,
+            capture: false,
+            to,
+            promotion: None,
+        };
+        if let Some(side) = castling::castle_intent(pos, king_move, mode) {
+            return Some(Resolved::Castle(side));
+        }
+    }
+    pos.legal_moves()
+        .into_iter()
+        .find(|m| {
+            !m.is_castle() && m.from() == Some(from) && m.to() == to && m.promotion() == promotion
+        })
+        .map(|m| Resolved::Move(m, true))
+}
+
 /// The check or mate suffix a move deserves.
 fn actual_suffix(pos: &Chess) -> Option<Suffix> {
     if !pos.is_check() {
@@ -350,6 +608,9 @@ fn resolve_rare(pos: &Chess, san: San, mode: CastlingMode, in_check: bool) -> Re
         Err(SanError::IllegalSan) => {
             if let Some(side) = castling::castle_intent(pos, san, mode) {
                 return Resolved::Castle(side);
+            }
+            if let Some(resolved) = coordinate_move(pos, san, mode) {
+                return resolved;
             }
             // A missing or extra `x` still names one move; but a pawn push
             // (`e6`) is not read as a capture (`dxe6`): that needs the file
@@ -505,5 +766,47 @@ mod tests {
         // A missing suffix, and a suffix on a quiet move.
         assert_eq!(quirks_and_error("1. e4 f5 2. Qh5 g6 *"), (1, None));
         assert_eq!(quirks_and_error("1. e4+ e5 *"), (1, None));
+    }
+
+    /// The quirks of a game from `fen`, as (ply, codes, move in SAN).
+    fn quirk_rows(fen: &str, movetext: &str) -> Vec<(u32, String, String)> {
+        let pgn = format!("[FEN \"{fen}\"]\n\n{movetext}\n");
+        let game = Game::parse(pgn.as_bytes());
+        let r = audit_game(&game);
+        assert_eq!(r.error, None);
+        assert_eq!(r.notation_quirks as usize, r.quirks.len());
+        r.quirks
+            .iter()
+            .map(|q| {
+                let san = q.standard.map(|s| s.to_string()).unwrap_or_default();
+                (q.ply, q.codes.codes(), san)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn castles_have_check_marks_too() {
+        let fen = "5k2/8/8/8/8/8/8/4K2R w K - 0 1";
+        let missing = |ply| vec![(ply, "missing_check_mark".to_owned(), "O-O+".to_owned())];
+        assert_eq!(quirk_rows(fen, "1. O-O Ke8 *"), missing(1));
+        assert_eq!(quirk_rows(fen, "1. Kg1 Ke8 *"), missing(1));
+        assert_eq!(quirk_rows(fen, "1. O-O+ Ke8 *"), []);
+        assert_eq!(
+            quirk_rows(fen, "1. 0-0 Ke8 *"),
+            [(
+                1,
+                "castling_with_zeros;missing_check_mark".to_owned(),
+                "O-O+".to_owned()
+            )]
+        );
+        assert_eq!(
+            quirk_rows(fen, "1. e1g1+ Ke8 2. Rf8+ *"),
+            [(1, "coordinate_notation".to_owned(), "O-O+".to_owned())]
+        );
+        let quiet = "6k1/8/8/8/8/8/8/4K2R w K - 0 1";
+        assert_eq!(
+            quirk_rows(quiet, "1. O-O# Kh7 *"),
+            [(1, "wrong_check_mark".to_owned(), "O-O".to_owned())]
+        );
     }
 }

@@ -11,8 +11,8 @@
 mod movetext;
 mod tags;
 
-pub use movetext::{MoveToken, SyntaxError};
-pub use tags::{Tags, decode_text};
+pub use movetext::{Mended, MoveToken, SyntaxError};
+pub use tags::{TagQuirk, TagQuirkKind, Tags, decode_text};
 
 use shakmaty::san::{San, Suffix};
 

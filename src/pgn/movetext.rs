@@ -12,8 +12,36 @@ pub struct MoveToken {
     pub end: u32,
     pub san: San,
     pub suffix: Option<Suffix>,
-    /// The text needed mending before it was SAN (`0-0`, `e8Q`, `e.p.`).
-    pub quirk: bool,
+    /// What the text needed mending before it was SAN (`0-0`, `e8Q`, `e.p.`).
+    pub mended: Mended,
+}
+
+/// The sloppy forms of a move's text that the reader mended into SAN, as a
+/// set.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Mended(u8);
+
+impl Mended {
+    /// `0-0` or `0-0-0`.
+    pub const CASTLING_WITH_ZEROS: Mended = Mended(1);
+    /// `o-o` or `o-o-o`.
+    pub const LOWERCASE_CASTLING: Mended = Mended(2);
+    /// `e8Q`: the promotion piece without `=`.
+    pub const PROMOTION_WITHOUT_EQUALS: Mended = Mended(4);
+    /// `exd6e.p.`, `exd6ep` or `exd6 e.p.`.
+    pub const EN_PASSANT_SUFFIX: Mended = Mended(8);
+    /// `Nd6++`, the old sign of a double check.
+    pub const DOUBLE_CHECK_MARK: Mended = Mended(16);
+
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+    pub fn contains(self, other: Mended) -> bool {
+        self.0 & other.0 == other.0
+    }
+    fn insert(&mut self, other: Mended) {
+        self.0 |= other.0;
+    }
 }
 
 /// A token that is no move, number, comment, NAG, variation or result.
@@ -122,7 +150,7 @@ fn read_tokens(bytes: &[u8], start: usize, out: &mut Movetext) {
         } else if SAN_START[c as usize]
             && let Some((san, end)) = fast_san_at(bytes, i)
         {
-            if !push_move(out, result_seen, (i, end), san, false) {
+            if !push_move(out, result_seen, (i, end), san, Mended::default()) {
                 fail(out, i, end, "move after the game result");
                 return;
             }
@@ -184,6 +212,9 @@ fn read_tokens(bytes: &[u8], start: usize, out: &mut Movetext) {
                 i += 1 + digits;
             }
             b'!' | b'?' => i += 1,
+            // `5. ... Ba5`, `8. ...Bxc3`: the dots of a move number written
+            // apart from it (PGN import format).
+            b'.' => i += bytes[i..].iter().take_while(|&&b| b == b'.').count(),
             _ => {
                 let end = token_end(bytes, i).max(i + 1);
                 let token = &bytes[i..end];
@@ -206,14 +237,21 @@ fn read_tokens(bytes: &[u8], start: usize, out: &mut Movetext) {
                 }
                 if is_en_passant_mark(token) {
                     if let Some(last) = out.moves.last_mut() {
-                        last.quirk = true;
+                        last.mended.insert(Mended::EN_PASSANT_SUFFIX);
+                        // Written with its move (`exd6 e.p.`): part of it.
+                        if bytes[last.end as usize..i]
+                            .iter()
+                            .all(u8::is_ascii_whitespace)
+                        {
+                            last.end = end as u32;
+                        }
                     }
                     i = end;
                     continue;
                 }
                 match read_san(token) {
-                    Some((san, quirk)) => {
-                        if !push_move(out, result_seen, (i, end), san, quirk) {
+                    Some((san, mended)) => {
+                        if !push_move(out, result_seen, (i, end), san, mended) {
                             fail(out, i, end, "move after the game result");
                             return;
                         }
@@ -327,7 +365,7 @@ fn push_move(
     result_seen: bool,
     span: (usize, usize),
     san: SanPlus,
-    quirk: bool,
+    mended: Mended,
 ) -> bool {
     if result_seen {
         return false;
@@ -337,7 +375,7 @@ fn push_move(
         end: span.1 as u32,
         san: san.san,
         suffix: san.suffix,
-        quirk,
+        mended,
     });
     out.final_comments.clear();
     out.comment_after_move = None;
@@ -371,13 +409,14 @@ fn is_en_passant_mark(token: &[u8]) -> bool {
 }
 
 /// Reads a SAN token, mending the sloppy forms that still mean one move:
-/// castling with zeros, a promotion without `=`, an `e.p.` suffix.
-fn read_san(token: &[u8]) -> Option<(SanPlus, bool)> {
+/// castling with zeros or a lowercase o, a promotion without `=`, an
+/// `e.p.` suffix, `++` for a double check.
+fn read_san(token: &[u8]) -> Option<(SanPlus, Mended)> {
     if let Some(san) = fast_san(token) {
-        return Some((san, false));
+        return Some((san, Mended::default()));
     }
     if let Ok(san) = SanPlus::from_ascii(token) {
-        return Some((san, false));
+        return Some((san, Mended::default()));
     }
     if token == b"0000" {
         // The UCI null move, as some tools write it: a null move (reported
@@ -386,23 +425,35 @@ fn read_san(token: &[u8]) -> Option<(SanPlus, bool)> {
             san: San::Null,
             suffix: None,
         };
-        return Some((null, false));
+        return Some((null, Mended::default()));
     }
+    let mut forms = Mended::default();
     let mut mended: Vec<u8> = token.to_vec();
     for suffix in [&b"e.p."[..], b"ep"] {
         if mended.len() > suffix.len()
             && mended[mended.len() - suffix.len()..].eq_ignore_ascii_case(suffix)
         {
             mended.truncate(mended.len() - suffix.len());
+            forms.insert(Mended::EN_PASSANT_SUFFIX);
             break;
         }
     }
+    if mended.ends_with(b"++") {
+        mended.pop();
+        forms.insert(Mended::DOUBLE_CHECK_MARK);
+    }
     // Castling with zeros or a lowercase o: `0-0`, `o-o-o`.
-    if mended.starts_with(b"0-0") || mended.starts_with(b"o-o") {
-        for b in mended.iter_mut() {
-            if matches!(*b, b'0' | b'o') {
-                *b = b'O';
+    for (start, form) in [
+        (b"0-0", Mended::CASTLING_WITH_ZEROS),
+        (b"o-o", Mended::LOWERCASE_CASTLING),
+    ] {
+        if mended.starts_with(start) {
+            for b in mended.iter_mut() {
+                if *b == start[0] {
+                    *b = b'O';
+                }
             }
+            forms.insert(form);
         }
     }
     // `e8Q`, `exd8Q+`: a promotion piece straight after the rank.
@@ -411,8 +462,9 @@ fn read_san(token: &[u8]) -> Option<(SanPlus, bool)> {
             && matches!(w[1], b'Q' | b'R' | b'B' | b'N' | b'q' | b'r' | b'b' | b'n')
     }) {
         mended.insert(p + 1, b'=');
+        forms.insert(Mended::PROMOTION_WITHOUT_EQUALS);
     }
-    SanPlus::from_ascii(&mended).ok().map(|san| (san, true))
+    SanPlus::from_ascii(&mended).ok().map(|san| (san, forms))
 }
 
 /// `SanPlus::from_ascii(token)` for the usual forms (`e4`, `Nbxd7+`,
@@ -538,12 +590,37 @@ mod tests {
     }
 
     #[test]
+    fn move_numbers_with_their_dots_apart() {
+        let (moves, err, _) =
+            read("1. e4 1. ... e5 2. Nf3 2. ...Nc6 3. Bb5 3...a6 4.Ba4 4 ... Nf6 *");
+        assert_eq!(moves, ["e4", "e5", "Nf3", "Nc6", "Bb5", "a6", "Ba4", "Nf6"]);
+        assert_eq!(err, None);
+    }
+
+    #[test]
     fn sloppy_forms_are_mended() {
-        let b = "1. 0-0-0+ e8Q bxa8N+ exd6e.p. exd6 e.p. o-o";
+        let b = "1. 0-0-0+ e8Q bxa8N+ exd6e.p. exd6 e.p. o-o Nd6++ exf6ep";
         let mt = read_movetext(b.as_bytes(), 0);
         assert_eq!(mt.error, None);
-        assert_eq!(mt.moves.len(), 6);
-        assert!(mt.moves.iter().all(|m| m.quirk));
+        let forms: Vec<(&str, Mended)> = mt
+            .moves
+            .iter()
+            .map(|m| (&b[m.start as usize..m.end as usize], m.mended))
+            .collect();
+        assert_eq!(
+            forms,
+            [
+                ("0-0-0+", Mended::CASTLING_WITH_ZEROS),
+                ("e8Q", Mended::PROMOTION_WITHOUT_EQUALS),
+                ("bxa8N+", Mended::PROMOTION_WITHOUT_EQUALS),
+                ("exd6e.p.", Mended::EN_PASSANT_SUFFIX),
+                ("exd6 e.p.", Mended::EN_PASSANT_SUFFIX),
+                ("o-o", Mended::LOWERCASE_CASTLING),
+                ("Nd6++", Mended::DOUBLE_CHECK_MARK),
+                ("exf6ep", Mended::EN_PASSANT_SUFFIX),
+            ]
+        );
+        assert_eq!(mt.moves[6].suffix, Some(Suffix::Check));
         assert_eq!(
             mt.moves[0].san,
             San::Castle(shakmaty::CastlingSide::QueenSide)

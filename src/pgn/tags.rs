@@ -3,8 +3,6 @@
 
 use pgn_reader::RawTag;
 
-use super::SyntaxError;
-
 /// The tags the audit reads. Values are decoded and unescaped; a tag that
 /// appears twice keeps its last value (as python-chess does).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -18,8 +16,29 @@ pub struct Tags {
     pub fen: Option<String>,
     pub variant: Option<String>,
     pub termination: Option<String>,
-    /// The first tag line that is damaged beyond reading (an unclosed value).
-    pub error: Option<SyntaxError>,
+    /// The tag lines read with a mending or skipped, in order.
+    pub quirks: Vec<TagQuirk>,
+}
+
+/// A tag line that is not PGN as the standard writes it, and where it is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TagQuirk {
+    pub kind: TagQuirkKind,
+    /// Byte range of the line, its end of line and trailing blanks
+    /// excluded, in the game.
+    pub start: u32,
+    pub end: u32,
+}
+
+/// How a tag line departs from the standard.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TagQuirkKind {
+    /// Quotes inside the value are not escaped (`[Event "London "Immortal""]`):
+    /// the value is read between the first quote and the last.
+    UnescapedQuotes,
+    /// The line cannot be read as a tag (`[Annotator]`, `[Site "Paris`):
+    /// skipped.
+    Unreadable,
 }
 
 impl Tags {
@@ -44,7 +63,8 @@ pub fn decode_text(bytes: &[u8]) -> String {
 }
 
 /// Reads the tag lines at the start of `bytes`. Returns the tags and where
-/// the movetext starts.
+/// the movetext starts: after the last tag line, or right after a tag that
+/// has moves after it on its line.
 pub(super) fn read_tags(bytes: &[u8]) -> (Tags, usize) {
     let mut tags = Tags::default();
     let mut pos = 0;
@@ -67,9 +87,7 @@ pub(super) fn read_tags(bytes: &[u8]) -> (Tags, usize) {
         }
         let line_start = pos + indent;
         let line = &bytes[line_start..];
-        let len = line_len(line);
-        read_tag_line(&line[..len], line_start, &mut tags);
-        pos = line_start + len;
+        pos = line_start + read_tag_line(&line[..line_len(line)], line_start, &mut tags);
     }
 }
 
@@ -86,54 +104,93 @@ fn line_len(line: &[u8]) -> usize {
     }
 }
 
-fn tag_error(tags: &mut Tags, line: &[u8], detail: &str) {
-    if tags.error.is_none() {
-        let text = line.trim_ascii_end();
-        tags.error = Some(SyntaxError {
-            after_moves: 0,
-            token: decode_text(&text[..text.len().min(80)]),
-            detail: detail.to_owned(),
+/// Reads the tag that starts with the `[` at byte `at` of the game; `line`
+/// runs from there to the end of its line, terminator included. Returns
+/// how much of `line` is read: all of it, or the tag alone where another
+/// tag or the movetext follows it on the line.
+///
+/// A value is read as the standard writes it, with `\"` and `\\` escaped.
+/// Where that does not end the tag at a `]`, or leaves text after it, and
+/// the line ends with a quote and `]`, the value is the text between the
+/// first quote and that last one: quotes inside it were not escaped
+/// (`[Event "London "Immortal""]`). A line that still cannot be read is
+/// skipped.
+fn read_tag_line(line: &[u8], at: usize, tags: &mut Tags) -> usize {
+    let text = line.trim_ascii_end();
+    let quirk = |tags: &mut Tags, kind| {
+        tags.quirks.push(TagQuirk {
+            kind,
+            start: at as u32,
+            end: (at + text.len()) as u32,
         });
+    };
+    let body = &text[1..];
+    let Some(quote) = memchr::memchr(b'"', body) else {
+        // `[Annotator]`, or a file cut in a tag name (`[Whi`).
+        quirk(tags, TagQuirkKind::Unreadable);
+        return line.len();
+    };
+    let name = body[..quote].trim_ascii();
+    let value_start = 1 + quote + 1;
+    let value_bytes = &body[quote + 1..];
+    // The text after the `]` that closes the value as the standard reads it.
+    let after_tag = escaped_value_end(value_bytes).and_then(|end| {
+        let rest = value_bytes[end + 1..]
+            .trim_ascii_start()
+            .strip_prefix(b"]")?;
+        Some((end, rest.trim_ascii_start()))
+    });
+    if let Some((end, rest)) = after_tag
+        && (rest.is_empty() || rest.starts_with(b"["))
+    {
+        store_tag(name, &value_bytes[..end], at + value_start, tags);
+        return if rest.is_empty() {
+            line.len()
+        } else {
+            text.len() - rest.len()
+        };
+    }
+    if let Some(inner) = text.strip_suffix(b"]").map(<[u8]>::trim_ascii_end)
+        && inner.len() > value_start
+        && inner.ends_with(b"\"")
+    {
+        store_tag(
+            name,
+            &inner[value_start..inner.len() - 1],
+            at + value_start,
+            tags,
+        );
+        quirk(tags, TagQuirkKind::UnescapedQuotes);
+        return line.len();
+    }
+    match after_tag {
+        Some((end, rest)) => {
+            // `[Event "x"] 1. e4 e5 *`: the movetext starts after the tag.
+            store_tag(name, &value_bytes[..end], at + value_start, tags);
+            text.len() - rest.len()
+        }
+        None => {
+            // `[Site "Paris` or `[Round "3"`: no closing quote or bracket.
+            quirk(tags, TagQuirkKind::Unreadable);
+            line.len()
+        }
     }
 }
 
-/// Reads the tag line that starts at byte `at` of the game.
-fn read_tag_line(line: &[u8], at: usize, tags: &mut Tags) {
-    let body = &line[1..];
-    let Some(quote) = memchr::memchr(b'"', body) else {
-        // `[Whi` (a file cut in a tag name) or `[Event]`: a tag without a
-        // value would otherwise vanish without a word.
-        tag_error(tags, line, "tag without a quoted value");
-        return;
-    };
-    let name = body[..quote].trim_ascii();
-    let value_bytes = &body[quote + 1..];
+/// Where the value's closing quote is, `\"` and `\\` read as escapes; `None`
+/// where the value does not close on its line.
+fn escaped_value_end(value: &[u8]) -> Option<usize> {
     let mut i = 0;
-    let end = loop {
+    loop {
         // Past a `\` at the line's very end: unterminated.
-        let Some(rest) = value_bytes.get(i..) else {
-            break None;
-        };
+        let rest = value.get(i..)?;
         i += special_byte(rest);
-        match value_bytes.get(i) {
+        match value.get(i) {
             Some(b'\\') => i += 2,
-            Some(b'"') => break Some(i),
-            _ => break None, // the line's end, or the game's
+            Some(b'"') => return Some(i),
+            _ => return None, // the line's end
         }
-    };
-    let Some(end) = end else {
-        tag_error(tags, line, "unterminated tag value");
-        return;
-    };
-    let after = value_bytes[end + 1..].trim_ascii_start();
-    if !after.starts_with(b"]") {
-        // `[Event "x"`: the line was cut after the value.
-        tag_error(tags, line, "tag not closed by ]");
-    } else if !after[1..].trim_ascii().is_empty() && !after[1..].trim_ascii().starts_with(b"[") {
-        // `[Result "1-0"] 1. e4 ...`: moves on a tag line would be lost.
-        tag_error(tags, line, "text after the tag on its line");
     }
-    store_tag(name, &value_bytes[..end], at + 1 + quote + 1, tags);
 }
 
 /// The usual tag line, `[Name "value"]` right up to its line end (`\n` or
@@ -297,8 +354,7 @@ mod tests {
                 continue;
             };
             let mut general = Tags::default();
-            let general_len = line_len(&game[2..]);
-            read_tag_line(&game[2..2 + general_len], 2, &mut general);
+            let general_len = read_tag_line(&game[2..2 + line_len(&game[2..])], 2, &mut general);
             assert_eq!((len, fast), (general_len, general), "{line:?}");
         }
         let taken = lines
@@ -308,27 +364,74 @@ mod tests {
         assert_eq!(taken, 6);
     }
 
-    #[test]
-    fn unterminated_value_is_an_error() {
-        let (tags, _) = read_tags(b"[Event \"Ca");
-        assert_eq!(tags.error.unwrap().detail, "unterminated tag value");
+    fn quirks(pgn: &[u8]) -> Vec<(TagQuirkKind, &str)> {
+        let (tags, _) = read_tags(pgn);
+        tags.quirks
+            .iter()
+            .map(|q| {
+                let line = &pgn[q.start as usize..q.end as usize];
+                (q.kind, std::str::from_utf8(line).unwrap())
+            })
+            .collect()
     }
 
     #[test]
-    fn cut_tag_lines_are_errors() {
-        let (tags, _) = read_tags(b"[Event \"a\"]\n[Whi");
-        let err = tags.error.unwrap();
+    fn unescaped_quotes_end_at_the_last_quote_of_the_line() {
+        let pgn = b"[Event \"London \"Immortal\"\"]\n[White \"\"Learning with fun\"\" ] \r\n\
+                    [Black \"a\"] b\"]\n[Site \"C:\\\"]\n\n1. e4 *";
+        let (tags, at) = read_tags(pgn);
+        let [event, site, _, _, white, black] = tags.identity(pgn);
+        assert_eq!(event, "London \"Immortal\"");
+        assert_eq!(white, "\"Learning with fun\"");
+        assert_eq!(black, "a\"] b");
+        assert_eq!(site, "C:\\");
+        assert_eq!(&pgn[at..], b"\n1. e4 *");
         assert_eq!(
-            (err.detail.as_str(), err.token.as_str()),
-            ("tag without a quoted value", "[Whi")
+            quirks(pgn),
+            [
+                (
+                    TagQuirkKind::UnescapedQuotes,
+                    "[Event \"London \"Immortal\"\"]"
+                ),
+                (
+                    TagQuirkKind::UnescapedQuotes,
+                    "[White \"\"Learning with fun\"\" ]"
+                ),
+                (TagQuirkKind::UnescapedQuotes, "[Black \"a\"] b\"]"),
+                (TagQuirkKind::UnescapedQuotes, "[Site \"C:\\\"]"),
+            ]
         );
-        let (tags, _) = read_tags(b"[Event \"a\"\r\n");
-        assert_eq!(tags.error.unwrap().detail, "tag not closed by ]");
-        let (tags, _) = read_tags(b"[Event \"a\"] 1. e4 e5 *\n");
-        assert_eq!(tags.error.unwrap().detail, "text after the tag on its line");
-        let pgn = b"[Event \"a\" ] \r\n[Site \"\"][Round \"1\"]\n";
-        let (tags, _) = read_tags(pgn);
-        assert_eq!(tags.error, None);
-        assert_eq!(tags.identity(pgn)[0], "a");
+    }
+
+    #[test]
+    fn lines_that_cannot_be_read_are_skipped() {
+        let pgn = b"[Event \"a\"]\n[Annotator]\n[Site \"Paris\n[Round \"3\"\r\n[Date \"?]\n[Whi";
+        let (tags, at) = read_tags(pgn);
+        assert_eq!(
+            tags.identity(pgn),
+            ["a", "", "", "", "", ""].map(String::from)
+        );
+        assert_eq!(at, pgn.len());
+        assert_eq!(
+            quirks(pgn),
+            [
+                (TagQuirkKind::Unreadable, "[Annotator]"),
+                (TagQuirkKind::Unreadable, "[Site \"Paris"),
+                (TagQuirkKind::Unreadable, "[Round \"3\""),
+                (TagQuirkKind::Unreadable, "[Date \"?]"),
+                (TagQuirkKind::Unreadable, "[Whi"),
+            ]
+        );
+    }
+
+    #[test]
+    fn tags_and_moves_sharing_a_line() {
+        let pgn = b"[Event \"a\" ] \r\n[Site \"\"][Round \"1\"]\n[Result \"1-0\"] 1. e4 e5 1-0\n";
+        let (tags, at) = read_tags(pgn);
+        assert_eq!(tags.quirks, []);
+        let [event, _, _, round, _, _] = tags.identity(pgn);
+        assert_eq!((event.as_str(), round.as_str()), ("a", "1"));
+        assert_eq!(tags.result, "1-0");
+        assert_eq!(&pgn[at..], b"1. e4 e5 1-0\n");
     }
 }

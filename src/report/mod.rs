@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 
 use folder::{OutFolder, Temporary};
 
-use crate::audit::{GameClass, GameReport};
+use crate::audit::{GameClass, GameReport, Written};
 use crate::pgn::Tags;
 
 /// The identity of a game in its source: the first columns of every row.
@@ -71,6 +71,9 @@ pub const CSV_REPORTS: [(&str, &[&str]); 5] = [
     ),
 ];
 
+/// quirks.csv (written with `--quirks`) and its own columns.
+pub const QUIRKS_REPORT: (&str, &[&str]) = ("quirks.csv", &["ply", "san", "quirk", "move"]);
+
 /// The header line of a CSV report, as written.
 pub fn header_line(columns: &[&str]) -> String {
     let mut s = IDENTITY
@@ -122,6 +125,8 @@ pub struct Reports {
     missed: CsvOut,
     errors: CsvOut,
     results: CsvOut,
+    /// quirks.csv, with `--quirks`.
+    quirks: Option<CsvOut>,
     split: Option<(BufWriter<File>, BufWriter<File>, bool, bool)>,
     /// report.html's collector; `None` with `--no-html`.
     html: Option<html::HtmlReport>,
@@ -134,10 +139,19 @@ pub struct Reports {
 
 impl Reports {
     /// Claims the output folder (locked, cleared) and opens every report:
-    /// clean.pgn and rejected.pgn with `split`, report.html with `html`.
-    pub fn create(dir: &Path, split: bool, html: bool) -> Result<Reports, OutputError> {
+    /// clean.pgn and rejected.pgn with `split`, quirks.csv with `quirks`,
+    /// report.html with `html`.
+    pub fn create(
+        dir: &Path,
+        split: bool,
+        quirks: bool,
+        html: bool,
+    ) -> Result<Reports, OutputError> {
         let mut writes: Vec<&str> = CSV_REPORTS.iter().map(|(name, _)| *name).collect();
         writes.push("summary.json");
+        if quirks {
+            writes.push(QUIRKS_REPORT.0);
+        }
         if split {
             writes.extend(["clean.pgn", "rejected.pgn"]);
         }
@@ -160,6 +174,11 @@ impl Reports {
         let missed = open_csv(missed.0, missed.1)?;
         let errors = open_csv(errors.0, errors.1)?;
         let results = open_csv(results.0, results.1)?;
+        let quirks = if quirks {
+            Some(open_csv(QUIRKS_REPORT.0, QUIRKS_REPORT.1)?)
+        } else {
+            None
+        };
         let split = if split {
             let mut open = |name: &str| -> Result<BufWriter<File>, OutputError> {
                 let (temporary, file) = folder.create(name)?;
@@ -178,6 +197,7 @@ impl Reports {
             missed,
             errors,
             results,
+            quirks,
             split,
             html: html.then(html::HtmlReport::default),
             summary: Summary::default(),
@@ -200,6 +220,7 @@ impl Reports {
             || !report.missed_draws.is_empty()
             || !report.results.is_empty()
             || report.error.is_some()
+            || (self.quirks.is_some() && !report.quirks.is_empty())
         {
             self.write_rows(id, report, bytes)?;
         }
@@ -330,6 +351,19 @@ impl Reports {
                 h.add_result(&joined(&identity, &row));
             }
         }
+        if let Some(w) = &mut self.quirks {
+            for q in &report.quirks {
+                let ply = q.ply.to_string();
+                let written = match q.written {
+                    Written::Text(start, end) => written_text(&bytes[start as usize..end as usize]),
+                    Written::CastlingRight(letter) => letter.to_string(),
+                };
+                let standard = q.standard.map(|san| san.to_string()).unwrap_or_default();
+                let codes = q.codes.codes();
+                let row = [ply.as_str(), &written, &codes, &standard];
+                write_row(w, &identity, &row, &dir.join(QUIRKS_REPORT.0))?;
+            }
+        }
         Ok(())
     }
 
@@ -344,6 +378,10 @@ impl Reports {
             (&mut self.results, "results.csv"),
         ] {
             w.flush().map_err(out_err(&self.dir.join(name)))?;
+        }
+        if let Some(w) = &mut self.quirks {
+            w.flush()
+                .map_err(out_err(&self.dir.join(QUIRKS_REPORT.0)))?;
         }
         if let Some((clean, rejected, _, _)) = &mut self.split {
             clean
@@ -364,6 +402,8 @@ impl Reports {
             self.claims,
             self.missed,
             self.errors,
+            self.results,
+            self.quirks,
             self.split,
         ));
         self.folder.finish(self.pending, &self.summary.to_json())?;
@@ -376,6 +416,18 @@ fn out_err_owned(path: PathBuf) -> impl Fn(io::Error) -> OutputError {
         path: path.clone(),
         cause: crate::input::io_cause(&e),
     }
+}
+
+/// Text of a game as written, for a person: decoded (UTF-8, or else
+/// Windows-1252), at most 80 characters, as errors.csv cuts a token.
+fn written_text(bytes: &[u8]) -> String {
+    let bytes = &bytes[..bytes.len().min(320)];
+    // A character cut at the end is left out, not decoded as Windows-1252.
+    let bytes = match std::str::from_utf8(bytes) {
+        Err(e) if e.error_len().is_none() => &bytes[..e.valid_up_to()],
+        _ => bytes,
+    };
+    crate::pgn::decode_text(bytes).chars().take(80).collect()
 }
 
 /// A row's identity columns and its own columns, as one row.

@@ -9,7 +9,10 @@ The only differences allowed are the contract's own: a king move written
 from e1/e8 to the g- or c-file is a castle (a castling row, and
 `unplayable_castle` when it cannot be played), and a missing or extra `x`,
 or a pawn capture without its file (`xd5`), that still names exactly one
-legal move is a notation quirk, not an error.
+legal move is a notation quirk, not an error. Some moves are written in
+coordinate notation (`g1f3`, `e7e8q`, as UCI writes them; python-chess's
+`parse_san` reads them too), legal or not; a king from e1/e8 in coordinates
+to the g- or c-file or onto its own rook is a castle.
 
     moves_check.py PGN_AUDIT_BINARY [--games N] [--seed S]
 
@@ -40,6 +43,15 @@ def make_games(rng, n):
             if not legal:
                 break
             if rng.random() < 0.03:
+                tok = coordinate(rng, board, legal)
+                sans.append(tok)
+                try:
+                    board.push(board.parse_san(tok))
+                    continue
+                except (chess.IllegalMoveError, chess.InvalidMoveError):
+                    bad = (ply, tok, "illegal_move", board.copy())
+                break
+            if rng.random() < 0.03:
                 piece = rng.choice("NBRQK") if rng.random() < 0.7 else ""
                 tok = piece + ("x" if rng.random() < 0.4 else "") + chess.square_name(rng.randrange(64))
                 sans.append(tok)
@@ -65,6 +77,19 @@ def make_games(rng, n):
     return games, expected
 
 
+def coordinate(rng, board, legal):
+    """A move in coordinate notation: a legal one, or one of our pieces to
+    a random square (promoted where a pawn reaches its last rank)."""
+    if rng.random() < 0.5:
+        return rng.choice(legal).uci()
+    ours = [sq for sq in chess.SQUARES if board.color_at(sq) == board.turn]
+    frm, to = rng.choice(ours), rng.randrange(64)
+    promotion = ""
+    if board.piece_type_at(frm) == chess.PAWN and chess.square_rank(to) in (0, 7):
+        promotion = rng.choice("qrbn")
+    return chess.square_name(frm) + chess.square_name(to) + promotion
+
+
 def pawn_captures(board, square):
     """How many legal pawn captures land on `square`."""
     to = chess.parse_square(square)
@@ -83,6 +108,13 @@ def allowed(bad, got):
         # A castle written as a king move from e1/e8: judged in castling.csv
         # (illegal castles included), not an error.
         return True
+    if king == chess.square(4, back) and tok[:2] == chess.square_name(king) and (
+            tok[2:] in (f"g{back + 1}", f"c{back + 1}")
+            or (len(tok) == 4 and board.piece_at(chess.parse_square(tok[2:]))
+                == chess.Piece(chess.ROOK, board.turn))):
+        # A castle in coordinates (`e1g1`, or the king onto its own rook):
+        # judged in castling.csv, as `Kg1` is.
+        return got is None or got[:3] == (ply, tok, "unplayable_castle")
     if got is None and tok.startswith("x"):
         # A pawn capture without its file: one legal pawn capture there.
         return pawn_captures(board, tok[1:]) == 1

@@ -13,6 +13,7 @@ mod support;
 mod decode;
 mod folder;
 mod input_caps;
+mod reading;
 mod runtime;
 mod variant;
 

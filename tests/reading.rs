@@ -1,0 +1,422 @@
+//! Tags and moves as real databases write them (issue 18, contract v2
+//! "Reading PGN": Tags and Moves), and quirks.csv (`--quirks`): a tag value
+//! with unescaped quotes is read between its first and last quote, a tag
+//! line that cannot be read is skipped, `1/2` is a draw, `1. ... e5` is
+//! Black's move, `++` and `e.p.` are accepted, and coordinate notation
+//! (`g1f3`) names the legal move it describes. Every sloppy form is a quirk,
+//! one quirks.csv row each. Every run is made at -j1, -j2 and -j8 and its
+//! reports compared byte for byte.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use common::{counts, records, run, s, summary, tempdir, write};
+
+/// The columns of quirks.csv that the tests compare (after the identity
+/// columns `game` and `event`).
+const QUIRKS: [&str; 6] = ["game", "event", "ply", "san", "quirk", "move"];
+const ERRORS: [&str; 5] = ["game", "ply", "san", "kind", "detail"];
+
+fn pick(out: &Path, file: &str, cols: &[&str]) -> Vec<Vec<String>> {
+    records(out, file)
+        .iter()
+        .map(|r| cols.iter().map(|c| r[*c].clone()).collect())
+        .collect()
+}
+
+fn strings(rows: &[&[&str]]) -> Vec<Vec<String>> {
+    rows.iter()
+        .map(|r| r.iter().map(|c| (*c).to_owned()).collect())
+        .collect()
+}
+
+/// Every report file of a folder but summary.json (which holds the time),
+/// by name.
+fn report_files(out: &Path) -> BTreeMap<String, Vec<u8>> {
+    std::fs::read_dir(out)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "csv"))
+        .map(|p| {
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            (name, std::fs::read(&p).unwrap())
+        })
+        .collect()
+}
+
+/// Audits `text` with `--quirks` at -j1, -j2 and -j8, asserts the reports
+/// are identical, and returns the folder of the -j2 run.
+fn audit(text: &str) -> (tempfile::TempDir, PathBuf) {
+    let t = tempdir();
+    let file = write(t.path(), "games.pgn", text.as_bytes());
+    let mut reports = Vec::new();
+    for threads in ["1", "2", "8"] {
+        let out = t.path().join(format!("j{threads}"));
+        let o = run(&[s(&file), "--no-html", "--quirks", "-j", threads], &out);
+        assert_eq!(o.status.code(), Some(0), "{o:?}");
+        reports.push(report_files(&out));
+    }
+    assert!(reports[0].contains_key("quirks.csv"));
+    assert!(
+        reports.iter().all(|r| *r == reports[0]),
+        "-j1/-j2/-j8 differ"
+    );
+    let out = t.path().join("j2");
+    (t, out)
+}
+
+/// Games as old databases, correspondence archives and early programs wrote
+/// them: one or more quirks of every kind.
+const OLD_DATABASE: &str = r#"[Event "London "Immortal""]
+[Site "London ENG"]
+[Date "1851.06.21"]
+[Round "?]
+[White "Anderssen, Adolf"]
+[Black "Kieseritzky, Lionel"]
+[Result "1-0"]
+
+1.e4 e5 2.f4 exf4 3.Bc4 Qh4+ 4.Kf1 b5 5.Bxb5 Nf6 6.Nf3 Qh6 7.d3 Nh5 8.Nh4 Qg5
+9.Nf5 c6 10.g4 Nf6 11.Rg1 cxb5 12.h4 Qg6 13.h5 Qg5 14.Qf3 Ng8 15.Bxf4 Qf6
+16.Nc3 Bc5 17.Nd5 Qxb2 18.Bd6 Bxg1 19.e5 Qxa1+ 20.Ke2 Na6 21.Nxg7+ Kd8
+22.Qf6+ Nxf6 23.Be7# 1-0
+
+[Event "Rook odds"]
+[Site "New Orleans"]
+[Date "1858.??.??"]
+[White "Morphy, Paul"]
+[Black ""Learning with fun""]
+[Result "*"]
+[SetUp "1"]
+[FEN "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/1NBQKBNR w KQkq - 0 1"]
+
+1.e4 e5 2.Nf3 Nc6 3.Bc4 Bc5 4.0-0 d6 5.c3 Nf6 6.d4 exd4 7.cxd4 Bb6 8.Nc3 o-o
+9.Bg5 h6 10.Bh4 Bg4 11.e5 dxe5 12.dxe5 Bxf3 13.Qxf3 Nxe5 14.Qg3 Nxc4 *
+
+[Event "Computer game"]
+[White "Program A"]
+[Black "Program B"]
+[Result "*"]
+
+1. e2e4 g8f6 2. e4e5 d7d5 3. e5d6 e7d6 4. g1f3 f8e7 5. f1e2 e8g8 6. e1g1 *
+
+[Event "Promotions"]
+[SetUp "1"]
+[FEN "8/3PP3/8/8/8/8/8/K6k w - - 0 1"]
+
+1. d7d8R h1g2 2. e7e8q g2f2 3. d8d2 *
+
+[Event "Sloppy"]
+
+1. e4 d5 2. xd5 Qxd5 3. Nxc3 Qa5 4. Ng1f3 Nf6 5. Bc4 e6 6. O-O Be7 7. d4 O-O
+8. Bg5 Nbd7 9. Bxf6 Nf6 10. Bb5 *
+
+[Event "Mate written as check"]
+[Result "1-0"]
+
+1. e4 e5 2. Bc4 Nc6 3. Qh5 Nf6 4. Qxf7+ 1-0
+
+[Event "Check written as mate"]
+
+1. e4 f5 2. Qh5# g6 *
+
+[Event "Check marks"]
+
+1. e4 d5 2. Bb5 c6 3. Nf3+ *
+
+[Event "En passant"]
+
+1. e4 Nf6 2. e5 d5 3. exd6e.p. cxd6 4. d4 Nc6 5. d5 e5 6. dxe6 e.p. fxe6 7. f4 h6
+8. f5 g5 9. fxg6ep *
+
+[Event "Double check"]
+[SetUp "1"]
+[FEN "4k3/8/8/8/4N3/8/8/4RK2 w - - 0 1"]
+
+1. Nd6++ Kd7 2. Re7+ Kxd6 3. Re2 *
+
+[Event "Promotion"]
+[SetUp "1"]
+[FEN "4k3/P7/8/8/8/8/8/4K3 w - - 0 1"]
+
+1. a8Q+ Kd7 2. Qb7+ *
+"#;
+
+/// Every quirk of the old database, one row per move (or tag line, or FEN
+/// castling right), in game and ply order; `notation_quirks` counts the
+/// rows, and every game is audited to its end.
+#[test]
+fn quirks_csv_has_a_row_per_sloppy_move() {
+    let (_t, out) = audit(OLD_DATABASE);
+    let coordinate = "coordinate_notation";
+    let expected: &[&[&str]] = &[
+        &[
+            "1",
+            "London \"Immortal\"",
+            "0",
+            "[Event \"London \"Immortal\"\"]",
+            "unescaped_tag_quotes",
+            "",
+        ],
+        &[
+            "1",
+            "London \"Immortal\"",
+            "0",
+            "[Round \"?]",
+            "unreadable_tag_line",
+            "",
+        ],
+        &[
+            "2",
+            "Rook odds",
+            "0",
+            "[Black \"\"Learning with fun\"\"]",
+            "unescaped_tag_quotes",
+            "",
+        ],
+        &["2", "Rook odds", "0", "Q", "impossible_castling_right", ""],
+        &["2", "Rook odds", "7", "0-0", "castling_with_zeros", "O-O"],
+        &["2", "Rook odds", "16", "o-o", "lowercase_castling", "O-O"],
+        &["3", "Computer game", "1", "e2e4", coordinate, "e4"],
+        &["3", "Computer game", "2", "g8f6", coordinate, "Nf6"],
+        &["3", "Computer game", "3", "e4e5", coordinate, "e5"],
+        &["3", "Computer game", "4", "d7d5", coordinate, "d5"],
+        &["3", "Computer game", "5", "e5d6", coordinate, "exd6"],
+        &["3", "Computer game", "6", "e7d6", coordinate, "exd6"],
+        &["3", "Computer game", "7", "g1f3", coordinate, "Nf3"],
+        &["3", "Computer game", "8", "f8e7", coordinate, "Be7"],
+        &["3", "Computer game", "9", "f1e2", coordinate, "Be2"],
+        &["3", "Computer game", "10", "e8g8", coordinate, "O-O"],
+        &["3", "Computer game", "11", "e1g1", coordinate, "O-O"],
+        &["4", "Promotions", "1", "d7d8R", coordinate, "d8=R"],
+        &["4", "Promotions", "2", "h1g2", coordinate, "Kg2"],
+        &["4", "Promotions", "3", "e7e8q", coordinate, "e8=Q"],
+        &["4", "Promotions", "4", "g2f2", coordinate, "Kf2"],
+        &[
+            "4",
+            "Promotions",
+            "5",
+            "d8d2",
+            "coordinate_notation;missing_check_mark",
+            "Rd2+",
+        ],
+        &[
+            "5",
+            "Sloppy",
+            "3",
+            "xd5",
+            "pawn_capture_without_file",
+            "exd5",
+        ],
+        &["5", "Sloppy", "5", "Nxc3", "extra_capture_mark", "Nc3"],
+        &[
+            "5",
+            "Sloppy",
+            "7",
+            "Ng1f3",
+            "needless_disambiguation",
+            "Nf3",
+        ],
+        &["5", "Sloppy", "18", "Nf6", "missing_capture_mark", "Nxf6"],
+        &[
+            "6",
+            "Mate written as check",
+            "7",
+            "Qxf7+",
+            "wrong_check_mark",
+            "Qxf7#",
+        ],
+        &[
+            "7",
+            "Check written as mate",
+            "3",
+            "Qh5#",
+            "wrong_check_mark",
+            "Qh5+",
+        ],
+        &["8", "Check marks", "3", "Bb5", "missing_check_mark", "Bb5+"],
+        &["8", "Check marks", "5", "Nf3+", "wrong_check_mark", "Nf3"],
+        &[
+            "9",
+            "En passant",
+            "5",
+            "exd6e.p.",
+            "en_passant_suffix",
+            "exd6",
+        ],
+        &[
+            "9",
+            "En passant",
+            "11",
+            "dxe6 e.p.",
+            "en_passant_suffix",
+            "dxe6",
+        ],
+        &[
+            "9",
+            "En passant",
+            "17",
+            "fxg6ep",
+            "en_passant_suffix",
+            "fxg6",
+        ],
+        &[
+            "10",
+            "Double check",
+            "1",
+            "Nd6++",
+            "double_check_mark",
+            "Nd6+",
+        ],
+        &[
+            "11",
+            "Promotion",
+            "1",
+            "a8Q+",
+            "promotion_without_equals",
+            "a8=Q+",
+        ],
+    ];
+    assert_eq!(pick(&out, "quirks.csv", &QUIRKS), strings(expected));
+    assert_eq!(counts(&out), (11, 11, 0, 0));
+    let sum = summary(&out);
+    assert_eq!(sum["notation_quirks"], expected.len() as u64);
+    // The identity columns of every report, then quirks.csv's own.
+    let header = |file: &str| {
+        let text = std::fs::read_to_string(out.join(file)).unwrap();
+        text.lines().next().unwrap().to_owned()
+    };
+    let errors = header("errors.csv");
+    let identity = errors.strip_suffix(",ply,san,kind,detail,fen").unwrap();
+    assert_eq!(
+        header("quirks.csv"),
+        format!("{identity},ply,san,quirk,move")
+    );
+}
+
+/// quirks.csv is written only with `--quirks`; a run without it leaves no
+/// quirks.csv of an earlier run behind, and counts the same quirks.
+#[test]
+fn quirks_csv_only_with_the_flag() {
+    let t = tempdir();
+    let file = write(t.path(), "games.pgn", OLD_DATABASE.as_bytes());
+    let out = t.path().join("out");
+    let o = run(&[s(&file), "--no-html", "--quirks"], &out);
+    assert_eq!(o.status.code(), Some(0), "{o:?}");
+    assert!(out.join("quirks.csv").exists());
+    let o = run(&[s(&file), "--no-html"], &out);
+    assert_eq!(o.status.code(), Some(0), "{o:?}");
+    assert!(!out.join("quirks.csv").exists());
+    assert_eq!(summary(&out)["notation_quirks"], 35);
+}
+
+/// A tag line that cannot be read even so (no value, no closing quote, no
+/// closing bracket) is skipped with a quirk and the game is audited; a tag
+/// line with moves after the tag starts the movetext there.
+#[test]
+fn unreadable_tag_lines_are_skipped_and_the_game_audited() {
+    let text = "[Event \"Cut lines\"]\n[Annotator]\n[Site \"Paris\n[Round \"3\"\n\
+                [Result \"1-0\"]\n\n1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0\n\n\
+                [Event \"Moves on the tag line\"] 1. d4 d5 2. d5 *\n";
+    let (_t, out) = audit(text);
+    assert_eq!(
+        pick(&out, "quirks.csv", &["game", "site", "ply", "san", "quirk"]),
+        strings(&[
+            &["1", "", "0", "[Annotator]", "unreadable_tag_line"],
+            &["1", "", "0", "[Site \"Paris", "unreadable_tag_line"],
+            &["1", "", "0", "[Round \"3\"", "unreadable_tag_line"],
+        ])
+    );
+    assert_eq!(
+        pick(&out, "errors.csv", &ERRORS),
+        strings(&[&[
+            "2",
+            "3",
+            "d5",
+            "illegal_move",
+            "d5 is not a legal move for White in this position",
+        ]])
+    );
+    assert_eq!(counts(&out), (2, 1, 0, 1));
+    let sum = summary(&out);
+    assert_eq!(sum["notation_quirks"], 3);
+    assert_eq!(sum["errors"]["parse_error"], 0);
+}
+
+/// `1. ... Ba5`, `8. ...Bxc3` and `8...Bxc3` are Black's move (PGN import
+/// format): no quirk, no error.
+#[test]
+fn black_move_numbers_in_import_format() {
+    let text = "[Event \"Evans Gambit\"]\n[Result \"*\"]\n\n\
+                1. e4 e5 2. Nf3 Nc6 3. Bc4 Bc5 4. b4 Bxb4 5. c3 {the gambit} 5. ... Ba5 \
+                6. d4 exd4 7. O-O dxc3 8. Nxc3 8. ...Bxc3 9. Ba3 9...d6 10. e5 *\n";
+    let (_t, out) = audit(text);
+    assert_eq!(counts(&out), (1, 1, 0, 0));
+    let sum = summary(&out);
+    assert_eq!(sum["notation_quirks"], 0);
+    assert_eq!(sum["errors"]["parse_error"], 0);
+    // A move after them is read at its ply: 10...Qd1 is no move.
+    let (_t, out) = audit(&text.replace("10. e5 *", "10. e5 10. ... Qd1 *"));
+    assert_eq!(
+        pick(&out, "errors.csv", &ERRORS),
+        strings(&[&[
+            "1",
+            "20",
+            "Qd1",
+            "illegal_move",
+            "Qd1 is not a legal move for Black in this position",
+        ]])
+    );
+}
+
+/// A move in coordinate notation that names no legal move is an
+/// `illegal_move`, like any other.
+#[test]
+fn coordinate_notation_naming_no_legal_move_is_illegal() {
+    let text = "[Event \"UCI\"]\n\n1. e2e4 e7e5 2. e1e3 *\n\n\
+                [Event \"UCI promotion\"]\n[SetUp \"1\"]\n[FEN \"4k3/P7/8/8/8/8/8/4K3 w - - 0 1\"]\n\n\
+                1. a7a8 *\n";
+    let (_t, out) = audit(text);
+    assert_eq!(
+        pick(&out, "errors.csv", &ERRORS),
+        strings(&[
+            &[
+                "1",
+                "3",
+                "e1e3",
+                "illegal_move",
+                "e1e3 is not a legal move for White in this position",
+            ],
+            &[
+                "2",
+                "1",
+                "a7a8",
+                "illegal_move",
+                "a7a8 is not a legal move for White in this position",
+            ],
+        ])
+    );
+    assert_eq!(summary(&out)["notation_quirks"], 2);
+}
+
+/// `1/2` as the Result tag or as the result token that ends the movetext is
+/// a draw: the next game starts after it, and a drawn game's claim is
+/// audited.
+#[test]
+fn a_result_of_one_half_is_a_draw() {
+    let text = "[Event \"Morphy\"]\n[Result \"1/2\"]\n\n\
+                1. Nf3 Nf6 2. Ng1 Ng8 3. Nf3 Nf6 4. Ng1 Ng8 {drawn by repetition} 1/2\n\n\
+                [Event \"Next\"]\n[Result \"1/2-1/2\"]\n\n1. e4 e5 1/2\n";
+    let (_t, out) = audit(text);
+    assert_eq!(
+        pick(
+            &out,
+            "claims.csv",
+            &["game", "result", "claim_source", "verdict"]
+        ),
+        strings(&[&["1", "1/2", "comment", "valid"]])
+    );
+    assert_eq!(counts(&out), (2, 2, 0, 0));
+    assert_eq!(summary(&out)["errors"]["parse_error"], 0);
+}

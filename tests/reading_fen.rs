@@ -7,10 +7,9 @@
 
 mod common;
 
-use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use common::{counts, records, run, s, summary, tempdir, write};
+use common::{audit_at_every_thread_count, counts, pick, strings, summary};
 
 const CASTLING: [&str; 9] = [
     "game",
@@ -25,51 +24,10 @@ const CASTLING: [&str; 9] = [
 ];
 const ERRORS: [&str; 7] = ["game", "variant", "ply", "san", "kind", "detail", "fen"];
 
-/// The named columns of every row of a report.
-fn pick(out: &Path, file: &str, cols: &[&str]) -> Vec<Vec<String>> {
-    records(out, file)
-        .iter()
-        .map(|r| cols.iter().map(|c| r[*c].clone()).collect())
-        .collect()
-}
-
-fn strings(rows: &[&[&str]]) -> Vec<Vec<String>> {
-    rows.iter()
-        .map(|r| r.iter().map(|c| (*c).to_owned()).collect())
-        .collect()
-}
-
-/// Every report file of a folder, by name.
-fn report_files(out: &Path) -> BTreeMap<String, Vec<u8>> {
-    std::fs::read_dir(out)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "csv"))
-        .map(|p| {
-            let name = p.file_name().unwrap().to_string_lossy().into_owned();
-            (name, std::fs::read(&p).unwrap())
-        })
-        .collect()
-}
-
-/// Audits `text` at -j1, -j2 and -j8, asserts the reports are identical,
-/// and returns the folder of the -j2 run.
+/// Audits `text` at -j1, -j2 and -j8 (identical reports asserted) and
+/// returns the folder of the -j2 run.
 fn audit(text: &str) -> (tempfile::TempDir, PathBuf) {
-    let t = tempdir();
-    let file = write(t.path(), "games.pgn", text.as_bytes());
-    let mut reports = Vec::new();
-    for threads in ["1", "2", "8"] {
-        let out = t.path().join(format!("j{threads}"));
-        let o = run(&[s(&file), "--no-html", "-j", threads], &out);
-        assert_eq!(o.status.code(), Some(0), "{o:?}");
-        reports.push(report_files(&out));
-    }
-    assert!(
-        reports.iter().all(|r| *r == reports[0]),
-        "-j1/-j2/-j8 differ"
-    );
-    let out = t.path().join("j2");
-    (t, out)
+    audit_at_every_thread_count(text, &[])
 }
 
 /// A game with the given Variant and FEN tags (`None`: no such tag).

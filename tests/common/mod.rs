@@ -162,3 +162,54 @@ pub fn sample_games() -> Vec<String> {
 pub fn with_bad_fen(game: &str) -> String {
     game.replacen("]\n", "]\n[FEN \"not a fen\"]\n", 1)
 }
+
+/// The named columns of every row of a report.
+pub fn pick(out: &Path, file: &str, cols: &[&str]) -> Vec<Vec<String>> {
+    records(out, file)
+        .iter()
+        .map(|r| cols.iter().map(|c| r[*c].clone()).collect())
+        .collect()
+}
+
+/// Rows of string slices as owned rows, to compare with [`pick`].
+pub fn strings(rows: &[&[&str]]) -> Vec<Vec<String>> {
+    rows.iter()
+        .map(|r| r.iter().map(|c| (*c).to_owned()).collect())
+        .collect()
+}
+
+/// Every CSV report of a folder, by name.
+pub fn csv_reports(out: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+    std::fs::read_dir(out)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "csv"))
+        .map(|p| {
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            (name, std::fs::read(&p).unwrap())
+        })
+        .collect()
+}
+
+/// Audits `text` (as `games.pgn`, with `args`) at -j1, -j2 and -j8,
+/// asserts exit status 0 and byte-identical CSV reports, and returns the
+/// folder of the -j2 run.
+pub fn audit_at_every_thread_count(text: &str, args: &[&str]) -> (tempfile::TempDir, PathBuf) {
+    let t = tempdir();
+    let file = write(t.path(), "games.pgn", text.as_bytes());
+    let mut reports = Vec::new();
+    for threads in ["1", "2", "8"] {
+        let out = t.path().join(format!("j{threads}"));
+        let mut all = vec![s(&file), "--no-html", "-j", threads];
+        all.extend(args);
+        let o = run(&all, &out);
+        assert_eq!(o.status.code(), Some(0), "{o:?}");
+        reports.push(csv_reports(&out));
+    }
+    assert!(
+        reports.iter().all(|r| *r == reports[0]),
+        "-j1/-j2/-j8 differ"
+    );
+    let out = t.path().join("j2");
+    (t, out)
+}

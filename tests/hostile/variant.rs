@@ -5,10 +5,7 @@
 //! the contract's detection stands: rights that only Chess960 explains make
 //! the game Chess960.
 
-use std::collections::BTreeMap;
-use std::path::Path;
-
-use super::common::{counts, records, run, s, summary, tempdir, write};
+use super::common::{audit_at_every_thread_count, counts, pick, strings, summary};
 
 /// The castling.csv and errors.csv columns these tests pin (by name, so
 /// that identity columns added later do not move them).
@@ -25,32 +22,6 @@ const CASTLING: [&str; 10] = [
     "fen",
 ];
 const ERRORS: [&str; 7] = ["game", "variant", "ply", "san", "kind", "detail", "fen"];
-
-fn pick(out: &Path, file: &str, cols: &[&str]) -> Vec<Vec<String>> {
-    records(out, file)
-        .iter()
-        .map(|r| cols.iter().map(|c| r[*c].clone()).collect())
-        .collect()
-}
-
-fn strings(rows: &[&[&str]]) -> Vec<Vec<String>> {
-    rows.iter()
-        .map(|r| r.iter().map(|c| (*c).to_owned()).collect())
-        .collect()
-}
-
-/// Every report file of a folder, by name.
-fn report_files(out: &Path) -> BTreeMap<String, Vec<u8>> {
-    std::fs::read_dir(out)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "csv"))
-        .map(|p| {
-            let name = p.file_name().unwrap().to_string_lossy().into_owned();
-            (name, std::fs::read(&p).unwrap())
-        })
-        .collect()
-}
 
 fn game(variant: Option<&str>, fen: &str, moves: &str) -> String {
     let mut g = String::from("[Event \"item 10\"]\n");
@@ -79,21 +50,7 @@ fn item_10_a_standard_variant_is_never_chess960() {
         game(None, D1, "1. O-O Kd7 2. Kh3 *"),
     ]
     .concat();
-    let t = tempdir();
-    let file = write(t.path(), "item10.pgn", text.as_bytes());
-    let mut reports = Vec::new();
-    for threads in ["1", "2", "8"] {
-        let out = t.path().join(format!("j{threads}"));
-        let o = run(&[s(&file), "--no-html", "-j", threads], &out);
-        assert_eq!(o.status.code(), Some(0), "{o:?}");
-        reports.push(report_files(&out));
-    }
-    assert!(
-        reports.iter().all(|r| *r == reports[0]),
-        "-j1/-j2/-j8 differ"
-    );
-
-    let out = t.path().join("j2");
+    let (_t, out) = audit_at_every_thread_count(&text, &[]);
     assert_eq!(
         pick(&out, "castling.csv", &CASTLING),
         strings(&[

@@ -33,6 +33,9 @@ impl Ran {
 /// The memory bound the README states, for a run at -j2.
 pub const PEAK_MIB: u64 = 100;
 
+/// Writes a child's standard input, on a thread of its own.
+pub type Feed = Box<dyn FnOnce(&mut ChildStdin) -> std::io::Result<()> + Send>;
+
 /// Runs `cmd`, feeding its standard input from `feed` on a thread (a broken
 /// pipe there is not an error: the child may stop reading), and reads its
 /// own peak RSS.
@@ -42,10 +45,7 @@ pub const PEAK_MIB: u64 = 100;
 /// program's `ru_maxrss`, and this test process may have grown large. A
 /// fresh, small copy of this test binary ([`measuring_parent`]) starts it
 /// and waits for it with `wait4`.
-pub fn run_measured(
-    cmd: Command,
-    feed: Option<Box<dyn FnOnce(&mut ChildStdin) -> std::io::Result<()> + Send>>,
-) -> Ran {
+pub fn run_measured(cmd: Command, feed: Option<Feed>) -> Ran {
     let dir = tempfile::tempdir().expect("tempdir");
     let result = dir.path().join("result");
     let mut spec = vec![
@@ -113,6 +113,8 @@ const MEASURE: &str = "PGN_AUDIT_TEST_MEASURE";
 fn measuring_parent() {
     let spec: Vec<String> =
         serde_json::from_str(&std::env::var(MEASURE).expect("run by run_measured")).unwrap();
+    // Waited for with wait4 below, which `Child::wait` cannot do.
+    #[allow(clippy::zombie_processes)]
     let child = Command::new(&spec[1])
         .args(&spec[2..])
         .spawn()

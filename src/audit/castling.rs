@@ -67,6 +67,9 @@ struct SideTrack {
     rooks: ByCastlingSide<RookTrack>,
     /// The start position grants the right.
     right_at_start: ByCastlingSide<bool>,
+    /// The FEN wrote the right, but it was dropped as impossible (its king
+    /// or rook is not where the right needs them).
+    right_dropped: ByCastlingSide<bool>,
 }
 
 /// Per side, where and when the king and each original rook first moved or
@@ -138,6 +141,27 @@ fn rook_home(
     }
 }
 
+/// The sides on which the FEN wrote a right for `color` that was dropped
+/// as impossible: a dropped rook square on the a-side of the king's file
+/// (e when the king is not on its back rank) is queenside.
+fn dropped_sides(start: &Start, color: Color) -> ByCastlingSide<bool> {
+    let king = start
+        .position
+        .board()
+        .king_of(color)
+        .filter(|k| k.rank() == color.backrank())
+        .map_or(File::E, Square::file);
+    let mut sides = ByCastlingSide::new_with(|_| false);
+    for sq in start.dropped_rights & Bitboard::from_rank(color.backrank()) {
+        *sides.get_mut(if sq.file() < king {
+            CastlingSide::QueenSide
+        } else {
+            CastlingSide::KingSide
+        }) = true;
+    }
+    sides
+}
+
 impl CastlingHistory {
     pub fn new(start: &Start) -> CastlingHistory {
         // Most games start from the standard array: its history is built
@@ -177,6 +201,7 @@ impl CastlingHistory {
                 },
                 rooks,
                 right_at_start: ByCastlingSide::new_with(|side| pos.castles().has(color, side)),
+                right_dropped: dropped_sides(start, color),
             }
         });
         let mut history = CastlingHistory {
@@ -524,11 +549,19 @@ pub fn judge_castle<'t>(
     }
     if history.from_fen && !me.right_at_start.get(side) && reasons.is_empty() {
         reasons.insert(CastlingReason::NoRightInFen);
-        notes.push(format!(
-            "the starting FEN gives {} no {} castling right",
-            color_name(color),
-            side_name(side)
-        ));
+        notes.push(if *me.right_dropped.get(side) {
+            format!(
+                "the starting FEN's {} {} castling right is impossible there and was dropped",
+                color_name(color),
+                side_name(side)
+            )
+        } else {
+            format!(
+                "the starting FEN gives {} no {} castling right",
+                color_name(color),
+                side_name(side)
+            )
+        });
     }
     if !at_home {
         reasons.insert(CastlingReason::KingDisplaced);

@@ -63,7 +63,7 @@ fn item_10_a_standard_variant_is_never_chess960() {
                 "O-O",
                 "kingside",
                 "no_right_in_fen;king_displaced",
-                "the starting FEN gives White no kingside castling right; \
+                "the starting FEN's White kingside castling right is impossible there and was dropped; \
                  the king stands on d1, not on e1",
                 "4k3/8/8/8/8/8/8/3K3R w - - 0 1",
             ],
@@ -76,7 +76,7 @@ fn item_10_a_standard_variant_is_never_chess960() {
                 "O-O",
                 "kingside",
                 "no_right_in_fen;path_blocked",
-                "the starting FEN gives White no kingside castling right; \
+                "the starting FEN's White kingside castling right is impossible there and was dropped; \
                  the rook on g1 stands in the way",
                 "4k3/8/8/8/8/8/8/4K1RR w - - 0 1",
             ],
@@ -89,7 +89,7 @@ fn item_10_a_standard_variant_is_never_chess960() {
                 "O-O-O",
                 "queenside",
                 "no_right_in_fen;rook_displaced",
-                "the starting FEN gives White no queenside castling right; \
+                "the starting FEN's White queenside castling right is impossible there and was dropped; \
                  no rook stands on a1, so the rook on b1 castles",
                 "4k3/8/8/8/8/8/8/1R2K3 w - - 0 1",
             ],

@@ -101,6 +101,7 @@ fn most_threads(cores: usize) -> usize {
 struct Audited {
     index: u64,
     offset: u64,
+    line: u64,
     range: (usize, usize),
     tags: Tags,
     report: GameReport,
@@ -189,6 +190,7 @@ fn audit_batch(batch: &Batch, cut: Option<&str>) -> Vec<Audited> {
             Audited {
                 index: batch.first_game + k as u64,
                 offset: span.start,
+                line: batch.lines[k],
                 range,
                 tags,
                 report,
@@ -432,6 +434,7 @@ pub fn run(config: &Config) -> i32 {
                         source: &sources[source].name,
                         game: g.index,
                         offset: g.offset,
+                        line: g.line,
                         tags: &g.tags,
                     };
                     if let Err(e) = reports.write_game(&id, &g.report, &bytes[g.range.0..g.range.1])

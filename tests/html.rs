@@ -9,13 +9,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use common::*;
-use pgn_audit::report::Summary;
 use pgn_audit::report::html::{self, HtmlReport};
+use pgn_audit::report::{IDENTITY, Summary};
 
-const IDENTITY: [&str; 11] = [
-    "source", "game", "offset", "event", "site", "date", "round", "white", "black", "result",
-    "variant",
-];
 const CASTLING: [&str; 8] = [
     "ply",
     "move_number",
@@ -64,6 +60,7 @@ fn id<'a>(
         "games.pgn",
         game,
         "0",
+        "7",
         "Test & <Open>",
         site,
         date,
@@ -575,7 +572,7 @@ fn every_castle_is_shown_with_its_identity() {
     assert!(first.contains("attacked by the black bishop on c4"));
     let black = element(&p, "castle-2");
     assert!(black.contains("<b>30… O-O-O</b> (black queenside)"));
-    assert!(black.contains("games.pgn, game 3, byte 0"));
+    assert!(black.contains("games.pgn, game 3, line 7, byte 0"));
     // Shown per group, with totals.
     let h = tags(element(&p, "castles-through_check"));
     assert_eq!(h[0].1["data-total"], "1");
@@ -658,6 +655,7 @@ fn false_claims_are_shown_with_their_plies() {
     // Missed draws and errors are listed.
     let t = element(&p, "missed-fivefold");
     assert!(t.contains("<td class=\"n\">120</td><td class=\"n\">7</td>"));
+    assert!(t.contains(", line 7 · "));
     let t = element(&p, "errors-list-parse_error");
     assert!(t.contains("Nf9 is not a move."));
 }
@@ -762,13 +760,20 @@ fn the_page_stays_small_however_big_the_run() {
         "into_check",
     ];
     let long = "x".repeat(10_000);
+    let at =
+        |own: &[&str], name: &str| IDENTITY.iter().chain(own).position(|c| *c == name).unwrap();
+    let (white, reasons_at, detail) = (
+        at(&CASTLING, "white"),
+        at(&CASTLING, "reasons"),
+        at(&CASTLING, "detail"),
+    );
     for i in 0..300 {
         for (k, r) in reasons.iter().enumerate() {
             let mut row = f.castling[i % 4].clone();
-            row[7] = long.clone();
-            row[16] = reasons[k..].join(";");
-            row[17] = long.clone();
-            assert!(row[16].starts_with(r));
+            row[white] = long.clone();
+            row[reasons_at] = reasons[k..].join(";");
+            row[detail] = long.clone();
+            assert!(row[reasons_at].starts_with(r));
             h.add_castling(&row);
         }
         for v in [
@@ -780,7 +785,7 @@ fn the_page_stays_small_however_big_the_run() {
             "false_fifty_moves",
         ] {
             let mut row = f.claims[0].clone();
-            row[13] = v.to_owned();
+            row[at(&CLAIMS, "verdict")] = v.to_owned();
             h.add_claim(&row);
         }
         h.add_missed_draw(&f.missed[0]);

@@ -61,6 +61,9 @@ pub struct Batch {
     pub len: usize,
     /// The games, with offsets in the source (subtract `base` to index).
     pub games: Vec<GameSpan>,
+    /// The 1-based line of each game's first byte in the source, in the
+    /// order of `games`.
+    pub lines: Vec<u64>,
     /// 1-based index of the first game within its source.
     pub first_game: u64,
     /// The last game is longer than [`GAME_CAP`]: its span is the
@@ -87,6 +90,45 @@ struct Skip {
     kept: usize,
     /// How many bytes were dropped there.
     dropped: u64,
+}
+
+/// Counts the lines of a source as its bytes go by, each byte once, in
+/// order: a line ends at `\n`, `\r\n` or a lone `\r`, so every `\r` ends
+/// one and so does every `\n` that does not follow a `\r` (`\r\r\n` ends
+/// two lines). A BOM is a byte of its line like any other.
+#[derive(Clone, Copy, Debug, Default)]
+struct LineCount {
+    /// Line ends in the bytes counted so far.
+    ends: u64,
+    /// The last byte counted is a `\r`: a `\n` right after it ends no line.
+    after_cr: bool,
+}
+
+impl LineCount {
+    /// Counts `bytes`, which follow the bytes counted so far.
+    fn add(&mut self, bytes: &[u8]) {
+        let Some(&last) = bytes.last() else {
+            return;
+        };
+        // Every `\n` and every `\r`, less the `\n`s that follow a `\r`
+        // (vectorised counts: an LF file costs no work per line).
+        let mut ends = memchr::memchr_iter(b'\n', bytes).count() as u64;
+        if self.after_cr && bytes[0] == b'\n' {
+            ends -= 1;
+        }
+        for i in memchr::memchr_iter(b'\r', bytes) {
+            if bytes.get(i + 1) != Some(&b'\n') {
+                ends += 1;
+            }
+        }
+        self.ends += ends;
+        self.after_cr = last == b'\r';
+    }
+
+    /// The 1-based line of the next byte.
+    fn line(&self) -> u64 {
+        self.ends + 1
+    }
 }
 
 /// Reads `reader` to its end, handing out batches of whole games in order.
@@ -134,6 +176,13 @@ fn read_limited(
     let mut fed = 0usize;
     let mut skip: Option<Skip> = None;
     let mut games: Vec<GameSpan> = Vec::new();
+    // The line of each game in `games`, of the game in progress (by its
+    // first byte), and the lines of `buf[..counted]`, which is always
+    // `buf[..fed]` once the games' lines are taken.
+    let mut lines_of: Vec<u64> = Vec::new();
+    let mut in_progress: Option<(u64, u64)> = None;
+    let mut lines = LineCount::default();
+    let mut counted = 0usize;
     let mut next_game = 1u64;
     let mut read = 0u64;
     let mut error = None;
@@ -146,6 +195,7 @@ fn read_limited(
     loop {
         let at = offset(skip, base, fed);
         let skipped = skip.map(|s| s.start);
+        let known = games.len();
         let (used, stopped) = splitter.feed_until(&buf[fed..filled], at, eof, |g| {
             games.push(g);
             if Some(g.start) == skipped || games.len() >= batch_games {
@@ -155,6 +205,30 @@ fn read_limited(
             }
         });
         fed += used;
+        // The line of a game's first byte: the bytes of its line before it
+        // are blanks or a BOM, so a game that started in an earlier feed
+        // has its line from then.
+        let line_at = |at: u64, lines: &mut LineCount, counted: &mut usize| {
+            let i = index(skip, base, at);
+            if i > *counted {
+                lines.add(&buf[*counted..i]);
+                *counted = i;
+            }
+            lines.line()
+        };
+        for g in &games[known..] {
+            let line = match in_progress {
+                Some((start, line)) if start == g.start => line,
+                _ => line_at(g.start, &mut lines, &mut counted),
+            };
+            lines_of.push(line);
+        }
+        in_progress = splitter.game_start().map(|start| match in_progress {
+            Some((s, line)) if s == start => (s, line),
+            _ => (start, line_at(start, &mut lines, &mut counted)),
+        });
+        lines.add(&buf[counted..fed]);
+        counted = fed;
         let done = eof && !stopped;
         // The batch to hand out, if one is complete: its text's length and
         // whether its last game was capped.
@@ -204,6 +278,7 @@ fn read_limited(
                 bytes,
                 len,
                 games: std::mem::take(&mut games),
+                lines: std::mem::take(&mut lines_of),
                 first_game: next_game,
                 capped,
                 last: done,
@@ -212,6 +287,7 @@ fn read_limited(
             base = next_base;
             filled = rest;
             fed -= keep;
+            counted -= keep;
             skip = None;
             if emit(batch).is_break() {
                 return (offset(skip, base, fed), error);
@@ -234,6 +310,7 @@ fn read_limited(
                 s.dropped += (fed - s.kept) as u64;
                 filled -= fed - s.kept;
                 fed = s.kept;
+                counted = fed;
             }
         } else if games.is_empty() {
             // Bytes between games that the splitter has read: drop them.
@@ -245,6 +322,7 @@ fn read_limited(
                 base += keep as u64;
                 filled -= keep;
                 fed -= keep;
+                counted -= keep;
             }
         }
         if stopped {
@@ -335,21 +413,24 @@ mod tests {
         }
     }
 
+    /// A reader that returns at most `.1` bytes at a time.
+    struct Trickle<'a>(&'a [u8], usize);
+
+    impl Read for Trickle<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            let n = buf.len().min(self.1).min(self.0.len());
+            buf[..n].copy_from_slice(&self.0[..n]);
+            self.0 = &self.0[n..];
+            Ok(n)
+        }
+    }
+
     /// A game as read: its index, offset, text as kept, whether capped.
     type Seen = (u64, u64, Vec<u8>, bool);
 
     /// Every game of `pgn` read with `limits` in pieces of `step` bytes,
     /// and the largest buffer a batch came in.
     fn read_all(pgn: &[u8], limits: Limits, step: usize) -> (Vec<Seen>, usize) {
-        struct Trickle<'a>(&'a [u8], usize);
-        impl Read for Trickle<'_> {
-            fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-                let n = buf.len().min(self.1).min(self.0.len());
-                buf[..n].copy_from_slice(&self.0[..n]);
-                self.0 = &self.0[n..];
-                Ok(n)
-            }
-        }
         let mut seen = Vec::new();
         let mut largest = 0;
         let (read, err) = read_limited(
@@ -446,6 +527,81 @@ mod tests {
                     (*index, *start, &text[..], *capped),
                     (i as u64 + 1, 3 * i as u64, &b"*\n"[..], false)
                 );
+            }
+        }
+    }
+
+    /// The offset and line of every game of `pgn`, read with `limits` in
+    /// pieces of `step` bytes.
+    fn lines_read(pgn: &[u8], limits: Limits, step: usize) -> Vec<(u64, u64)> {
+        let mut seen = Vec::new();
+        let (_, err) = read_limited(
+            Trickle(pgn, step),
+            limits,
+            || None,
+            |b| {
+                assert_eq!(b.lines.len(), b.games.len());
+                seen.extend(b.games.iter().zip(&b.lines).map(|(g, &l)| (g.start, l)));
+                ControlFlow::Continue(())
+            },
+        );
+        assert!(err.is_none());
+        seen
+    }
+
+    /// The line of `pgn[at]`: 1 + every `\r`, and every `\n` not after a
+    /// `\r`, before it.
+    fn line_at(pgn: &[u8], at: u64) -> u64 {
+        let before = &pgn[..at as usize];
+        let crs = before.iter().filter(|&&b| b == b'\r').count();
+        let lfs = (0..before.len())
+            .filter(|&i| before[i] == b'\n' && (i == 0 || before[i - 1] != b'\r'))
+            .count();
+        1 + (crs + lfs) as u64
+    }
+
+    #[test]
+    fn lines_count_across_reads_batches_and_skips() {
+        let ends: [&[u8]; 4] = [b"\r\n", b"\r", b"\r\r\n", b"\n"];
+        let mut pgn = b"\xef\xbb\xbf%escape\r\n".to_vec();
+        let mut starts = Vec::new();
+        for i in 0..40 {
+            let nl = ends[i % 4];
+            starts.push(pgn.len() as u64);
+            if i % 2 == 0 {
+                pgn.extend_from_slice(b"[Event \"e\"]");
+                pgn.extend_from_slice(nl);
+                pgn.extend_from_slice(nl);
+            }
+            pgn.extend_from_slice(b"1. e4 ");
+            // Every seventh game is past the cap, its lines skipped.
+            let moves = if i % 7 == 3 { 80 } else { 1 };
+            for _ in 0..moves {
+                pgn.extend_from_slice(b"Nf3 Ng1");
+                pgn.extend_from_slice(ends[(i + 1) % 4]);
+            }
+            pgn.extend_from_slice(b"*");
+            for _ in 0..i % 3 + 2 {
+                pgn.extend_from_slice(nl);
+            }
+        }
+        let expected: Vec<(u64, u64)> = starts.iter().map(|&s| (s, line_at(&pgn, s))).collect();
+        assert_eq!(expected[..2], [(12, 2), (46, 7)]);
+        for step in [1, 2, 3, 5, 64, 4096] {
+            assert_eq!(lines_read(&pgn, SMALL, step), expected, "step {step}");
+        }
+    }
+
+    #[test]
+    fn a_line_end_split_between_counts_is_counted_once() {
+        let text = b"a\r\nb\r\r\nc\rd\n\r\n\n\r";
+        for cut in 0..=text.len() {
+            for second in cut..=text.len() {
+                let mut lines = LineCount::default();
+                lines.add(&text[..cut]);
+                lines.add(&text[cut..second]);
+                lines.add(&text[second..]);
+                assert_eq!(lines.line(), 9, "cut at {cut} and {second}");
             }
         }
     }

@@ -30,64 +30,74 @@ const MAX_COMBOS: usize = 20;
 /// Most sources listed by name.
 const MAX_SOURCES: usize = 20;
 
-// Column indices of the rows (identity columns first).
+// Column indices of the rows: the identity columns, in the order of
+// [`super::IDENTITY`], then each report's own.
 const SOURCE: usize = 0;
 const GAME: usize = 1;
 const OFFSET: usize = 2;
-const EVENT: usize = 3;
-const SITE: usize = 4;
-const DATE: usize = 5;
-const ROUND: usize = 6;
-const WHITE: usize = 7;
-const BLACK: usize = 8;
-const RESULT: usize = 9;
-const VARIANT: usize = 10;
+const LINE: usize = 3;
+const EVENT: usize = 4;
+const SITE: usize = 5;
+const DATE: usize = 6;
+const ROUND: usize = 7;
+const WHITE: usize = 8;
+const BLACK: usize = 9;
+const RESULT: usize = 10;
+const VARIANT: usize = 11;
+/// The first column after the identity columns.
+const OWN: usize = super::IDENTITY.len();
+const _: () = assert!(VARIANT + 1 == OWN);
 
 mod castling_col {
-    pub const PLY: usize = 11;
-    pub const MOVE_NUMBER: usize = 12;
-    pub const SIDE: usize = 13;
-    pub const SAN: usize = 14;
-    pub const CASTLE: usize = 15;
-    pub const REASONS: usize = 16;
-    pub const DETAIL: usize = 17;
-    pub const FEN: usize = 18;
+    use super::OWN;
+    pub const PLY: usize = OWN;
+    pub const MOVE_NUMBER: usize = OWN + 1;
+    pub const SIDE: usize = OWN + 2;
+    pub const SAN: usize = OWN + 3;
+    pub const CASTLE: usize = OWN + 4;
+    pub const REASONS: usize = OWN + 5;
+    pub const DETAIL: usize = OWN + 6;
+    pub const FEN: usize = OWN + 7;
 }
 
 mod claims_col {
-    pub const CLAIM: usize = 11;
-    pub const SOURCE: usize = 12;
-    pub const VERDICT: usize = 13;
-    pub const PLY: usize = 14;
-    pub const OCCURRENCES: usize = 15;
-    pub const LOOSE: usize = 16;
-    pub const PLIES: usize = 17;
-    pub const FEN: usize = 18;
-    pub const DETAIL: usize = 19;
+    use super::OWN;
+    pub const CLAIM: usize = OWN;
+    pub const SOURCE: usize = OWN + 1;
+    pub const VERDICT: usize = OWN + 2;
+    pub const PLY: usize = OWN + 3;
+    pub const OCCURRENCES: usize = OWN + 4;
+    pub const LOOSE: usize = OWN + 5;
+    pub const PLIES: usize = OWN + 6;
+    pub const FEN: usize = OWN + 7;
+    pub const DETAIL: usize = OWN + 8;
 }
 
 mod missed_col {
-    pub const RULE: usize = 11;
-    pub const PLY: usize = 12;
-    pub const PLIES_AFTER: usize = 13;
-    pub const FEN: usize = 14;
+    use super::OWN;
+    pub const RULE: usize = OWN;
+    pub const PLY: usize = OWN + 1;
+    pub const PLIES_AFTER: usize = OWN + 2;
+    pub const FEN: usize = OWN + 3;
 }
 
 mod errors_col {
-    pub const PLY: usize = 11;
-    pub const SAN: usize = 12;
-    pub const KIND: usize = 13;
-    pub const DETAIL: usize = 14;
-    pub const FEN: usize = 15;
+    use super::OWN;
+    pub const PLY: usize = OWN;
+    pub const SAN: usize = OWN + 1;
+    pub const KIND: usize = OWN + 2;
+    pub const DETAIL: usize = OWN + 3;
+    pub const FEN: usize = OWN + 4;
 }
 
 mod results_col {
-    pub const PLY: usize = 11;
-    pub const CODE: usize = 12;
-    pub const RECORDED: usize = 13;
-    pub const EXPECTED: usize = 14;
-    pub const DETAIL: usize = 15;
-    pub const FEN: usize = 16;
+    use super::OWN;
+    pub const PLY: usize = OWN;
+    pub const CODE: usize = OWN + 1;
+    pub const RECORDED: usize = OWN + 2;
+    pub const EXPECTED: usize = OWN + 3;
+    pub const DETAIL: usize = OWN + 4;
+    pub const FEN: usize = OWN + 5;
 }
 
 type Row = Vec<String>;
@@ -786,9 +796,10 @@ fn identity_html<S: AsRef<str>>(row: &[S]) -> String {
     let _ = write!(s, "<p>{}</p>", parts.join(" · "));
     let _ = write!(
         s,
-        r#"<p class="src">{}, game {}, byte {}</p>"#,
+        r#"<p class="src">{}, game {}, line {}, byte {}</p>"#,
         esc(col(row, SOURCE)),
         esc(col(row, GAME)),
+        esc(col(row, LINE)),
         esc(col(row, OFFSET))
     );
     s
@@ -845,9 +856,10 @@ fn game_cell(row: &[String]) -> String {
         who
     };
     format!(
-        "{who}<br><span class=\"src\">{} #{} · {}</span>",
+        "{who}<br><span class=\"src\">{} #{}, line {} · {}</span>",
         esc(col(row, SOURCE)),
         esc(col(row, GAME)),
+        esc(col(row, LINE)),
         esc(col(row, DATE))
     )
 }

@@ -24,13 +24,15 @@ pub struct GameId<'a> {
     pub source: &'a str,
     pub game: u64,
     pub offset: u64,
+    /// The 1-based line of the game's first byte.
+    pub line: u64,
     pub tags: &'a Tags,
 }
 
 /// The identity columns that start every row.
-pub const IDENTITY: [&str; 11] = [
-    "source", "game", "offset", "event", "site", "date", "round", "white", "black", "result",
-    "variant",
+pub const IDENTITY: [&str; 12] = [
+    "source", "game", "offset", "line", "event", "site", "date", "round", "white", "black",
+    "result", "variant",
 ];
 
 /// The CSV reports and their own columns (after the identity columns), as
@@ -253,11 +255,13 @@ impl Reports {
         let [event, site, date, round, white, black] = id.tags.identity(bytes);
         let game = id.game.to_string();
         let offset = id.offset.to_string();
+        let line = id.line.to_string();
         let variant = crate::audit::start::variant_column(report, id.tags);
         let identity = [
             id.source,
             &game,
             &offset,
+            &line,
             &event,
             &site,
             &date,

@@ -198,7 +198,10 @@ fn read_limited(
         let known = games.len();
         let (used, stopped) = splitter.feed_until(&buf[fed..filled], at, eof, |g| {
             games.push(g);
-            if Some(g.start) == skipped || games.len() >= batch_games {
+            // A game past the cap that ended within one feed (it was not
+            // being skipped yet) ends its batch too, to be cut there.
+            let over = skipped.is_none() && g.end - g.start > game_cap as u64;
+            if Some(g.start) == skipped || over || games.len() >= batch_games {
                 ControlFlow::Break(())
             } else {
                 ControlFlow::Continue(())
@@ -246,6 +249,14 @@ fn read_limited(
                 game.end = base + len as u64;
                 cut = Some((len, capped));
             }
+        } else if let Some(game) = games
+            .last_mut()
+            .filter(|g| g.end - g.start > game_cap as u64)
+        {
+            let from = (game.start - base) as usize;
+            let len = from + kept_text(&buf[from..from + game_cap]);
+            game.end = base + len as u64;
+            cut = Some((len, true));
         } else if let Some(last) = games.last() {
             let ready = (last.end - base) as usize;
             if done

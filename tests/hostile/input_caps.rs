@@ -433,3 +433,39 @@ fn damaged_input_reports_are_the_same_for_any_threads() {
     assert!(reports[0] == reports[1], "-j1 and -j2 differ");
     assert!(reports[0] == reports[2], "-j1 and -j8 differ");
 }
+
+/// Item 1, just past the cap: a game a little over 2 MiB that ends within
+/// one read (so it was never being skipped) is cut at the cap like a longer
+/// one, and the game after it is read exactly.
+#[test]
+fn a_game_just_past_the_cap_is_cut_too() {
+    for size in [
+        (2 << 20) + 1000,
+        (2 << 20) + (300 << 10),
+        (2 << 20) + (900 << 10),
+    ] {
+        let t = common::tempdir();
+        let long = b"[Event \"long\"]\n\n1. e4 e5 {";
+        let mut text = long.to_vec();
+        text.extend(std::iter::repeat_n(b'x', size - long.len() - 4));
+        text.extend_from_slice(b"} *\n\n");
+        let offset = text.len() as u64;
+        text.extend_from_slice(NAMED.as_bytes());
+        let f = common::write(t.path(), "g.pgn", &text);
+        let out = t.path().join("r");
+        common::run_ok(&[common::s(&f), "--no-html", "-j", "2"], &out);
+        assert_eq!(counts(&out), (2, 0, 0, 2), "{size}");
+        let rows = errors(&out);
+        assert_eq!(rows[1], named_row(2, offset), "{size}");
+        assert_eq!(
+            (
+                &rows[0].0[..],
+                &rows[0].2[..],
+                &rows[0].4[..],
+                &rows[0].5[..]
+            ),
+            ("1", "long", "parse_error", CAP_DETAIL),
+            "{size}"
+        );
+    }
+}

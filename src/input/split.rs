@@ -321,7 +321,7 @@ impl Splitter {
             }
             let line = self.line.as_mut().expect("a line is being read");
             if line.role == Role::Tags
-                && let Some(k) = line.scan_tags(&chunk[from..])
+                && let Some(k) = line.scan_tags(&chunk[from..], open)
             {
                 // `[Event "x"] 1. e4 *`: the movetext follows the tags.
                 line.role = Role::Movetext;
@@ -500,7 +500,14 @@ impl Splitter {
 impl Line {
     /// Follows `bytes`, the next bytes of a tag line, through its tags:
     /// returns the index where movetext starts after them, if it does.
-    fn scan_tags(&mut self, bytes: &[u8]) -> Option<usize> {
+    /// With `open`, the line goes on past `bytes`.
+    fn scan_tags(&mut self, bytes: &[u8], open: bool) -> Option<usize> {
+        if !open && self.tag == TagScan::Open && bytes.trim_ascii_end().ends_with(b"\"]") {
+            // The usual whole tag line: a line that ends with a quote and
+            // `]` is all tags, its quotes unescaped or not.
+            self.tag = TagScan::Done;
+            return None;
+        }
         let mut i = 0;
         while i < bytes.len() {
             match self.tag {

@@ -12,8 +12,9 @@
 //! line and starts with move number one (`1.`): an unterminated comment
 //! therefore costs only its own game, never the rest of the file. Text that
 //! holds no tag, move or result (a block of `;` or `{ }` comments) is no
-//! game; it belongs to the game whose move follows it. Lines that start with
-//! `%` (PGN escape lines) and blank lines between games belong to no game.
+//! game: a game without tags starts on the line of its first move (or
+//! result). Lines that start with `%` (PGN escape lines) and blank lines
+//! between games belong to no game.
 //!
 //! Line ends may be `\n`, `\r\n`, `\r\r\n` (a CRLF file converted once more)
 //! or a lone `\r`. A line is blank when it holds only spaces, tabs, vertical

@@ -161,7 +161,7 @@ fn read_limited(
         batch_games,
         game_cap,
     } = limits;
-    let mut splitter = Splitter::new();
+    let mut splitter = Splitter::with_block_cap(game_cap as u64);
     // `buf[..filled]` is the text read and not yet handed out (but for the
     // bytes a skip dropped); the rest of `buf` is initialised room to read
     // into. Buffers have room for two reads of `batch_bytes` after the

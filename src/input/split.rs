@@ -1,13 +1,20 @@
 //! Cuts a stream of PGN bytes into games, line by line, without parsing moves.
 //!
-//! The rules follow pgn-reader's notion of a game boundary, made robust for
-//! damaged files: a game ends at a blank line after its movetext, or where a
-//! tag line (`[Name "value"]`) follows movetext. A comment that is still open
+//! The rules are those of the report contract (v2, "Game boundaries" and
+//! "Not games"), made robust for damaged files. A game's movetext runs until
+//! its result token (`1-0`, `0-1`, `1/2-1/2`, `1/2`, `½-½`, `*`) outside
+//! comments and variations: blank lines before it do not end the game. After
+//! the result the game ends at the next blank line or tag line, and a `[`
+//! right after the result on its line starts the next game there. A game
+//! without a result ends where a tag line (`[Name "value"]`) follows its
+//! movetext, or at the end of the input. A comment that is still open
 //! swallows blank lines, but not a tag line, nor a line that follows a blank
 //! line and starts with move number one (`1.`): an unterminated comment
-//! therefore costs only its own game, never the rest of the file. Lines that
-//! start with `%` (PGN escape lines) and blank lines between games belong to
-//! no game.
+//! therefore costs only its own game, never the rest of the file. Text that
+//! holds no tag, move or result (a block of `;` or `{ }` comments) is no
+//! game: a game without tags starts on the line of its first move (or
+//! result). Lines that start with `%` (PGN escape lines) and blank lines
+//! between games belong to no game.
 //!
 //! Line ends may be `\n`, `\r\n`, `\r\r\n` (a CRLF file converted once more)
 //! or a lone `\r`. A line is blank when it holds only spaces, tabs, vertical
@@ -21,14 +28,16 @@
 //! The splitter reads a line piece by piece as the bytes arrive and never
 //! needs a byte again once it has been fed: what it must hold to decide (a
 //! line end's `\r`, a BOM's first bytes, the first bytes of a line inside an
-//! open comment) it leaves unconsumed, a few bytes at most. Keeping the
-//! bytes of the game in progress is the caller's business
-//! ([`Splitter::game_start`]).
+//! open comment, a token that may be a result, a tag line shorter than
+//! [`WHOLE_TAG_LINE`]) it leaves unconsumed, a few kB at most; how the
+//! bytes are fed never changes where games are cut. Keeping the bytes of the game in progress is the caller's
+//! business ([`Splitter::game_start`]).
 
 use std::ops::ControlFlow;
 
 /// A game's place in its source: `start` is its first byte (first tag, or
-/// first movetext byte), `end` is one past its last non-blank line's end.
+/// first movetext byte), `end` is one past its last non-blank line's end
+/// (or the `[` that starts the next game on the same line).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct GameSpan {
     pub start: u64,
@@ -42,9 +51,22 @@ enum State {
     Between,
     /// In the tag section; `blank` is true after a blank line.
     Tags { blank: bool },
-    /// In the movetext; `comment` is true inside a `{ ... }` comment, and
-    /// `blank` after a blank line inside it.
-    Movetext { comment: bool, blank: bool },
+    /// In the movetext; `blank` is true after a blank line.
+    Movetext { blank: bool },
+}
+
+/// What the splitter follows through a game's movetext.
+#[derive(Clone, Copy, Debug, Default)]
+struct Reading {
+    /// Inside a `{ ... }` comment.
+    comment: bool,
+    /// How many `(` variations are open.
+    depth: u32,
+    /// A result token was read outside comments and variations.
+    result: bool,
+    /// A tag, move or result was read: the text is a game, not a block of
+    /// comments.
+    content: bool,
 }
 
 /// What a line does, decided on its first byte that is not blank.
@@ -65,11 +87,20 @@ enum Role {
 struct Line {
     /// Offset of the line's first byte, after a BOM.
     start: u64,
+    /// Offset of its first byte that is not blank, once read.
+    first: u64,
     role: Role,
-    /// Whether a `{` comment is open after the bytes read so far.
-    comment: bool,
     /// A `;` outside a comment: the rest of the line is a comment.
     rest_commented: bool,
+    /// The last token read is a result: a `[` next on the line starts the
+    /// next game.
+    after_result: bool,
+    /// The byte before the next one to read ends a token (or there is
+    /// none): a token starts there.
+    boundary: bool,
+    /// Where a tag line is: movetext after its tags (`[Event "x"] 1. e4 *`)
+    /// is read as the movetext reader reads it.
+    tag: TagScan,
     /// A line of blanks holds a NUL or Ctrl-Z: it is padding, which belongs
     /// to no game and changes nothing, rather than a blank line.
     padded: bool,
@@ -78,10 +109,43 @@ struct Line {
     solid_end: u64,
 }
 
+/// Where a tag line is, as the tag reader reads it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum TagScan {
+    /// Not read yet: whether the line is all tags is decided on the whole
+    /// line when it is shorter than [`WHOLE_TAG_LINE`].
+    Unread,
+    /// Before a tag's `[`, or the movetext.
+    Open,
+    /// In a tag's name, before the value's `"`.
+    Name,
+    /// In the value.
+    Value,
+    /// In the value, after a `\`.
+    Escape,
+    /// After the value, before its `]`.
+    Close,
+    /// The rest of the line is the tag's (a tag that cannot be read, or
+    /// quotes not escaped).
+    Done,
+}
+
+/// How far [`Line::scan`] read a piece of a movetext line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Scanned {
+    /// The first `n` bytes; the rest may be the start of a result token and
+    /// is fed again with the bytes that follow.
+    Upto(usize),
+    /// Up to a `[` right after a result, at this index: it starts the next
+    /// game.
+    NextGame(usize),
+}
+
 /// A streaming game splitter: feed it bytes, it reports finished games.
 #[derive(Debug)]
 pub struct Splitter {
     state: State,
+    reading: Reading,
     /// The game in progress, if any: its first byte and the end of its
     /// last line that is not blank.
     in_game: bool,
@@ -89,6 +153,11 @@ pub struct Splitter {
     end: u64,
     /// The line being read, once its first byte (after a BOM) is fed.
     line: Option<Line>,
+    /// A line of comments longer than this, before a game's first tag,
+    /// move or result, is a game: the caller keeps the bytes of such a line
+    /// as a game's while it is read, and has started to drop them past its
+    /// game cap ([`super::batch::GAME_CAP`]).
+    block_cap: u64,
 }
 
 impl Default for Splitter {
@@ -103,25 +172,52 @@ const BOM: &[u8] = b"\xef\xbb\xbf";
 /// are looked at to tell whether it starts a new game (a tag line, or `1.`).
 pub(super) const HEAD: usize = 256;
 
+/// A tag line shorter than this (from its first byte to its line end) that
+/// ends with `"]` is all tags, as the tag reader reads it; a longer one is
+/// read tag by tag. The splitter holds such a line's bytes until its line
+/// end arrives, so that how the input is fed cannot change the decision.
+pub(super) const WHOLE_TAG_LINE: u64 = 4096;
+
 /// Bytes a blank line may hold, and that indent a line.
-const BLANK: [bool; 256] = {
+const BLANK: [bool; 256] = byte_set(b" \t\x0b\x0c\x00\x1a");
+
+/// Bytes that end a movetext token, as the movetext reader has them.
+const DELIMITERS: [bool; 256] = byte_set(b" \t\n\r\x0c\x0b{}();$!?");
+
+/// The result tokens (the movetext reader's), each with the index of the
+/// byte it is found by (`*`, `-` or `/`).
+const RESULTS: [(&[u8], usize); 6] = [
+    (b"*", 0),
+    (b"1-0", 1),
+    (b"0-1", 1),
+    ("½-½".as_bytes(), 2),
+    (b"1/2-1/2", 1),
+    (b"1/2", 1),
+];
+
+/// The longest result token, in bytes.
+const RESULT_MAX: usize = 7;
+
+const fn byte_set(list: &[u8]) -> [bool; 256] {
     let mut t = [false; 256];
     let mut k = 0;
-    let list = b" \t\x0b\x0c\x00\x1a";
     while k < list.len() {
         t[list[k] as usize] = true;
         k += 1;
     }
     t
-};
+}
 
 impl Line {
     fn new(start: u64) -> Line {
         Line {
             start,
+            first: start,
             role: Role::Blank,
-            comment: false,
             rest_commented: false,
+            after_result: false,
+            boundary: true,
+            tag: TagScan::Open,
             padded: false,
             solid_end: start,
         }
@@ -130,19 +226,36 @@ impl Line {
 
 impl Splitter {
     pub fn new() -> Splitter {
+        Splitter::with_block_cap(super::batch::GAME_CAP as u64)
+    }
+
+    /// A splitter for a caller that caps games at `cap` bytes.
+    pub(super) fn with_block_cap(cap: u64) -> Splitter {
         Splitter {
             state: State::Between,
+            reading: Reading::default(),
             in_game: false,
             start: 0,
             end: 0,
             line: None,
+            block_cap: cap,
         }
     }
 
     /// The first byte of the game in progress, whose bytes the caller has
-    /// to keep; `None` between games.
+    /// to keep; `None` between games. Before a game's first tag, move or
+    /// result, only the line being read is kept: comments before it are no
+    /// game, and a game starts on the line of its first move.
     pub fn game_start(&self) -> Option<u64> {
-        self.in_game.then_some(self.start)
+        if !self.in_game {
+            return None;
+        }
+        if self.reading.content {
+            return Some(self.start);
+        }
+        self.line
+            .filter(|l| l.role == Role::Movetext)
+            .map(|l| l.first)
     }
 
     /// Feeds `data`, whose first byte is at `base` in the source, and calls
@@ -192,6 +305,8 @@ impl Splitter {
                 None => (rest.len(), None),
             };
             let chunk = &rest[..content];
+            // Whether the line goes on past `data`.
+            let open = content == rest.len() && !eof;
             let mut from = 0;
             if self.line.is_some_and(|l| l.role == Role::Blank) {
                 match chunk.iter().position(|&b| !BLANK[b as usize]) {
@@ -202,8 +317,7 @@ impl Splitter {
                         }
                     }
                     Some(i) => {
-                        let complete = content < rest.len() || eof;
-                        if !complete && chunk.len() - i < HEAD && self.needs_head() {
+                        if open && chunk.len() - i < HEAD && self.needs_head() {
                             return (pos + i, false);
                         }
                         let emitted = self.decide(&chunk[i..], base + (pos + i) as u64);
@@ -217,7 +331,53 @@ impl Splitter {
                 }
             }
             let line = self.line.as_mut().expect("a line is being read");
-            line.scan(&chunk[from..]);
+            if line.role == Role::Tags && line.tag == TagScan::Unread {
+                // A tag line shorter than WHOLE_TAG_LINE is judged whole:
+                // its bytes are held until its line end arrives.
+                let seen = base + (pos + content) as u64 - line.start;
+                if seen >= WHOLE_TAG_LINE {
+                    line.tag = TagScan::Open;
+                } else if open {
+                    return (pos + from, false);
+                } else if chunk[from..].trim_ascii_end().ends_with(b"\"]") {
+                    // The usual whole tag line: a line that ends with a
+                    // quote and `]` is all tags, its quotes unescaped or not.
+                    line.tag = TagScan::Done;
+                } else {
+                    line.tag = TagScan::Open;
+                }
+            }
+            if line.role == Role::Tags
+                && let Some(k) = line.scan_tags(&chunk[from..])
+            {
+                // `[Event "x"] 1. e4 *`: the movetext follows the tags.
+                line.role = Role::Movetext;
+                from += k;
+            }
+            if line.role == Role::Movetext {
+                let had_content = self.reading.content;
+                let scanned = line.scan(&mut self.reading, &chunk[from..], open);
+                if !had_content && self.reading.content {
+                    // The game's first move: it starts on this line.
+                    self.start = line.first;
+                }
+                match scanned {
+                    Scanned::Upto(n) if from + n < content => return (pos + from + n, false),
+                    Scanned::Upto(_) => {}
+                    Scanned::NextGame(n) => {
+                        let at = pos + from + n;
+                        let ended = self.next_game_on_line(base + at as u64);
+                        if let Some(g) = ended
+                            && emit(g).is_break()
+                        {
+                            return (at, true);
+                        }
+                        pos = at;
+                        continue;
+                    }
+                }
+            }
+            let line = self.line.as_mut().expect("a line is being read");
             if content == rest.len() {
                 // The line goes on past `data`, or the input ends in it.
                 if let Some(k) = chunk.iter().rposition(|&b| b != 0 && b != 0x1a) {
@@ -258,7 +418,7 @@ impl Splitter {
     /// Whether the line's first bytes decide what it is: inside an open
     /// comment, a tag line or `1.` starts a new game.
     fn needs_head(&self) -> bool {
-        matches!(self.state, State::Movetext { comment: true, .. })
+        matches!(self.state, State::Movetext { .. }) && self.reading.comment
     }
 
     /// Decides the role of the line being read from `head`, its bytes from
@@ -268,21 +428,18 @@ impl Splitter {
         let line = self.line.as_mut().expect("a line is being read");
         let first = head[0];
         let escape = at == line.start && first == b'%';
-        // (role, starts a game, a comment is open at the line's start)
-        let (role, starts, comment) = match self.state {
-            State::Movetext {
-                comment: true,
-                blank,
-            } => {
+        // (role, starts a game)
+        let (role, starts) = match self.state {
+            State::Movetext { blank } if self.reading.comment => {
                 if is_tag_line(head) {
-                    (Role::Tags, true, false)
+                    (Role::Tags, true)
                 } else if blank && is_move_one(head) {
-                    (Role::Movetext, true, false)
+                    (Role::Movetext, true)
                 } else {
-                    (Role::Movetext, false, true)
+                    (Role::Movetext, false)
                 }
             }
-            _ if escape => (Role::Escape, false, false),
+            _ if escape => (Role::Escape, false),
             State::Between => (
                 if first == b'[' {
                     Role::Tags
@@ -290,15 +447,17 @@ impl Splitter {
                     Role::Movetext
                 },
                 true,
-                false,
             ),
-            State::Tags { blank } if first == b'[' => (Role::Tags, blank, false),
-            State::Tags { .. } => (Role::Movetext, false, false),
-            State::Movetext { .. } if first == b'[' => (Role::Tags, true, false),
-            State::Movetext { .. } => (Role::Movetext, false, false),
+            State::Tags { blank } if first == b'[' => (Role::Tags, blank),
+            State::Tags { .. } => (Role::Movetext, false),
+            State::Movetext { .. } if first == b'[' => (Role::Tags, true),
+            State::Movetext { .. } => (Role::Movetext, false),
         };
         line.role = role;
-        line.comment = comment;
+        line.first = at;
+        if role == Role::Tags {
+            line.tag = TagScan::Unread;
+        }
         if !starts {
             return None;
         }
@@ -306,6 +465,22 @@ impl Splitter {
         self.in_game = true;
         self.start = at;
         self.end = at;
+        self.reading.content = role == Role::Tags;
+        ended
+    }
+
+    /// Ends the game in progress at `at`, a `[` on the line being read that
+    /// follows its result, and starts the next one there.
+    fn next_game_on_line(&mut self, at: u64) -> Option<GameSpan> {
+        self.end = at;
+        let ended = self.finish();
+        self.in_game = true;
+        self.start = at;
+        self.end = at;
+        self.reading.content = true;
+        let line = self.line.as_mut().expect("a line is being read");
+        line.role = Role::Tags;
+        line.tag = TagScan::Unread;
         ended
     }
 
@@ -317,13 +492,9 @@ impl Splitter {
             Role::Blank => match self.state {
                 State::Between => {}
                 State::Tags { .. } => self.state = State::Tags { blank: true },
-                State::Movetext { comment: false, .. } => return self.finish(),
-                State::Movetext { comment: true, .. } => {
-                    self.state = State::Movetext {
-                        comment: true,
-                        blank: true,
-                    }
-                }
+                // After the result, a blank line ends the game.
+                State::Movetext { .. } if self.reading.result => return self.finish(),
+                State::Movetext { .. } => self.state = State::Movetext { blank: true },
             },
             Role::Escape => {}
             Role::Tags => {
@@ -331,23 +502,25 @@ impl Splitter {
                 self.state = State::Tags { blank: false };
             }
             Role::Movetext => {
+                if !self.reading.content && end - line.first > self.block_cap {
+                    self.reading.content = true;
+                    self.start = line.first;
+                }
                 self.end = end;
-                self.state = State::Movetext {
-                    comment: line.comment,
-                    blank: false,
-                };
+                self.state = State::Movetext { blank: false };
             }
         }
         None
     }
 
-    /// Ends the game in progress, if any.
+    /// Ends the game in progress, if any: a block of comments is none.
     fn finish(&mut self) -> Option<GameSpan> {
         self.state = State::Between;
+        let content = std::mem::take(&mut self.reading).content;
         if !std::mem::take(&mut self.in_game) {
             return None;
         }
-        Some(GameSpan {
+        content.then_some(GameSpan {
             start: self.start,
             end: self.end,
         })
@@ -355,13 +528,200 @@ impl Splitter {
 }
 
 impl Line {
-    /// Follows the comments through `bytes`, the next bytes of a movetext
-    /// line from its first one that is not blank.
-    fn scan(&mut self, bytes: &[u8]) {
-        if self.role == Role::Movetext && !self.rest_commented && !bytes.is_empty() {
-            (self.comment, self.rest_commented) = scan_comment(bytes, self.comment);
+    /// Follows `bytes`, the next bytes of a tag line, through its tags:
+    /// returns the index where movetext starts after them, if it does.
+    fn scan_tags(&mut self, bytes: &[u8]) -> Option<usize> {
+        let mut i = 0;
+        while i < bytes.len() {
+            match self.tag {
+                TagScan::Unread | TagScan::Open | TagScan::Close => {
+                    let b = bytes[i];
+                    if b == b' ' || b == b'\t' {
+                        i += 1;
+                        continue;
+                    }
+                    self.tag = match (self.tag, b) {
+                        (TagScan::Unread | TagScan::Open, b'[') => TagScan::Name,
+                        (TagScan::Unread | TagScan::Open, _) => return Some(i),
+                        (_, b']') => TagScan::Open,
+                        _ => TagScan::Done,
+                    };
+                    i += 1;
+                }
+                TagScan::Name => match memchr::memchr2(b'"', b']', &bytes[i..]) {
+                    Some(k) => {
+                        self.tag = if bytes[i + k] == b'"' {
+                            TagScan::Value
+                        } else {
+                            TagScan::Done
+                        };
+                        i += k + 1;
+                    }
+                    None => return None,
+                },
+                TagScan::Value => match memchr::memchr2(b'"', b'\\', &bytes[i..]) {
+                    Some(k) => {
+                        self.tag = if bytes[i + k] == b'"' {
+                            TagScan::Close
+                        } else {
+                            TagScan::Escape
+                        };
+                        i += k + 1;
+                    }
+                    None => return None,
+                },
+                TagScan::Escape => {
+                    self.tag = TagScan::Value;
+                    i += 1;
+                }
+                TagScan::Done => return None,
+            }
         }
+        None
     }
+
+    /// Follows `bytes`, the next bytes of a movetext line from its first
+    /// one that is not blank, through comments and variations, looking for
+    /// the result token. With `open`, the line goes on past `bytes`: a last
+    /// token that may be a result is left to be fed again.
+    fn scan(&mut self, r: &mut Reading, bytes: &[u8], open: bool) -> Scanned {
+        if self.rest_commented || bytes.is_empty() {
+            return Scanned::Upto(bytes.len());
+        }
+        let mut n = bytes.len();
+        if open {
+            let tail = n.saturating_sub(RESULT_MAX + 1);
+            match bytes[tail..].iter().rposition(|&b| DELIMITERS[b as usize]) {
+                Some(k) => n = tail + k + 1,
+                None if tail == 0 => return Scanned::Upto(0),
+                // A token of more bytes than a result.
+                None => {}
+            }
+        }
+        let bytes = &bytes[..n];
+        let split = if r.content
+            && !self.after_result
+            && memchr::memchr3(b';', b'(', b')', bytes).is_none()
+        {
+            self.scan_plain(r, bytes)
+        } else {
+            self.scan_slow(r, bytes)
+        };
+        if let Some(i) = split {
+            return Scanned::NextGame(i);
+        }
+        self.boundary = bytes.last().is_some_and(|&b| DELIMITERS[b as usize]);
+        Scanned::Upto(n)
+    }
+
+    /// [`Line::scan`] for a piece without `;`, `(` and `)`, whose comments
+    /// the last brace decides and whose variation depth does not change:
+    /// only the bytes that can be part of a result are looked at (most
+    /// lines hold at most a castle, an evaluation and the result).
+    fn scan_plain(&mut self, r: &mut Reading, bytes: &[u8]) -> Option<usize> {
+        let open_before = r.comment;
+        if let Some(i) = memchr::memrchr2(b'{', b'}', bytes) {
+            r.comment = bytes[i] == b'{';
+        }
+        if r.depth > 0 {
+            return None;
+        }
+        for p in memchr::memchr3_iter(b'*', b'-', b'/', bytes) {
+            let Some(end) = result_at(bytes, p, self.boundary) else {
+                continue;
+            };
+            let in_comment = match memchr::memrchr2(b'{', b'}', &bytes[..p]) {
+                Some(i) => bytes[i] == b'{',
+                None => open_before,
+            };
+            if in_comment {
+                continue;
+            }
+            r.result = true;
+            match bytes[end..].iter().position(|&b| b != b' ' && b != b'\t') {
+                Some(k) if bytes[end + k] == b'[' => return Some(end + k),
+                Some(_) => {}
+                None => self.after_result = true,
+            }
+        }
+        None
+    }
+
+    /// [`Line::scan`], token by token.
+    fn scan_slow(&mut self, r: &mut Reading, bytes: &[u8]) -> Option<usize> {
+        let mut i = 0;
+        while i < bytes.len() {
+            if r.comment {
+                match memchr::memchr(b'}', &bytes[i..]) {
+                    Some(k) => {
+                        r.comment = false;
+                        i += k + 1;
+                    }
+                    None => return None,
+                }
+                continue;
+            }
+            let b = bytes[i];
+            if self.after_result && b != b' ' && b != b'\t' {
+                self.after_result = false;
+                if b == b'[' {
+                    return Some(i);
+                }
+            }
+            match b {
+                b'{' => r.comment = true,
+                b';' => {
+                    self.rest_commented = true;
+                    return None;
+                }
+                b'(' => {
+                    r.depth += 1;
+                    r.content = true;
+                }
+                b')' => r.depth = r.depth.saturating_sub(1),
+                _ if DELIMITERS[b as usize] => {}
+                _ => {
+                    r.content = true;
+                    let end = bytes[i..]
+                        .iter()
+                        .position(|&b| DELIMITERS[b as usize])
+                        .map_or(bytes.len(), |k| i + k);
+                    let token = &bytes[i..end];
+                    if (i > 0 || self.boundary)
+                        && r.depth == 0
+                        && RESULTS.iter().any(|&(t, _)| t == token)
+                    {
+                        r.result = true;
+                        self.after_result = true;
+                    }
+                    i = end;
+                    continue;
+                }
+            }
+            i += 1;
+        }
+        None
+    }
+}
+
+/// Whether the byte at `p` (a `*`, `-` or `/`) is part of a result token
+/// that stands alone in `bytes`: returns the token's end. `boundary` tells
+/// whether a token starts at `bytes[0]`.
+fn result_at(bytes: &[u8], p: usize, boundary: bool) -> Option<usize> {
+    RESULTS.iter().find_map(|&(token, k)| {
+        if token[k] != bytes[p] || p < k {
+            return None;
+        }
+        let (start, end) = (p - k, p - k + token.len());
+        let alone = bytes.get(start..end) == Some(token)
+            && (if start == 0 {
+                boundary
+            } else {
+                DELIMITERS[bytes[start - 1] as usize]
+            })
+            && bytes.get(end).is_none_or(|&b| DELIMITERS[b as usize]);
+        alone.then_some(end)
+    })
 }
 
 /// The length of the line end at the start of `data` (`\n`, `\r\n`,
@@ -376,48 +736,6 @@ fn line_end_len(data: &[u8], eof: bool) -> Option<usize> {
         (Some(b'\r'), Some(b'\n')) => Some(3),
         (Some(b'\r'), None) | (None, _) if !eof => None,
         _ => Some(1),
-    }
-}
-
-/// Follows `{` comments through `line`, starting inside one when `open`:
-/// returns whether one is open at its end, and whether a `;` outside a
-/// comment makes the rest of the line a comment.
-fn scan_comment(line: &[u8], open: bool) -> (bool, bool) {
-    // Without `;`, the last brace decides: `{` leaves a comment open
-    // whatever came before, `}` leaves none open. One scan from the end
-    // instead of two calls per comment (Lichess lines hold ~80 comments).
-    if memchr::memchr(b';', line).is_none() {
-        let open = match memchr::memrchr2(b'{', b'}', line) {
-            Some(i) => line[i] == b'{',
-            None => open,
-        };
-        return (open, false);
-    }
-    scan_comment_slow(line, open)
-}
-
-/// `scan_comment`, brace by brace.
-fn scan_comment_slow(line: &[u8], mut open: bool) -> (bool, bool) {
-    let mut rest = line;
-    loop {
-        if open {
-            match memchr::memchr(b'}', rest) {
-                Some(i) => {
-                    open = false;
-                    rest = &rest[i + 1..];
-                }
-                None => return (true, false),
-            }
-        } else {
-            match memchr::memchr2(b'{', b';', rest) {
-                Some(i) if rest[i] == b'{' => {
-                    open = true;
-                    rest = &rest[i + 1..];
-                }
-                Some(_) => return (false, true),
-                None => return (false, false),
-            }
-        }
     }
 }
 
@@ -523,25 +841,42 @@ mod tests {
     }
 
     #[test]
-    fn comment_fast_path_agrees_with_brace_by_brace() {
-        // Every line of up to 6 bytes over `{`, `}`, `;`, `x`.
-        let alphabet = b"{};x";
+    fn plain_scan_agrees_with_token_by_token() {
+        // Every piece of up to 6 bytes over these, with a comment open or
+        // not before it: the same result, comment, split and what follows.
+        let alphabet: &[u8] = b"{} *1-0/[";
+        let k = alphabet.len();
         for len in 0..=6u32 {
-            for code in 0..4usize.pow(len) {
+            for code in 0..k.pow(len) {
                 let mut c = code;
-                let line: Vec<u8> = (0..len)
+                let piece: Vec<u8> = (0..len)
                     .map(|_| {
-                        let b = alphabet[c % 4];
-                        c /= 4;
+                        let b = alphabet[c % k];
+                        c /= k;
                         b
                     })
                     .collect();
-                for open in [false, true] {
+                for comment in [false, true] {
+                    let run = |plain: bool| {
+                        let mut line = Line::new(0);
+                        let mut r = Reading {
+                            comment,
+                            content: true,
+                            ..Reading::default()
+                        };
+                        let split = if plain {
+                            line.scan_plain(&mut r, &piece)
+                        } else {
+                            line.scan_slow(&mut r, &piece)
+                        };
+                        let comment = split.is_none().then_some(r.comment);
+                        (split, r.result, comment, line.after_result)
+                    };
                     assert_eq!(
-                        scan_comment(&line, open),
-                        scan_comment_slow(&line, open),
-                        "{:?} {open}",
-                        String::from_utf8_lossy(&line)
+                        run(true),
+                        run(false),
+                        "{:?} {comment}",
+                        String::from_utf8_lossy(&piece)
                     );
                 }
             }
@@ -563,7 +898,11 @@ mod tests {
             });
             buf.drain(..used);
             base += used as u64;
-            assert!(buf.len() < HEAD + step, "{} bytes held", buf.len());
+            assert!(
+                buf.len() < WHOLE_TAG_LINE as usize + step,
+                "{} bytes held",
+                buf.len()
+            );
         }
         let used = s.feed(&buf, base, true, |g| {
             out.push((g.start as usize, g.end as usize))
@@ -572,11 +911,35 @@ mod tests {
         out
     }
 
+    /// A tag line is judged whole however its bytes arrive: one that ends
+    /// with `"]` is all tags when shorter than WHOLE_TAG_LINE, and read tag
+    /// by tag when longer (a fuzzed real game once split in two when fed
+    /// in pieces).
+    #[test]
+    fn a_tag_line_is_judged_whole_however_it_is_fed() {
+        let long = format!("[A \"x\"] 1. e4 [B \"{}\"]", "y".repeat(5000));
+        for line in [
+            "[WhiteRatingDiff \"+8\"]\x0b[BlackRatingDiff \"-6\"]",
+            &long,
+        ] {
+            let pgn = format!(
+                "[Event \"a\"]\n{line}\n[Site \"s\"]\n\n1. e4 e5 1-0\n\n[Event \"b\"]\n\n1. d4 *\n"
+            );
+            let whole = split(pgn.as_bytes());
+            for step in [1, 2, 3, 7, 64, 4095, 4096, 4097] {
+                assert_eq!(split_in_pieces(pgn.as_bytes(), step), whole, "step {step}");
+            }
+        }
+        let short = "[Event \"a\"]\n[WhiteRatingDiff \"+8\"]\x0b[BlackRatingDiff \"-6\"]\n[Site \"s\"]\n\n1. e4 e5 1-0\n";
+        assert_eq!(split(short.as_bytes()), vec![(0, short.len())]);
+    }
+
     #[test]
     fn feeding_in_pieces_gives_the_same_games() {
         let pgn: &[u8] = b"[Event \"a\"]\r\n\r\n1. e4 {x\n\ny} *\r\n\r\n1. d4 *\r\r1. c4 *\n\
             \xef\xbb\xbf[Event \"b\"]\r\r\n\r\r\n1. e4 { open\r\r\n\r\r\n1. d4 *\n\0\0\n\x1a\n\
-            1. c4 {\n\n[Event \"c\"]\n\x0b\n1. f4 *\0\0\x1a";
+            1. c4 {\n\n[Event \"c\"]\n\x0b\n1. f4 *\n\0\0\x1a\n\n; x\n\n{ y }\n\
+            1. e4\r\n\r\n2. d4 1/2-1/2 [Event \"d\"] 1. e4 (1. d4 0-1) 1/2\n\n1. c4 \xc2\xbd-\xc2\xbd  [A \"\"]\n1. g4 *\0\0\x1a";
         let whole = games(pgn);
         assert_eq!(
             whole,
@@ -586,7 +949,11 @@ mod tests {
                 "1. c4 *\n",
                 "[Event \"b\"]\r\r\n\r\r\n1. e4 { open\r\r\n",
                 "1. d4 *\n\0\0\n\x1a\n1. c4 {\n",
-                "[Event \"c\"]\n\x0b\n1. f4 *"
+                "[Event \"c\"]\n\x0b\n1. f4 *\n",
+                "1. e4\r\n\r\n2. d4 1/2-1/2 ",
+                "[Event \"d\"] 1. e4 (1. d4 0-1) 1/2\n",
+                "1. c4 \u{bd}-\u{bd}  ",
+                "[A \"\"]\n1. g4 *"
             ]
         );
         let whole = split(pgn);
@@ -684,6 +1051,91 @@ mod tests {
             games(b"1. e4 { open\n\n1. d4 { x\n\ny } *\n\n1. c4 *\n").len(),
             3
         );
+    }
+
+    #[test]
+    fn blank_lines_before_the_result_do_not_end_the_game() {
+        // Tags, a pre-game comment, moves with blank lines between them.
+        let pgn = b"[Event \"a\"]\n\n{ Notes by X }\n\n1. e4 e5\n\n2. Nf3 Nc6\n\n1-0\n\n\
+            [Event \"b\"]\n\n1. d4 d5 1/2\n\n{ block }\n1. c4 ( 1. e4 * ) e5 { 0-1 }\n\n2. Nc3 \xc2\xbd-\xc2\xbd\n";
+        assert_eq!(
+            games(pgn),
+            vec![
+                "[Event \"a\"]\n\n{ Notes by X }\n\n1. e4 e5\n\n2. Nf3 Nc6\n\n1-0\n",
+                "[Event \"b\"]\n\n1. d4 d5 1/2\n",
+                "1. c4 ( 1. e4 * ) e5 { 0-1 }\n\n2. Nc3 \u{bd}-\u{bd}\n"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_game_without_result_ends_at_a_tag_line_or_the_end() {
+        assert_eq!(
+            games(b"1. e4 e5\n\n2. Nf3\n[Event \"x\"]\n\n1. d4\n\n1... d5\n"),
+            vec![
+                "1. e4 e5\n\n2. Nf3\n",
+                "[Event \"x\"]\n\n1. d4\n\n1... d5\n"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_tag_right_after_the_result_starts_the_next_game() {
+        assert_eq!(
+            games(b"1. e4 a5 * [Event \"x\"]\n1. d4 1-0\t[Event \"y\"] [Site \"z\"]\n\n1. c4 *"),
+            vec![
+                "1. e4 a5 * ",
+                "[Event \"x\"]\n1. d4 1-0\t",
+                "[Event \"y\"] [Site \"z\"]\n\n1. c4 *"
+            ]
+        );
+        // Text between the result and the next blank line or tag line is
+        // the game's (the movetext reader makes it a parse error).
+        assert_eq!(
+            games(b"1. e4 * e5 [Event \"x\"]\n2. Nf3\n\n1. d4 *\n"),
+            vec!["1. e4 * e5 [Event \"x\"]\n2. Nf3\n", "1. d4 *\n"]
+        );
+        // Movetext after the tags on their line, as the tag reader has it.
+        assert_eq!(
+            games(b"[Event \"a\"] [Site \"b\\\"]\"] 1. e4 *\n\n1. d4 *\n[Event \"London \"I\"\"] x\n\n1. e4 *"),
+            vec![
+                "[Event \"a\"] [Site \"b\\\"]\"] 1. e4 *\n",
+                "1. d4 *\n",
+                "[Event \"London \"I\"\"] x\n\n1. e4 *"
+            ]
+        );
+        // `*` inside a token, comment or variation is no result.
+        assert_eq!(
+            split(b"1. e4*[Event \"x\"] {*} (1... e5 *) [x]\n\n1. d4\n").len(),
+            1
+        );
+    }
+
+    #[test]
+    fn comment_blocks_between_games_are_no_game() {
+        let pgn = b"; TCEC Season 1\n; engines\n\n[Event \"a\"]\n\n1. e4 *\n\n\
+            { between }\n% escape\n\n[Event \"b\"]\n\n1. d4 *\n\n; the end\n{ x }\n";
+        assert_eq!(
+            games(pgn),
+            vec!["[Event \"a\"]\n\n1. e4 *\n", "[Event \"b\"]\n\n1. d4 *\n"]
+        );
+        assert_eq!(split(b"{ only }\n\n; comments\n"), vec![]);
+        // A tagless game starts on the line of its first move.
+        assert_eq!(
+            games(b"{ before }\n\n{ a } 1. e4 *\n"),
+            vec!["{ a } 1. e4 *\n"]
+        );
+        // A line of comments longer than the caller's cap is a game: the
+        // caller has begun dropping its bytes.
+        let mut s = Splitter::with_block_cap(12);
+        let mut out = Vec::new();
+        s.feed(
+            b"{ short }\n{ a long comment }\n[Event \"a\"]\n",
+            0,
+            true,
+            |g| out.push((g.start, g.end)),
+        );
+        assert_eq!(out, vec![(10, 29), (29, 41)]);
     }
 
     #[test]

@@ -10,6 +10,7 @@
 mod common;
 mod support;
 
+mod boundaries;
 mod decode;
 mod folder;
 mod input_caps;

@@ -361,10 +361,12 @@ fn nul_bytes_and_binary_between_games() {
             (
                 3,
                 1,
-                "\u{2030}PNG\u{1a}\0\u{ff}\u{fe}\u{1}\u{2}binary\u{7f}\u{20ac}",
+                // Control characters are written as U+FFFD: no cell holds
+                // raw binary (Windows-1252 gives 0x89 as ‰, 0x80 as €).
+                "\u{2030}PNG\u{fffd}\u{fffd}\u{ff}\u{fe}\u{fffd}\u{fffd}binary\u{fffd}\u{20ac}",
                 "parse_error",
             ),
-            (5, 1, "e4\0", "parse_error"),
+            (5, 1, "e4\u{fffd}", "parse_error"),
         ],
     );
     let e = records(&r.out, "errors.csv");
@@ -397,12 +399,34 @@ fn nul_bytes_and_binary_between_games() {
         e.iter()
             .all(|r| r["kind"] == "parse_error" || r["kind"] == "illegal_move")
     );
+    let raw = std::fs::read_to_string(r.out.join("errors.csv")).unwrap();
+    let control: Vec<char> = raw
+        .chars()
+        .filter(|&c| c.is_control() && c != '\n')
+        .collect();
+    assert!(control.is_empty(), "raw control characters: {control:?}");
     let first = records(&r.out, "errors.csv");
     assert!(
         first
             .iter()
             .all(|r| r["game"] != "1" && r["event"] != "last")
     );
+}
+
+/// A directory that holds no PGN file is named in a warning: an empty run
+/// that says nothing looks like one that audited nothing wrong.
+#[test]
+fn a_directory_without_pgn_warns() {
+    let r = run_on(&[("notes/x.txt", b"hello")], |d| {
+        vec![s(&d.join("notes")).to_owned()]
+    });
+    assert_eq!(r.status, Some(0), "stderr: {}", r.stderr);
+    let warning = format!(
+        "pgn-audit: {}: warning: no PGN file in this directory\n",
+        r.dir.join("notes").display()
+    );
+    assert!(r.stderr.starts_with(&warning), "stderr: {}", r.stderr);
+    assert_eq!(counts(&r.out), (0, 0, 0, 0));
 }
 
 #[test]
@@ -416,7 +440,8 @@ fn invalid_utf8_in_tags_and_comments() {
     assert_eq!(e[0]["event"], "Open \u{e0} Z\u{fc}rich");
     assert_eq!(e[0]["white"], "M\u{fc}ller, J\u{f6}rg");
     assert_eq!(e[0]["black"], "\u{e9}t\u{e9}");
-    assert_eq!(e[0]["site"], "\u{81}\u{8d}\u{ff}");
+    // 0x81 and 0x8D are no Windows-1252 characters (C1 controls): U+FFFD.
+    assert_eq!(e[0]["site"], "\u{fffd}\u{fffd}\u{ff}");
     // A move that is not UTF-8 at all.
     let r = audit(b"1. e4 e\xff5 *\n");
     expect(&r, (1, 0, 0, 1), &[(1, 2, "e\u{ff}5", "parse_error")]);

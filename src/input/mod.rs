@@ -106,6 +106,9 @@ pub fn collect_sources(inputs: &[String], out: &Path) -> Result<Vec<Source>, Inp
             let mut files = Vec::new();
             walk(path, out.as_ref(), &mut files)?;
             files.sort();
+            if files.is_empty() {
+                eprintln!("pgn-audit: {input}: warning: no PGN file in this directory");
+            }
             for f in files {
                 let name = f.to_string_lossy().into_owned();
                 if let Ok(meta) = std::fs::metadata(&f) {

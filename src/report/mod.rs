@@ -445,6 +445,22 @@ fn write_row(
     row: &[&str],
     path: &Path,
 ) -> Result<(), OutputError> {
-    w.write_record(identity.iter().chain(row.iter()))
+    w.write_record(identity.iter().chain(row.iter()).map(|c| cell(c)))
         .map_err(csv_err(path))
+}
+
+/// A CSV cell as written: control characters (C0 but the tab, DEL, C1),
+/// which binary bytes in a PGN file or a file name become, are written as
+/// U+FFFD, so no cell holds raw binary bytes or a line end.
+fn cell(text: &str) -> std::borrow::Cow<'_, [u8]> {
+    let control = |c: char| c.is_control() && c != '\t';
+    if text.chars().any(control) {
+        let clean: String = text
+            .chars()
+            .map(|c| if control(c) { '\u{fffd}' } else { c })
+            .collect();
+        clean.into_bytes().into()
+    } else {
+        text.as_bytes().into()
+    }
 }

@@ -764,3 +764,41 @@ fn relative_inputs_work_on_workers_started_elsewhere_and_dead_temporaries_go() {
         ["000000-a.pgn", "000001-sub_b.pgn"]
     );
 }
+
+#[test]
+#[cfg_attr(
+    not(oracle_dask),
+    ignore = "needs dask.distributed: run tests/setup-oracles"
+)]
+fn a_task_past_its_timeout_is_ended_and_nothing_is_merged() {
+    let shared = shared_cluster();
+    let t = tempdir();
+    write(t.path(), "a.pgn", pgn(&sample_games()[..20]).as_bytes());
+    let stuck = script(
+        t.path(),
+        "stuck-pgn-audit",
+        &format!(
+            "[ \"$1\" = --version ] && exec '{}' \"$@\"\nexec sleep 60\n",
+            pgn_audit().display()
+        ),
+    );
+    let args = in_dir(t.path(), &["a.pgn", "--timeout", "1", "--retries", "0"]);
+    let started = Instant::now();
+    let o = run_driver(&shared.cluster, &stuck, "merged", &args, t.path());
+    assert!(started.elapsed() < Duration::from_secs(40));
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let merged = t.path().join("merged");
+    assert!(
+        stderr(&o).ends_with(&format!(
+            "dask_audit: {}: timed out after 1 s\n\
+             dask_audit: computed 1 shards, reused 0\n\
+             dask_audit: {}: not merged: 1 of 1 shards failed\n",
+            args[0],
+            merged.display()
+        )),
+        "{}",
+        stderr(&o)
+    );
+    assert!(shard_folders(&merged).is_empty());
+    assert_eq!(report_files(&merged), Vec::<String>::new());
+}

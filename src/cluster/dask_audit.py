@@ -36,9 +36,9 @@ import hashlib
 import json
 import os
 import shutil
-import signal
 import subprocess
 import sys
+import tempfile
 import time
 import uuid
 
@@ -91,6 +91,12 @@ def unit_of(source, cwd):
     set `start` and `end`."""
     path = os.path.normpath(os.path.join(cwd, source))
     return {"source": source, "path": path, "start": None, "end": None}
+
+
+def unit_args(unit):
+    """pgn-audit's arguments that name a unit: its source (a piece of one
+    will add its bounds)."""
+    return [unit["source"]]
 
 
 def file_state(path):
@@ -194,17 +200,22 @@ def audit_shard(task):
     if before != {"size": unit["size"], "mtime_ns": unit["mtime_ns"]}:
         raise RuntimeError(f"{unit['source']}: changed since the driver planned the run")
     tmp = f"{folder}.tmp-{uuid.uuid4().hex}"
-    cmd = [want["binary"]["path"], unit["source"], "-o", tmp, "-j", str(task["threads"])]
+    cmd = [want["binary"]["path"], *unit_args(unit), "-o", tmp, "-j", str(task["threads"])]
     cmd += want["args"]
     try:
-        proc = subprocess.Popen(cmd, cwd=task["cwd"], stdin=subprocess.DEVNULL,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        try:
-            _, stderr = proc.communicate(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            proc.send_signal(signal.SIGKILL)
-            proc.communicate()
-            raise RuntimeError(f"{unit['source']}: timed out after {timeout} s")
+        # Standard error goes to a file: a pipe would stay open as long as
+        # any child of a killed binary lives.
+        with tempfile.TemporaryFile("w+") as err:
+            proc = subprocess.Popen(cmd, cwd=task["cwd"], stdin=subprocess.DEVNULL,
+                                    stdout=subprocess.DEVNULL, stderr=err)
+            try:
+                proc.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+                raise RuntimeError(f"{unit['source']}: timed out after {timeout:g} s")
+            err.seek(0)
+            stderr = err.read()
         summary = read_json(os.path.join(tmp, "summary.json"))
         if summary is None:
             raise RuntimeError(f"{unit['source']}: pgn-audit wrote no reports "
@@ -221,6 +232,10 @@ def audit_shard(task):
                                f"{stderr.strip()}")
         with open(os.path.join(tmp, IDENTITY), "w", encoding="utf-8") as f:
             json.dump(record, f, indent=1)
+        # Published only when a rerun would reuse it.
+        why = stale_because(tmp, want)
+        if why is not None:
+            raise RuntimeError(f"{unit['source']}: its shard is not kept: {why}")
         publish(tmp, folder, want)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

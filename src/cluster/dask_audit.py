@@ -314,8 +314,7 @@ def connect(args):
         cores = dask.config.get("jobqueue.slurm.cores")
         processes = dask.config.get("jobqueue.slurm.processes") or 1
         per_worker = args.threads or max(1, cores // processes)
-        cluster = SLURMCluster(worker_extra_args=["--nthreads", "1", "--resources",
-                                                  f"cores={per_worker}"])
+        cluster = SLURMCluster(worker_extra_args=["--resources", f"cores={per_worker}"])
         cluster.scale(jobs=args.slurm)
         client = Client(cluster)
     else:
@@ -323,13 +322,17 @@ def connect(args):
         cluster = LocalCluster(n_workers=args.workers, threads_per_worker=1,
                                resources={"cores": per_worker}, dashboard_address=None)
         client = Client(cluster)
-    client.wait_for_workers(1, timeout=args.worker_wait)
+    where = args.scheduler or args.scheduler_file or "the cluster"
+    try:
+        client.wait_for_workers(1, timeout=args.worker_wait)
+    except TimeoutError:
+        client.close()
+        raise Refused(f"{where}: no worker came within {args.worker_wait:g} s")
     have = [int(w.get("resources", {}).get("cores", 0))
             for w in client.scheduler_info()["workers"].values()]
     threads = args.threads or min((c for c in have if c > 0), default=None)
     if threads is None or threads > max(have):
         client.close()
-        where = args.scheduler or args.scheduler_file or "the cluster"
         raise Refused(f"{where}: no worker has {threads or 1} of the resource `cores` "
                       "(start workers with --resources cores=N)")
     return client, cluster, threads
@@ -399,6 +402,9 @@ def main(argv=None):
         return drive(args)
     except Refused as e:
         print(f"dask_audit: {e}", file=sys.stderr)
+        return EXIT_ERROR
+    except OSError as e:
+        print(f"dask_audit: {e.filename}: {e.strerror}", file=sys.stderr)
         return EXIT_ERROR
 
 

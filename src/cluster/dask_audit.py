@@ -114,6 +114,7 @@ def rfc3339(mtime_ns):
 
 
 def sha256(path):
+    """The SHA-256 of a file, in hex."""
     h = hashlib.sha256()
     with open(path, "rb") as f:
         for block in iter(lambda: f.read(1 << 20), b""):
@@ -122,11 +123,14 @@ def sha256(path):
 
 
 def shard_dir(shards, index, source):
+    """The shard folder of the `index`-th unit: its number, then its source
+    as a file name."""
     safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in source)[-80:]
     return os.path.join(shards, f"{index:06d}-{safe}")
 
 
 def read_json(path):
+    """The JSON in a file, or None when it is missing or unreadable."""
     try:
         with open(path, encoding="utf-8") as f:
             return json.load(f)
@@ -153,7 +157,7 @@ def stale_because(folder, want):
     if summary.get("version") != want["version"]:
         return f"written by pgn-audit {summary.get('version')}, not {want['version']}"
     if summary.get("options") != want["options"] or record.get("args") != want["args"]:
-        return f"written with other options ({summary.get('options')})"
+        return f"written with other options ({json.dumps(summary.get('options'))})"
     if summary.get("interrupted"):
         return "its run was interrupted"
     unit = want["unit"]
@@ -173,6 +177,7 @@ def stale_because(folder, want):
 
 
 def describe(unit):
+    """A unit of an identity record, for a message."""
     if not isinstance(unit, dict):
         return "unknown"
     return f"{unit.get('source')}, {unit.get('size')} bytes, mtime {unit.get('mtime_ns')} ns"
@@ -239,7 +244,7 @@ def audit_shard(task):
         publish(tmp, folder, want)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    lines = [l for l in stderr.splitlines() if l.startswith("pgn-audit:")]
+    lines = [line for line in stderr.splitlines() if line.startswith("pgn-audit:")]
     return {"status": proc.returncode, "stderr": "\n".join(lines), "games": summary["games"]}
 
 
@@ -416,7 +421,7 @@ def drive(args):
     shards = os.path.abspath(args.shards or out.rstrip("/") + ".shards")
     for folder in (out, shards):
         os.makedirs(folder, exist_ok=True)
-    locks = [lock(out), lock(shards)]  # held until the driver ends
+    locks = [lock(out), lock(shards)]
     # From here on the output folder vouches for no earlier run.
     try:
         os.remove(os.path.join(out, "summary.json"))
@@ -474,6 +479,8 @@ def drive(args):
 
     merge = subprocess.run([binary["path"], "merge", *folders, "-o", out],
                            capture_output=True, text=True)
+    for held in locks:
+        held.close()
     if merge.returncode != 0:
         print(merge.stderr.strip(), file=sys.stderr)
         return EXIT_ERROR

@@ -693,23 +693,24 @@ fn a_second_driver_on_the_same_output_is_refused() {
         t.path(),
         "slow-pgn-audit",
         &format!(
-            "[ \"$1\" = --version ] || sleep 3\nexec '{}' \"$@\"\n",
-            pgn_audit().display()
+            "[ \"$1\" = --version ] || {{ touch '{started}'; sleep 3; }}\nexec '{bin}' \"$@\"\n",
+            started = t.path().join("started").display(),
+            bin = pgn_audit().display()
         ),
     );
     let args = in_dir(t.path(), &["a.pgn", "b.pgn"]);
-    let first = driver_command(&shared.cluster, &slow, "merged", &args, t.path())
+    let mut first = driver_command(&shared.cluster, &slow, "merged", &args, t.path())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
     // Once the first driver's tasks run, a second one is refused.
-    let shards = t.path().join("merged.shards");
     let start = Instant::now();
-    while !std::fs::read_dir(&shards).is_ok_and(|d| {
-        d.into_iter()
-            .any(|e| e.unwrap().file_name().to_string_lossy().contains(".tmp-"))
-    }) {
+    while !t.path().join("started").exists() {
+        assert!(
+            first.try_wait().unwrap().is_none(),
+            "the first driver ended"
+        );
         assert!(start.elapsed() < Duration::from_secs(60), "no task started");
         std::thread::sleep(Duration::from_millis(20));
     }

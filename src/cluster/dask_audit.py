@@ -1,31 +1,62 @@
 #!/usr/bin/env python3
 """Run pgn-audit over many PGN files on a Dask cluster, then merge exactly.
 
-One task per input file: a worker runs the pgn-audit binary on that file into
-its own shard folder (written under a temporary name, renamed when complete),
-and the driver merges the shards, in input order, with `pgn-audit merge`. The
-merged reports are byte for byte those of one pgn-audit run over the same
-files. Shards already complete are reused, so an interrupted run resumes where
-it stopped; a task whose worker dies is run again elsewhere by Dask.
+One task per unit of work (today a whole input file; the identity of a unit
+already holds piece bounds): a worker runs the pgn-audit binary on it into a
+shard folder of its own (written under a temporary name, renamed when
+complete), and the driver merges the shards, in input order, with
+`pgn-audit merge`. The merged reports are byte for byte those of one
+pgn-audit run over the same files, and the exit status is that run's.
 
     python3 dask_audit.py -o reports INPUT...                      # LocalCluster
     python3 dask_audit.py --scheduler tcp://host:8786 -o reports INPUT...
     python3 dask_audit.py --scheduler-file sched.json -o reports INPUT...
     python3 dask_audit.py --slurm 20 -o reports INPUT...           # dask-jobqueue
 
-The binary, the inputs and the output folder must be reachable under the same
-paths on every worker (a shared file system).
+Workers are started with one thread and the resource `cores` (the cores
+pgn-audit may use there): `dask worker --nthreads 1 --resources cores=8`.
+Each task reserves `--threads` cores (default: the fewest any worker has)
+and runs pgn-audit with that many threads. The binary, the inputs and the
+output folders must be reachable under the same paths on every worker (a
+shared file system); relative input paths are resolved against the
+driver's working directory.
+
+A rerun resumes: a shard is reused only when its identity record
+(dask_audit.json, written into the shard before it is renamed into place)
+and its summary.json show that this run would write it again: the same
+binary (SHA-256) and version, the same options, the same source name, path,
+size and modification time (and piece bounds), a complete run that was not
+interrupted, and its read error, if any, recorded (the rerun exits 2 again).
+Any other shard is removed and computed again.
 """
 
 import argparse
+import fcntl
+import hashlib
+import json
 import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 import uuid
 
 PGN_SUFFIXES = (".pgn", ".pgn.zst", ".pgn.zstd", ".pgn.gz", ".pgn.bz2")
+
+#: The identity record a shard folder holds next to its reports.
+IDENTITY = "dask_audit.json"
+#: The lock a driver holds in its output and shard folders.
+LOCK = ".dask_audit.lock"
+#: What the identity record's layout is; a record of another is not reused.
+IDENTITY_FORMAT = 1
+#: The exit status of pgn-audit for an input error, and of this driver for
+#: any usage, input or cluster error.
+EXIT_ERROR = 2
+
+
+class Refused(Exception):
+    """A usage or input error: `dask_audit: PATH: cause`, exit 2."""
 
 
 def is_pgn_name(name):
@@ -50,43 +81,300 @@ def expand(inputs):
         elif os.path.exists(given):
             files.append(given)
         else:
-            sys.exit(f"dask_audit: {given}: no such file or directory")
+            raise Refused(f"{given}: no such file or directory")
     return files
 
 
+def unit_of(source, cwd):
+    """The unit a task audits: a whole source (`start`, `end`: None), named
+    as given and found through its absolute path. A piece of a source will
+    set `start` and `end`."""
+    path = os.path.normpath(os.path.join(cwd, source))
+    return {"source": source, "path": path, "start": None, "end": None}
+
+
+def unit_args(unit):
+    """pgn-audit's arguments that name a unit: its source (a piece of one
+    will add its bounds)."""
+    return [unit["source"]]
+
+
+def file_state(path):
+    """What tells two versions of an input apart without reading it: its
+    size and modification time (ns)."""
+    st = os.stat(path)
+    return {"size": st.st_size, "mtime_ns": st.st_mtime_ns}
+
+
+def rfc3339(mtime_ns):
+    """A modification time as pgn-audit writes it in summary.json: whole
+    seconds (truncated towards zero), UTC."""
+    secs = abs(mtime_ns) // 10**9 * (1 if mtime_ns >= 0 else -1)
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(secs))
+
+
+def sha256(path):
+    """The SHA-256 of a file, in hex."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
 def shard_dir(shards, index, source):
+    """The shard folder of the `index`-th unit: its number, then its source
+    as a file name."""
     safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in source)[-80:]
     return os.path.join(shards, f"{index:06d}-{safe}")
 
 
-def is_complete(folder):
-    return os.path.isfile(os.path.join(folder, "summary.json"))
-
-
-def audit_shard(binary, source, folder, threads, split):
-    """Runs on a worker: audits one source into `folder`. Returns the exit
-    status, the message lines and the number of games."""
-    import json
-
-    if is_complete(folder):
-        return {"status": 0, "stderr": "", "games": None, "reused": True}
-    tmp = f"{folder}.tmp-{uuid.uuid4().hex}"
-    cmd = [binary, source, "-o", tmp, "-j", str(threads)]
-    if split:
-        cmd.append("--split")
-    proc = subprocess.run(cmd, capture_output=True, text=True)
-    if not is_complete(tmp):
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise RuntimeError(f"{source}: pgn-audit wrote no reports: {proc.stderr.strip()}")
+def read_json(path):
+    """The JSON in a file, or None when it is missing or unreadable."""
     try:
-        os.rename(tmp, folder)
-    except OSError:
-        # Another attempt (a worker thought dead) finished first: same bytes.
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
+def stale_because(folder, want):
+    """Why the shard in `folder` is not the one this run would write (None
+    when it is). `want` is the identity record this run writes: the binary,
+    the options and the unit with its input's state now."""
+    if not os.path.isdir(folder):
+        return "missing"
+    summary = read_json(os.path.join(folder, "summary.json"))
+    if summary is None:
+        return "incomplete (no summary.json)"
+    record = read_json(os.path.join(folder, IDENTITY))
+    if record is None:
+        return f"no identity record ({IDENTITY})"
+    if record.get("format") != IDENTITY_FORMAT:
+        return "an identity record of another driver"
+    if (record.get("binary") or {}).get("sha256") != want["binary"]["sha256"]:
+        return "written by another pgn-audit binary"
+    if summary.get("version") != want["version"]:
+        return f"written by pgn-audit {summary.get('version')}, not {want['version']}"
+    if summary.get("options") != want["options"] or record.get("args") != want["args"]:
+        return f"written with other options ({json.dumps(summary.get('options'))})"
+    if summary.get("interrupted"):
+        return "its run was interrupted"
+    unit = want["unit"]
+    if record.get("unit") != unit:
+        return f"made from another state of its input ({describe(record.get('unit'))})"
+    details = summary.get("source_details") or []
+    if summary.get("sources") != [unit["source"]] or len(details) != 1:
+        return "its summary.json names other sources"
+    detail = details[0]
+    if (detail.get("name"), detail.get("size"), detail.get("modified")) != (
+        unit["source"], unit["size"], rfc3339(unit["mtime_ns"])
+    ):
+        return "its summary.json read another state of its input"
+    if record.get("status") != (EXIT_ERROR if detail.get("error") is not None else 0):
+        return "its read error is not recorded"
+    return None
+
+
+def describe(unit):
+    """A unit of an identity record, for a message."""
+    if not isinstance(unit, dict):
+        return "unknown"
+    return f"{unit.get('source')}, {unit.get('size')} bytes, mtime {unit.get('mtime_ns')} ns"
+
+
+def read_error(folder):
+    """The line pgn-audit printed for the shard's read error, or None."""
+    detail = read_json(os.path.join(folder, "summary.json"))["source_details"][0]
+    if detail["error"] is None:
+        return None
+    return f"pgn-audit: {detail['name']}: {detail['error']}"
+
+
+def audit_shard(task):
+    """Runs on a worker: audits one unit into its shard folder and writes
+    the shard's identity record into it before the folder gets its final
+    name. Raises when no shard can be kept (no reports, interrupted, the
+    input changed meanwhile, another binary, timed out), so that Dask runs
+    it again. Returns the exit status and pgn-audit's message lines."""
+    want, folder, timeout = task["identity"], task["folder"], task["timeout"]
+    unit = want["unit"]
+    if sha256(want["binary"]["path"]) != want["binary"]["sha256"]:
+        raise RuntimeError(f"{want['binary']['path']}: not the binary the driver hashed")
+    before = file_state(unit["path"])
+    if before != {"size": unit["size"], "mtime_ns": unit["mtime_ns"]}:
+        raise RuntimeError(f"{unit['source']}: changed since the driver planned the run")
+    tmp = f"{folder}.tmp-{uuid.uuid4().hex}"
+    cmd = [want["binary"]["path"], *unit_args(unit), "-o", tmp, "-j", str(task["threads"])]
+    cmd += want["args"]
+    try:
+        # Standard error goes to a file: a pipe would stay open as long as
+        # any child of a killed binary lives.
+        with tempfile.TemporaryFile("w+") as err:
+            proc = subprocess.Popen(cmd, cwd=task["cwd"], stdin=subprocess.DEVNULL,
+                                    stdout=subprocess.DEVNULL, stderr=err)
+            try:
+                proc.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+                raise RuntimeError(f"{unit['source']}: timed out after {timeout:g} s")
+            err.seek(0)
+            stderr = err.read()
+        summary = read_json(os.path.join(tmp, "summary.json"))
+        if summary is None:
+            raise RuntimeError(f"{unit['source']}: pgn-audit wrote no reports "
+                               f"(exit {proc.returncode}): {stderr.strip()}")
+        if summary.get("interrupted"):
+            raise RuntimeError(f"{unit['source']}: pgn-audit was interrupted "
+                               f"(exit {proc.returncode}): its shard is not kept")
+        if file_state(unit["path"]) != before:
+            raise RuntimeError(f"{unit['source']}: changed while it was audited")
+        record = dict(want, status=proc.returncode)
+        error = summary["source_details"][0]["error"] if summary.get("source_details") else None
+        if proc.returncode != (EXIT_ERROR if error is not None else 0):
+            raise RuntimeError(f"{unit['source']}: pgn-audit exited {proc.returncode}: "
+                               f"{stderr.strip()}")
+        with open(os.path.join(tmp, IDENTITY), "w", encoding="utf-8") as f:
+            json.dump(record, f, indent=1)
+        # Published only when a rerun would reuse it.
+        why = stale_because(tmp, want)
+        if why is not None:
+            raise RuntimeError(f"{unit['source']}: its shard is not kept: {why}")
+        publish(tmp, folder, want)
+    finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    with open(os.path.join(folder, "summary.json")) as f:
-        games = json.load(f)["games"]
-    lines = [l for l in proc.stderr.splitlines() if l.startswith("pgn-audit:")]
-    return {"status": proc.returncode, "stderr": "\n".join(lines), "games": games, "reused": False}
+    lines = [line for line in stderr.splitlines() if line.startswith("pgn-audit:")]
+    return {"status": proc.returncode, "stderr": "\n".join(lines), "games": summary["games"]}
+
+
+def publish(tmp, folder, want):
+    """Gives a complete shard its final name. Another attempt at the same
+    unit (a worker thought dead) may have finished first: its shard is
+    kept when it is the same, replaced otherwise."""
+    for _ in range(3):
+        try:
+            os.rename(tmp, folder)
+            return
+        except OSError:
+            if stale_because(folder, want) is None:
+                return
+            aside = f"{folder}.tmp-{uuid.uuid4().hex}"
+            try:
+                os.rename(folder, aside)
+            except FileNotFoundError:
+                pass
+            shutil.rmtree(aside, ignore_errors=True)
+    raise RuntimeError(f"{folder}: cannot be renamed into place")
+
+
+def lock(folder):
+    """Takes the driver's lock in `folder`, kept until the process ends: a
+    second driver on the same output or shard folder is refused."""
+    path = os.path.join(folder, LOCK)
+    f = open(path, "a")
+    try:
+        fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        f.close()
+        raise Refused(f"{folder}: in use by another dask_audit driver")
+    return f
+
+
+def remove_temporaries(shards):
+    """Removes the temporary shard folders of killed workers and drivers."""
+    for name in os.listdir(shards):
+        if ".tmp-" in name:
+            shutil.rmtree(os.path.join(shards, name), ignore_errors=True)
+
+
+def binary_identity(given):
+    """The binary as the identity record names it: its absolute path and
+    SHA-256 (two builds of one version differ), and its version."""
+    found = shutil.which(given)
+    if found is None:
+        raise Refused(f"{given}: no such executable")
+    path = os.path.abspath(found)
+    out = subprocess.run([path, "--version"], capture_output=True, text=True)
+    words = out.stdout.split()
+    if out.returncode != 0 or len(words) != 2 or words[0] != "pgn-audit":
+        raise Refused(f"{path}: not pgn-audit (--version says {out.stdout.strip()!r})")
+    return {"path": path, "sha256": sha256(path)}, words[1]
+
+
+def connect(args):
+    """The client, the cluster this driver started (None for a running
+    scheduler), and the cores each task reserves."""
+    from dask.distributed import Client, LocalCluster
+
+    cluster = None
+    if args.scheduler_file:
+        client = Client(scheduler_file=args.scheduler_file)
+    elif args.scheduler:
+        client = Client(args.scheduler)
+    elif args.slurm:
+        import dask
+        from dask_jobqueue import SLURMCluster
+
+        cores = dask.config.get("jobqueue.slurm.cores")
+        processes = dask.config.get("jobqueue.slurm.processes") or 1
+        per_worker = args.threads or max(1, cores // processes)
+        cluster = SLURMCluster(worker_extra_args=["--resources", f"cores={per_worker}"])
+        cluster.scale(jobs=args.slurm)
+        client = Client(cluster)
+    else:
+        per_worker = args.threads or max(1, (os.cpu_count() or 1) // args.workers)
+        cluster = LocalCluster(n_workers=args.workers, threads_per_worker=1,
+                               resources={"cores": per_worker}, dashboard_address=None)
+        client = Client(cluster)
+    where = args.scheduler or args.scheduler_file or "the cluster"
+    try:
+        client.wait_for_workers(1, timeout=args.worker_wait)
+    except TimeoutError:
+        client.close()
+        raise Refused(f"{where}: no worker came within {args.worker_wait:g} s")
+    have = [int(w.get("resources", {}).get("cores", 0))
+            for w in client.scheduler_info()["workers"].values()]
+    threads = args.threads or min((c for c in have if c > 0), default=None)
+    if threads is None or threads > max(have):
+        client.close()
+        raise Refused(f"{where}: no worker has {threads or 1} of the resource `cores` "
+                      "(start workers with --resources cores=N)")
+    return client, cluster, threads
+
+
+def run_tasks(client, tasks, retries):
+    """Runs the tasks, biggest input first. Returns the exit status of the
+    audits (0, or 2 for an input error or a failed task) and the number of
+    failed tasks."""
+    from dask.distributed import as_completed
+
+    order = sorted(range(len(tasks)), key=lambda k: -tasks[k]["identity"]["unit"]["size"])
+    futures = {}
+    for rank, k in enumerate(order):
+        task = tasks[k]
+        fut = client.submit(audit_shard, task, key=f"pgn-audit-{uuid.uuid4().hex}",
+                            pure=False, retries=retries, priority=len(tasks) - rank,
+                            resources={"cores": task["threads"]})
+        futures[fut] = task["identity"]["unit"]["source"]
+    status, failed, games, done = 0, 0, 0, 0
+    started = time.time()
+    for fut in as_completed(futures):
+        try:
+            result = fut.result()
+        except Exception as e:  # the task failed on every attempt
+            print(f"dask_audit: {e}", file=sys.stderr)
+            status, failed = EXIT_ERROR, failed + 1
+            continue
+        done += 1
+        games += result["games"]
+        if result["status"] != 0:
+            status = EXIT_ERROR
+            print(result["stderr"], file=sys.stderr)
+        rate = games / max(time.time() - started, 1e-9)
+        print(f"dask_audit: {done}/{len(tasks)} shards, {games} games, {rate:.0f} games/s",
+              file=sys.stderr, flush=True)
+    return status, failed
 
 
 def main(argv=None):
@@ -100,66 +388,102 @@ def main(argv=None):
                     help="start a dask-jobqueue SLURMCluster of JOBS jobs (queue, account, "
                          "cores and memory come from dask's jobqueue.yaml config)")
     ap.add_argument("--workers", type=int, default=2, help="LocalCluster workers (default 2)")
-    ap.add_argument("--threads", type=int, default=1, help="pgn-audit threads per task")
-    ap.add_argument("--binary", default=shutil.which("pgn-audit") or "pgn-audit")
+    ap.add_argument("--threads", type=int,
+                    help="cores each task reserves and pgn-audit threads it runs "
+                         "(default: the fewest `cores` any worker has)")
+    ap.add_argument("--timeout", type=float, metavar="SECONDS",
+                    help="end a task that runs longer (it is retried)")
+    ap.add_argument("--worker-wait", type=float, default=600, metavar="SECONDS",
+                    help="how long to wait for a first worker (default 600)")
+    ap.add_argument("--binary", default="pgn-audit")
     ap.add_argument("--split", action="store_true", help="pass --split to pgn-audit")
+    ap.add_argument("--quirks", action="store_true", help="pass --quirks to pgn-audit")
+    ap.add_argument("--no-html", action="store_true", help="pass --no-html to pgn-audit")
     ap.add_argument("--retries", type=int, default=2)
     args = ap.parse_args(argv)
+    if args.threads is not None and args.threads < 1:
+        ap.error("--threads must be at least 1")
+    try:
+        return drive(args)
+    except Refused as e:
+        print(f"dask_audit: {e}", file=sys.stderr)
+        return EXIT_ERROR
+    except OSError as e:
+        print(f"dask_audit: {e.filename}: {e.strerror}", file=sys.stderr)
+        return EXIT_ERROR
 
-    from dask.distributed import Client, LocalCluster, as_completed
 
-    sources = expand(args.inputs)
-    binary = os.path.abspath(args.binary) if os.sep in args.binary else args.binary
-    shards = os.path.abspath(args.shards or args.out.rstrip("/") + ".shards")
-    os.makedirs(shards, exist_ok=True)
-    folders = [shard_dir(shards, i, s) for i, s in enumerate(sources)]
+def drive(args):
+    cwd = os.getcwd()
+    units = [unit_of(s, cwd) for s in expand(args.inputs)]
+    binary, version = binary_identity(args.binary)
+    out = os.path.abspath(args.out)
+    shards = os.path.abspath(args.shards or out.rstrip("/") + ".shards")
+    for folder in (out, shards):
+        os.makedirs(folder, exist_ok=True)
+    locks = [lock(out), lock(shards)]
+    # From here on the output folder vouches for no earlier run.
+    try:
+        os.remove(os.path.join(out, "summary.json"))
+    except FileNotFoundError:
+        pass
+    remove_temporaries(shards)
 
-    if args.scheduler_file:
-        client = Client(scheduler_file=args.scheduler_file)
-    elif args.scheduler:
-        client = Client(args.scheduler)
-    elif args.slurm:
-        from dask_jobqueue import SLURMCluster
-
-        cluster = SLURMCluster()
-        cluster.scale(jobs=args.slurm)
-        client = Client(cluster)
-    else:
-        client = Client(LocalCluster(n_workers=args.workers, threads_per_worker=1,
-                                     dashboard_address=None))
-    todo = [(s, f) for s, f in zip(sources, folders) if not is_complete(f)]
-    reused = len(sources) - len(todo)
-    started = time.time()
-    futures = {
-        client.submit(audit_shard, binary, s, f, args.threads, args.split,
-                      key=f"pgn-audit-{uuid.uuid4().hex}", pure=False,
-                      retries=args.retries): s
-        for s, f in todo
-    }
-    status, games, done = 0, 0, 0
-    for fut in as_completed(futures):
-        try:
-            result = fut.result()
-        except Exception as e:  # the task failed on every attempt
-            print(f"dask_audit: {futures[fut]}: {e}", file=sys.stderr)
-            status = 2
+    flags = [f for f, on in (("--split", args.split), ("--quirks", args.quirks),
+                             ("--no-html", args.no_html)) if on]
+    options = {"split": args.split, "quirks": args.quirks, "html": not args.no_html}
+    wants, folders = [], []
+    for i, unit in enumerate(units):
+        unit.update(file_state(unit["path"]))
+        wants.append({"format": IDENTITY_FORMAT, "binary": binary, "version": version,
+                      "options": options, "args": flags, "unit": unit})
+        folders.append(shard_dir(shards, i, unit["source"]))
+    todo = []
+    for want, folder in zip(wants, folders):
+        why = stale_because(folder, want)
+        if why is None:
             continue
-        done += 1
-        games += result["games"] or 0
-        if result["status"] != 0:
-            status = 2
-            print(result["stderr"], file=sys.stderr)
-        rate = games / max(time.time() - started, 1e-9)
-        print(f"dask_audit: {done}/{len(todo)} files, {games} games, {rate:.0f} games/s",
-              file=sys.stderr, flush=True)
-    client.close()
-    print(f"dask_audit: computed {len(todo)} shards, reused {reused}", file=sys.stderr)
+        if why != "missing":
+            print(f"dask_audit: {folder}: not reused: {why}", file=sys.stderr)
+            shutil.rmtree(folder)
+        todo.append((want, folder))
+    reused = len(units) - len(todo)
 
-    merge = subprocess.run([binary, "merge", *folders, "-o", args.out],
+    status, failed = 0, 0
+    if todo:
+        client, cluster, threads = connect(args)
+        tasks = [{"identity": w, "folder": f, "cwd": cwd, "threads": threads,
+                  "timeout": args.timeout} for w, f in todo]
+        try:
+            status, failed = run_tasks(client, tasks, args.retries)
+        finally:
+            client.close()
+            if cluster is not None:
+                cluster.close()
+    print(f"dask_audit: computed {len(todo)} shards, reused {reused}", file=sys.stderr)
+    if failed:
+        print(f"dask_audit: {out}: not merged: {failed} of {len(units)} shards failed",
+              file=sys.stderr)
+        return EXIT_ERROR
+
+    computed = {f for _, f in todo}
+    for want, folder in zip(wants, folders):
+        why = stale_because(folder, want)
+        if why is not None:
+            raise Refused(f"{folder}: changed during the run: {why}")
+        error = read_error(folder)
+        if error is not None:
+            status = EXIT_ERROR
+            if folder not in computed:
+                print(error, file=sys.stderr)
+
+    merge = subprocess.run([binary["path"], "merge", *folders, "-o", out],
                            capture_output=True, text=True)
+    for held in locks:
+        held.close()
     if merge.returncode != 0:
         print(merge.stderr.strip(), file=sys.stderr)
-        return 2
+        return EXIT_ERROR
     return status
 
 

@@ -717,3 +717,185 @@ pub fn castle_intent(pos: &Chess, san: San, mode: CastlingMode) -> Option<Castli
         _ => None,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::audit::start::start_position;
+    use crate::pgn::Game;
+
+    /// The judgement on a castle towards `side` after `moves` (SAN, no
+    /// castles) from `fen` (the standard start without one).
+    fn judged(fen: Option<&str>, moves: &[&str], side: CastlingSide) -> CastleJudgement {
+        let text = match fen {
+            Some(fen) => format!("[SetUp \"1\"]\n[FEN \"{fen}\"]\n\n*\n"),
+            None => "[Event \"t\"]\n\n*\n".to_owned(),
+        };
+        let start = start_position(&Game::parse(text.as_bytes()).tags).expect("a start position");
+        let mut pos = start.position.clone();
+        let mut history = CastlingHistory::new(&start);
+        for (i, san) in moves.iter().enumerate() {
+            let m = san.parse::<San>().unwrap().to_move(&pos).unwrap();
+            history.record_move(&pos, m, i as u32 + 1);
+            pos.play_unchecked(m);
+        }
+        judge_castle(&pos, &history, side)
+    }
+
+    fn at(role: Role, square: Square) -> PieceAt {
+        PieceAt { role, square }
+    }
+
+    fn castle(king: Square, rook: Square) -> CastlePlay {
+        CastlePlay::Played(Move::Castle { king, rook })
+    }
+
+    #[test]
+    fn a_legal_castle_has_no_breach() {
+        let j = judged(
+            None,
+            &["e4", "e5", "Nf3", "Nf6", "Bc4", "Bc5"],
+            CastlingSide::KingSide,
+        );
+        assert_eq!(j.breaches, []);
+        assert_eq!(j.reasons(), Reasons::default());
+        assert_eq!(j.play, castle(Square::E1, Square::H1));
+    }
+
+    #[test]
+    fn a_check_names_the_king_and_its_checkers() {
+        let fen = "r3k2r/ppp2ppp/8/8/1b6/8/2P2PPP/R3K2R w KQkq - 0 1";
+        let j = judged(Some(fen), &[], CastlingSide::KingSide);
+        assert_eq!(
+            j.breaches,
+            [Breach::InCheck {
+                king: Square::E1,
+                checkers: vec![at(Role::Bishop, Square::B4)],
+            }]
+        );
+        assert_eq!(j.play, castle(Square::E1, Square::H1));
+    }
+
+    #[test]
+    fn blockers_and_attacked_squares_with_their_attackers() {
+        // The knight on b1 blocks O-O-O; the rook on d8 attacks d1, the
+        // queen on c5 c1, the king's landing square.
+        let fen = "3rk3/8/8/2q5/8/8/8/RN2K3 w Q - 0 1";
+        let j = judged(Some(fen), &[], CastlingSide::QueenSide);
+        assert_eq!(
+            j.breaches,
+            [
+                Breach::PathBlocked(vec![at(Role::Knight, Square::B1)]),
+                Breach::ThroughCheck(vec![(Square::D1, vec![at(Role::Rook, Square::D8)])]),
+                Breach::IntoCheck {
+                    to: Square::C1,
+                    attackers: vec![at(Role::Queen, Square::C5)],
+                },
+            ]
+        );
+        assert_eq!(j.play, castle(Square::E1, Square::A1));
+    }
+
+    #[test]
+    fn a_king_that_moved_and_came_back() {
+        let moves = [
+            "e4", "e5", "Ke2", "Ke7", "Ke1", "Ke8", "Nf3", "Nf6", "Bc4", "Bc5",
+        ];
+        let j = judged(None, &moves, CastlingSide::KingSide);
+        assert_eq!(
+            j.breaches,
+            [Breach::KingMoved {
+                home: Some(Square::E1),
+                left: Event {
+                    ply: 3,
+                    castle: false
+                },
+                back: Some(Event {
+                    ply: 5,
+                    castle: false
+                }),
+            }]
+        );
+        assert_eq!(j.reasons().codes(), "king_moved");
+    }
+
+    #[test]
+    fn a_rook_that_moved_and_was_captured() {
+        // The h1 rook leaves with 2.Rh3 and is captured on b3 with
+        // 4...Rxb3: no rook is left on the kingside.
+        let moves = [
+            "h4", "a5", "Rh3", "Ra6", "Rb3", "Rb6", "Nf3", "Rxb3", "e3", "e6", "Be2", "Be7",
+        ];
+        let j = judged(None, &moves, CastlingSide::KingSide);
+        assert_eq!(
+            j.breaches,
+            [
+                Breach::RookMoved {
+                    home: Some(Square::H1),
+                    left: Event {
+                        ply: 3,
+                        castle: false
+                    },
+                    back: None,
+                },
+                Breach::RookCaptured {
+                    home: Some(Square::H1),
+                    by: Event {
+                        ply: 8,
+                        castle: false
+                    },
+                    on: Square::B3,
+                },
+                Breach::NoRook,
+            ]
+        );
+        assert_eq!(j.play, CastlePlay::Unplayable(Unplayable::NoRook));
+    }
+
+    #[test]
+    fn a_fen_without_the_right_and_a_king_off_its_back_rank() {
+        let j = judged(
+            Some("4k3/8/8/8/8/8/4K3/7R w - - 0 1"),
+            &[],
+            CastlingSide::KingSide,
+        );
+        assert_eq!(
+            j.breaches,
+            [
+                Breach::NoRightInFen { dropped: false },
+                Breach::KingDisplaced {
+                    home: Some(Square::E1),
+                    on: Some(Square::E2),
+                },
+            ]
+        );
+        assert_eq!(
+            j.play,
+            CastlePlay::Unplayable(Unplayable::OffBackRank { king: Square::E2 })
+        );
+    }
+
+    #[test]
+    fn a_dropped_right_and_a_taken_landing_square() {
+        // Chess960: the FEN's right names a rook on h1, which is not there
+        // (dropped); the rook on g1 castles, and the bishop on f1 stands on
+        // its landing square.
+        let fen = "4k3/8/8/8/8/8/8/4KBR1 w H - 0 1";
+        let text = format!("[Variant \"Chess960\"]\n[SetUp \"1\"]\n[FEN \"{fen}\"]\n\n*\n");
+        let start = start_position(&Game::parse(text.as_bytes()).tags).expect("a start position");
+        let history = CastlingHistory::new(&start);
+        let j = judge_castle(&start.position, &history, CastlingSide::KingSide);
+        assert_eq!(j.color, Color::White);
+        assert_eq!(
+            j.play,
+            CastlePlay::Unplayable(Unplayable::LandingTaken(vec![at(Role::Bishop, Square::F1)]))
+        );
+        assert_eq!(
+            j.breaches,
+            [
+                Breach::NoRightInFen { dropped: true },
+                Breach::PathBlocked(vec![at(Role::Bishop, Square::F1)]),
+            ]
+        );
+    }
+}

@@ -605,4 +605,140 @@ mod tests {
             }
         }
     }
+
+    /// The grounds of a claim on the final position after `moves` (SAN)
+    /// from `fen`: of the fifty-move rule with `fifty`, else of threefold.
+    fn judged(fen: &str, moves: &[&str], fifty: bool) -> Grounds {
+        let mut pos: Chess = shakmaty::fen::Fen::from_ascii(fen.as_bytes())
+            .unwrap()
+            .into_position(shakmaty::CastlingMode::Standard)
+            .unwrap();
+        let mut reps = Repetitions::new(&pos, super::super::repetition::strict_key(&pos));
+        for (i, san) in moves.iter().enumerate() {
+            let m = san.parse::<San>().unwrap().to_move(&pos).unwrap();
+            pos.play_unchecked(m);
+            reps.push(&pos, i as u32 + 1, m.is_zeroing());
+        }
+        let judge = Judge::new(&pos, &reps, moves.len() as u32);
+        if fifty {
+            judge.fifty()
+        } else {
+            judge.threefold()
+        }
+    }
+
+    const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+    const SHUFFLE: [&str; 8] = ["Nf3", "Nf6", "Ng1", "Ng8", "Nf3", "Nf6", "Ng1", "Ng8"];
+
+    #[test]
+    fn a_third_occurrence_is_repeated() {
+        assert_eq!(
+            judged(START, &SHUFFLE, false),
+            Grounds::Repeated {
+                plies: vec![0, 4, 8]
+            }
+        );
+        assert_eq!(
+            Grounds::Repeated { plies: vec![] }.verdict(),
+            ClaimVerdict::Valid
+        );
+    }
+
+    #[test]
+    fn a_move_that_would_make_the_third_occurrence_is_announced() {
+        let g = judged(START, &SHUFFLE[..7], false);
+        assert_eq!(
+            g,
+            Grounds::AnnouncedRepetition {
+                announced: "Ng8".parse().unwrap(),
+                stood: vec![0, 4],
+            }
+        );
+        assert_eq!(g.verdict(), ClaimVerdict::ValidOnAnnouncedMove);
+    }
+
+    #[test]
+    fn a_second_occurrence_is_not_repeated() {
+        let g = judged(START, &SHUFFLE[..4], false);
+        assert_eq!(g, Grounds::NotRepeated { plies: vec![0, 4] });
+        assert_eq!(g.verdict(), ClaimVerdict::FalseNotRepeated);
+    }
+
+    #[test]
+    fn lost_castling_rights_make_another_position() {
+        let moves = ["Ke2", "Ke7", "Ke1", "Ke8", "Ke2", "Ke7", "Ke1", "Ke8"];
+        let g = judged("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1", &moves, false);
+        assert_eq!(
+            g,
+            Grounds::RepeatedIgnoringCastling {
+                count: 3,
+                differences: vec![Difference {
+                    occurrence: 1,
+                    ply: 0,
+                    extra_rights: 0b1111,
+                    lacking_rights: 0,
+                    en_passant: None,
+                }],
+            }
+        );
+        assert_eq!(g.verdict(), ClaimVerdict::FalseCastlingRights);
+    }
+
+    #[test]
+    fn an_en_passant_right_makes_another_position() {
+        // After 1...d5 White may take en passant; after the shuffle not.
+        let moves = ["d5", "Kf1", "Kf7", "Ke1", "Ke8", "Kf1", "Kf7", "Ke1", "Ke8"];
+        let g = judged("4k3/3p4/8/4P3/8/8/8/4K3 b - - 0 1", &moves, false);
+        assert_eq!(
+            g,
+            Grounds::RepeatedIgnoringEnPassant {
+                count: 3,
+                differences: vec![Difference {
+                    occurrence: 1,
+                    ply: 1,
+                    extra_rights: 0,
+                    lacking_rights: 0,
+                    en_passant: Some(EnPassantDifference::Allowed {
+                        by: Color::White,
+                        on: Square::D6,
+                    }),
+                }],
+            }
+        );
+        assert_eq!(g.verdict(), ClaimVerdict::FalseEnPassant);
+    }
+
+    #[test]
+    fn the_clock_decides_the_fifty_move_claim() {
+        let fen = "4k3/8/8/8/8/8/4P3/4K3 w - - 120 80";
+        assert_eq!(
+            judged(fen, &[], true),
+            Grounds::FiftyMoves {
+                clock: 120,
+                since: Since::Fen
+            }
+        );
+        let g = judged(fen, &["e4", "Kd7"], true);
+        assert_eq!(
+            g,
+            Grounds::FewerThanFiftyMoves {
+                clock: 1,
+                since: Since::Zeroing(1)
+            }
+        );
+        assert_eq!(g.verdict(), ClaimVerdict::FalseFiftyMoves);
+        assert_eq!(
+            judged(START, &SHUFFLE[..2], true),
+            Grounds::FewerThanFiftyMoves {
+                clock: 2,
+                since: Since::Start
+            }
+        );
+        let g = judged("4k3/8/8/8/8/8/8/4K2R b - - 99 80", &[], true);
+        assert!(
+            matches!(g, Grounds::AnnouncedFiftyMoves { clock: 99, .. }),
+            "{g:?}"
+        );
+        assert_eq!(g.verdict(), ClaimVerdict::ValidOnAnnouncedMove);
+    }
 }

@@ -430,3 +430,345 @@ pub fn illegal_move(color: Color, san: San, missing: Option<Role>) -> String {
         None => format!("{san} is not a legal move for {side} in this position"),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::audit::castling::{CastlePlay, Event};
+    use shakmaty::{CastlingMode, Move, fen::Fen};
+
+    fn game(text: &str) -> Game<'_> {
+        Game::parse(text.as_bytes())
+    }
+
+    fn start(fen: &str) -> Chess {
+        Fen::from_ascii(fen.as_bytes())
+            .unwrap()
+            .into_position(CastlingMode::Standard)
+            .unwrap()
+    }
+
+    fn moved(ply: u32) -> Event {
+        Event { ply, castle: false }
+    }
+
+    fn at(role: Role, square: Square) -> PieceAt {
+        PieceAt { role, square }
+    }
+
+    const MOVES: &str = "[Event \"t\"]\n\n1. e4 e5 2. Ke2 Ke7 3. Ke1 Ke8 4. Nf3 *\n";
+
+    #[test]
+    fn moves_are_named_by_number_and_side_from_the_start() {
+        let g = game(MOVES);
+        let names = MoveNames::new(&g, &Chess::default());
+        assert_eq!(names.mv(1), "1.e4");
+        assert_eq!(names.mv(4), "2...Ke7");
+        assert_eq!(names.mv(7), "4.Nf3");
+        assert_eq!(names.mv(8), "4...?");
+        assert_eq!(names.position(0), "the start position");
+        assert_eq!(
+            names.list(&[0, 3, 5]),
+            "at the start, after 2.Ke2 and after 3.Ke1"
+        );
+        // From Black to move at move 26.
+        let names = MoveNames::new(&g, &start("4k3/8/8/8/8/8/8/4K3 b - - 0 26"));
+        assert_eq!(names.mv(1), "26...e4");
+        assert_eq!(names.mv(2), "27.e5");
+        assert_eq!(names.announced(8, "Kd8".parse().unwrap()), "30.Kd8");
+    }
+
+    #[test]
+    fn move_numbers_saturate_as_shakmatys_and_texts_are_cut() {
+        let g = game("[Event \"t\"]\n\n1. exd6          e.p. *\n");
+        let names = MoveNames::new(&g, &start("4k3/8/8/8/8/8/8/4K3 w - - 0 4294967294"));
+        assert_eq!(g.move_text(&g.moves[0]), "exd6          e.p.");
+        assert_eq!(names.mv(1), "4294967294.exd6          e.");
+        assert_eq!(names.announced(3, "Kd2".parse().unwrap()), "4294967295.Kd2");
+        assert_eq!(names.announced(5, "Kd2".parse().unwrap()), "4294967295.Kd2");
+    }
+
+    fn judgement(breaches: Vec<Breach>) -> CastleJudgement {
+        CastleJudgement {
+            color: Color::White,
+            side: CastlingSide::KingSide,
+            breaches,
+            play: CastlePlay::Played(Move::Castle {
+                king: Square::E1,
+                rook: Square::H1,
+            }),
+        }
+    }
+
+    #[test]
+    fn castle_sentences_tell_each_breach_once() {
+        let g = game(MOVES);
+        let names = MoveNames::new(&g, &Chess::default());
+        let detail = |breaches| castle(&judgement(breaches), &names);
+        assert_eq!(
+            detail(vec![Breach::KingMoved {
+                home: Some(Square::E1),
+                left: moved(3),
+                back: Some(moved(5)),
+            }]),
+            "the king left e1 with 2.Ke2 and came back with 3.Ke1"
+        );
+        assert_eq!(
+            detail(vec![
+                Breach::KingMoved {
+                    home: Some(Square::E1),
+                    left: Event {
+                        ply: 3,
+                        castle: true
+                    },
+                    back: None,
+                },
+                Breach::KingDisplaced {
+                    home: Some(Square::E1),
+                    on: Some(Square::E2),
+                },
+            ]),
+            "the king already castled with 2.Ke2 and stands on e2"
+        );
+        assert_eq!(
+            detail(vec![
+                Breach::RookMoved {
+                    home: Some(Square::H1),
+                    left: moved(7),
+                    back: None,
+                },
+                Breach::RookCaptured {
+                    home: Some(Square::H1),
+                    by: moved(8),
+                    on: Square::H3,
+                },
+                Breach::NoRook,
+            ]),
+            "the h1 rook left h1 with 4.Nf3 and was captured on h3 with 4...?; \
+             White has no rook on its back rank on the kingside of the king"
+        );
+        assert_eq!(
+            detail(vec![
+                Breach::RookCaptured {
+                    home: None,
+                    by: moved(2),
+                    on: Square::H1,
+                },
+                Breach::NoRightInFen { dropped: true },
+            ]),
+            "the rook was captured on h1 with 1...e5; the starting FEN's White kingside \
+             castling right is impossible there and was dropped"
+        );
+        assert_eq!(
+            detail(vec![
+                Breach::NoRightInFen { dropped: false },
+                Breach::KingDisplaced {
+                    home: None,
+                    on: Some(Square::D1),
+                },
+                Breach::RookDisplaced {
+                    home: Some(Square::H1),
+                    rook: Square::G1,
+                },
+            ]),
+            "the starting FEN gives White no kingside castling right; the king stands on d1, \
+             off its start square; no rook stands on h1, so the rook on g1 castles"
+        );
+        assert_eq!(
+            detail(vec![
+                Breach::PathBlocked(vec![
+                    at(Role::Bishop, Square::F1),
+                    at(Role::Knight, Square::G1)
+                ]),
+                Breach::InCheck {
+                    king: Square::E1,
+                    checkers: vec![at(Role::Queen, Square::E7)],
+                },
+                Breach::ThroughCheck(vec![
+                    (Square::F1, vec![at(Role::Rook, Square::F8)]),
+                    (
+                        Square::G1,
+                        vec![at(Role::Bishop, Square::C5), at(Role::Knight, Square::H3)]
+                    ),
+                ]),
+                Breach::IntoCheck {
+                    to: Square::G1,
+                    attackers: vec![at(Role::Pawn, Square::H2)],
+                },
+            ]),
+            "the bishop on f1 and the knight on g1 stand in the way; \
+             the king on e1 is in check from the queen on e7; \
+             f1 is attacked by the rook on f8 and g1 is attacked by the bishop on c5 \
+             and the knight on h3; the king lands on g1, attacked by the pawn on h2"
+        );
+        assert_eq!(
+            detail(vec![Breach::KingDisplaced {
+                home: Some(Square::E1),
+                on: None,
+            }]),
+            "White has no king"
+        );
+    }
+
+    #[test]
+    fn unplayable_castle_sentences() {
+        let (white, black) = (Color::White, Color::Black);
+        let queenside = CastlingSide::QueenSide;
+        assert_eq!(
+            unplayable(&Unplayable::NoKing, black, queenside),
+            "Black has no king"
+        );
+        assert_eq!(
+            unplayable(
+                &Unplayable::OffBackRank { king: Square::E2 },
+                white,
+                queenside
+            ),
+            "the castle cannot be played: the king stands on e2, off its back rank"
+        );
+        assert_eq!(
+            unplayable(&Unplayable::NoRook, black, queenside),
+            "the castle cannot be played: Black has no rook on its back rank on the queenside of the king"
+        );
+        assert_eq!(
+            unplayable(
+                &Unplayable::LandingTaken(vec![at(Role::Knight, Square::C1)]),
+                white,
+                queenside
+            ),
+            "the castle cannot be played: the knight on c1 stands on a square where the king or the rook lands"
+        );
+    }
+
+    #[test]
+    fn claim_sentences() {
+        let g = game(MOVES);
+        let names = MoveNames::new(&g, &Chess::default());
+        let detail = |grounds: Grounds| claim(&grounds, 6, &names);
+        assert_eq!(
+            detail(Grounds::Repeated {
+                plies: vec![0, 4, 6]
+            }),
+            "the position after 3...Ke8 stood for the third time: at the start, after 2...Ke7 and after 3...Ke8"
+        );
+        assert_eq!(
+            detail(Grounds::AnnouncedRepetition {
+                announced: "Nf3".parse().unwrap(),
+                stood: vec![1, 5],
+            }),
+            "4.Nf3 would make the third occurrence of the position that stood after 1.e4 and after 3.Ke1"
+        );
+        assert_eq!(
+            detail(Grounds::RepeatedIgnoringCastling {
+                count: 3,
+                differences: vec![
+                    Difference {
+                        occurrence: 1,
+                        ply: 0,
+                        extra_rights: 0b1111,
+                        lacking_rights: 0,
+                        en_passant: None,
+                    },
+                    Difference {
+                        occurrence: 2,
+                        ply: 2,
+                        extra_rights: right_bit(Color::Black, CastlingSide::QueenSide),
+                        lacking_rights: right_bit(Color::White, CastlingSide::KingSide),
+                        en_passant: Some(EnPassantDifference::Allowed {
+                            by: Color::White,
+                            on: Square::D6,
+                        }),
+                    },
+                ],
+            }),
+            "the position after 3...Ke8 stood 3 times only when castling rights are ignored: \
+             the first occurrence, the start position, still had White's rights to castle kingside \
+             and queenside and Black's rights to castle kingside and queenside; the second \
+             occurrence, after 1...e5, still had Black's right to castle queenside and lacked \
+             White's right to castle kingside and allowed White's en-passant capture on d6"
+        );
+        assert_eq!(
+            detail(Grounds::RepeatedIgnoringEnPassant {
+                count: 3,
+                differences: vec![Difference {
+                    occurrence: 3,
+                    ply: 4,
+                    extra_rights: 0,
+                    lacking_rights: 0,
+                    en_passant: Some(EnPassantDifference::Missing { on: Square::E3 }),
+                }],
+            }),
+            "the position after 3...Ke8 stood 3 times only when en-passant rights are ignored: \
+             the third occurrence, after 2...Ke7, did not allow the en-passant capture on e3 that \
+             the final position allows"
+        );
+        assert_eq!(
+            detail(Grounds::RepeatedWithOtherSideToMove {
+                placement: vec![1, 4, 6],
+                same_side: 2,
+                turn: Color::White,
+            }),
+            "the pieces stood as in the position after 3...Ke8 3 times (after 1.e4, after 2...Ke7 \
+             and after 3...Ke8), but only 2 of them with White to move"
+        );
+        assert_eq!(
+            detail(Grounds::NotRepeated { plies: vec![6] }),
+            "the position after 3...Ke8 had not stood before, and no legal move from it makes any \
+             position's third occurrence"
+        );
+        assert_eq!(
+            detail(Grounds::NotRepeated { plies: vec![2, 6] }),
+            "the position after 3...Ke8 stood only 2 times (after 1...e5 and after 3...Ke8), and no \
+             legal move from it makes any position's third occurrence"
+        );
+        assert_eq!(
+            detail(Grounds::FiftyMoves {
+                clock: 100,
+                since: Since::Zeroing(2)
+            }),
+            "the halfmove clock stood at 100, at least 50 moves of each side without capture or \
+             pawn move; the last capture or pawn move was 1...e5"
+        );
+        assert_eq!(
+            detail(Grounds::AnnouncedFiftyMoves {
+                clock: 99,
+                announced: "Kd1".parse().unwrap(),
+            }),
+            "the halfmove clock stood at 99: 4.Kd1 would complete 50 moves of each side without \
+             capture or pawn move"
+        );
+        assert_eq!(
+            detail(Grounds::FewerThanFiftyMoves {
+                clock: 12,
+                since: Since::Fen
+            }),
+            "the halfmove clock stood at only 12 of the 100 plies the rule needs; the start \
+             position's FEN already counted some of them"
+        );
+        assert_eq!(
+            claim(
+                &Grounds::FewerThanFiftyMoves {
+                    clock: 0,
+                    since: Since::Start
+                },
+                0,
+                &names
+            ),
+            "the halfmove clock stood at only 0 of the 100 plies the rule needs; nothing was \
+             captured and no pawn moved since the start"
+        );
+    }
+
+    #[test]
+    fn illegal_move_sentences() {
+        let san: San = "Nf3".parse().unwrap();
+        assert_eq!(
+            illegal_move(Color::Black, san, Some(Role::Knight)),
+            "Black has no knight to play Nf3"
+        );
+        assert_eq!(
+            illegal_move(Color::White, san, None),
+            "Nf3 is not a legal move for White in this position"
+        );
+    }
+}

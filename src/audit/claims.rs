@@ -207,7 +207,7 @@ pub(super) fn has_phrase(lower: &str, phrase: &str, compound_end: bool) -> bool 
 /// Only a drawn game claims (FIDE 9.2, 9.3): an upheld claim ends the game
 /// drawn and a rejected one lets it go on, so words after the last move of
 /// a decisive game are annotation.
-pub fn audit_claims(
+pub(super) fn audit_claims(
     game: &Game,
     last: &Chess,
     reps: &Repetitions,

@@ -1,8 +1,8 @@
 //! The sentences of the reports' `detail` columns, written from the facts
 //! the rules find: a castle's [`Breach`]es and why it cannot be played, a
-//! claim's [`Grounds`]. The rules say nothing in English; this module says
-//! nothing about the rules, and names a game's moves (`26.Nb5`) in one
-//! place, [`MoveNames`].
+//! claim's [`Grounds`], a result's [`Contradiction`], an illegal move. The
+//! rules say nothing in English; this module says nothing about the rules,
+//! and names a game's moves (`26.Nb5`) in one place, [`MoveNames`].
 //!
 //! It sits in the audit, not in the report writers: a sentence names the
 //! game's moves as written, which only the audit holds, and it is written
@@ -13,13 +13,14 @@ use shakmaty::{CastlingSide, Chess, Color, Position, Role, Square, san::San};
 use super::castling::{Breach, CastleJudgement, PieceAt, Unplayable};
 use super::claims::{Difference, EnPassantDifference, Grounds, Since};
 use super::repetition::right_bit;
+use super::results::Contradiction;
 use crate::pgn::Game;
 
 /// Names the moves of a game the way a reader finds them, `14.Kf1` or
 /// `14...Kf8`, counting from the start position's move number and side to
 /// move (the number grows after each Black move).
 #[derive(Debug, Clone, Copy)]
-pub struct MoveNames<'g, 'a> {
+pub(super) struct MoveNames<'g, 'a> {
     game: &'g Game<'a>,
     start_turn: Color,
     start_fullmoves: u32,
@@ -31,7 +32,7 @@ const MOVE_TEXT_LIMIT: usize = 16;
 
 impl<'g, 'a> MoveNames<'g, 'a> {
     /// The names of `game`'s moves, played from `start`.
-    pub fn new(game: &'g Game<'a>, start: &Chess) -> Self {
+    pub(super) fn new(game: &'g Game<'a>, start: &Chess) -> Self {
         MoveNames {
             game,
             start_turn: start.turn(),
@@ -56,7 +57,7 @@ impl<'g, 'a> MoveNames<'g, 'a> {
 
     /// The move that makes `ply` (≥ 1) as written, cut at
     /// [`MOVE_TEXT_LIMIT`] bytes: `22...Ra4`.
-    pub fn mv(&self, ply: u32) -> String {
+    fn mv(&self, ply: u32) -> String {
         let text = (ply as usize)
             .checked_sub(1)
             .and_then(|i| self.game.moves.get(i))
@@ -99,7 +100,7 @@ impl<'g, 'a> MoveNames<'g, 'a> {
     }
 }
 
-pub(super) fn color_name(color: Color) -> &'static str {
+fn color_name(color: Color) -> &'static str {
     if color.is_white() { "White" } else { "Black" }
 }
 
@@ -111,7 +112,7 @@ fn side_name(side: CastlingSide) -> &'static str {
 }
 
 /// A piece's name, for detail sentences.
-pub(super) fn role_name(role: Role) -> &'static str {
+fn role_name(role: Role) -> &'static str {
     match role {
         Role::Pawn => "pawn",
         Role::Knight => "knight",
@@ -180,7 +181,7 @@ fn rights_text(bits: u8) -> String {
 
 /// The detail of an illegal castle (castling.csv): one clause per breach
 /// that the clauses before do not already tell, joined with `; `.
-pub fn castle(judgement: &CastleJudgement, names: &MoveNames) -> String {
+pub(super) fn castle(judgement: &CastleJudgement, names: &MoveNames) -> String {
     let breaches = &judgement.breaches;
     let (color, side) = (judgement.color, judgement.side);
     let has = |wanted: fn(&Breach) -> bool| breaches.iter().any(wanted);
@@ -297,7 +298,7 @@ fn no_rook(color: Color, side: CastlingSide) -> String {
 
 /// The detail of the error row of a castle that cannot be played
 /// (errors.csv), by `color` towards `side`.
-pub fn unplayable(why: &Unplayable, color: Color, side: CastlingSide) -> String {
+pub(super) fn unplayable(why: &Unplayable, color: Color, side: CastlingSide) -> String {
     const CANNOT: &str = "the castle cannot be played";
     match why {
         Unplayable::NoKing => format!("{} has no king", color_name(color)),
@@ -315,7 +316,7 @@ pub fn unplayable(why: &Unplayable, color: Color, side: CastlingSide) -> String 
 
 /// The detail of a claim (claims.csv) on `grounds`, in a game of `plies`
 /// plies.
-pub fn claim(grounds: &Grounds, plies: u32, names: &MoveNames) -> String {
+pub(super) fn claim(grounds: &Grounds, plies: u32, names: &MoveNames) -> String {
     let here = || names.position(plies);
     match grounds {
         Grounds::Repeated { plies: stood } => format!(
@@ -423,11 +424,44 @@ fn differences(differences: &[Difference], names: &MoveNames) -> String {
 
 /// The detail of an illegal move (errors.csv): `san` by `color`, which has
 /// no piece of the kind `missing`, if given.
-pub fn illegal_move(color: Color, san: San, missing: Option<Role>) -> String {
+pub(super) fn illegal_move(color: Color, san: San, missing: Option<Role>) -> String {
     let side = color_name(color);
     match missing {
         Some(role) => format!("{side} has no {} to play {san}", role_name(role)),
         None => format!("{san} is not a legal move for {side} in this position"),
+    }
+}
+
+/// The detail of a results row (results.csv): how the result `recorded`
+/// contradicts the final position or the Laws.
+pub(super) fn result(contradiction: Contradiction, recorded: &str) -> String {
+    // A result for a sentence.
+    let shown = if recorded.is_empty() {
+        "without a result"
+    } else {
+        recorded
+    };
+    match contradiction {
+        Contradiction::Mismatch { tag, token } => {
+            format!("the Result tag says {tag} but the movetext ends with {token}")
+        }
+        Contradiction::CheckmateNotScored { mated } => format!(
+            "{} is checkmated, so {} won (FIDE 5.1.1), but the game is scored {shown}",
+            color_name(mated),
+            color_name(!mated)
+        ),
+        Contradiction::StalemateNotDrawn { stalemated } => format!(
+            "{} is stalemated, so the game is drawn (FIDE 5.2.1), but it is scored {shown}",
+            color_name(stalemated)
+        ),
+        Contradiction::DeadPositionNotDrawn => format!(
+            "neither side has the material to mate, so the position is dead and the game drawn (FIDE 5.2.2), but it is scored {recorded}"
+        ),
+        Contradiction::TimeoutWithoutMatingMaterial { winner } => format!(
+            "{}'s flag fell, but {} cannot mate by any series of legal moves, so the game is drawn (FIDE 6.9), not {recorded}",
+            color_name(!winner),
+            color_name(winner)
+        ),
     }
 }
 
@@ -769,6 +803,53 @@ mod tests {
         assert_eq!(
             illegal_move(Color::White, san, None),
             "Nf3 is not a legal move for White in this position"
+        );
+    }
+
+    #[test]
+    fn result_sentences() {
+        assert_eq!(
+            result(
+                Contradiction::Mismatch {
+                    tag: "1-0",
+                    token: "0-1"
+                },
+                "1-0"
+            ),
+            "the Result tag says 1-0 but the movetext ends with 0-1"
+        );
+        assert_eq!(
+            result(
+                Contradiction::CheckmateNotScored {
+                    mated: Color::White
+                },
+                ""
+            ),
+            "White is checkmated, so Black won (FIDE 5.1.1), but the game is scored without a result"
+        );
+        assert_eq!(
+            result(
+                Contradiction::StalemateNotDrawn {
+                    stalemated: Color::Black
+                },
+                "1-0"
+            ),
+            "Black is stalemated, so the game is drawn (FIDE 5.2.1), but it is scored 1-0"
+        );
+        assert_eq!(
+            result(Contradiction::DeadPositionNotDrawn, "0-1"),
+            "neither side has the material to mate, so the position is dead and the game drawn \
+             (FIDE 5.2.2), but it is scored 0-1"
+        );
+        assert_eq!(
+            result(
+                Contradiction::TimeoutWithoutMatingMaterial {
+                    winner: Color::White
+                },
+                "1-0"
+            ),
+            "Black's flag fell, but White cannot mate by any series of legal moves, so the game \
+             is drawn (FIDE 6.9), not 1-0"
         );
     }
 }

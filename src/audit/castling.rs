@@ -476,7 +476,11 @@ impl CastleJudgement {
 /// `None` when any rule is broken; [`judge_castle`] then finds them all.
 /// Most castles are legal and have no breach to collect, so this comes
 /// first.
-pub(super) fn legal_castle(pos: &Chess, history: &CastlingHistory, side: CastlingSide) -> Option<Move> {
+pub(super) fn legal_castle(
+    pos: &Chess,
+    history: &CastlingHistory,
+    side: CastlingSide,
+) -> Option<Move> {
     let color = pos.turn();
     let me = history.sides.get(color);
     let track = me.rooks.get(side);

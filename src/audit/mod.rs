@@ -261,14 +261,14 @@ fn illegal_castle(
             fen: fen_of(pos),
         });
     }
-    match &judgement.play {
-        &CastlePlay::Played(m) => Some(m),
+    match judgement.play {
+        CastlePlay::Played(m) => Some(m),
         CastlePlay::Unplayable(why) => {
             report.error = Some(GameError {
                 ply,
                 san: san.to_owned(),
                 kind: ErrorKind::UnplayableCastle,
-                detail: explain::unplayable(why, pos.turn(), side),
+                detail: explain::unplayable(&why, pos.turn(), side),
                 fen: fen_of(pos),
             });
             None

@@ -64,16 +64,12 @@ fn final_fen(text: &str) -> String {
             },
         };
         if let Some(side) = side {
-            match castling::judge_castle(&pos, &history, side, |p| {
-                game.move_text(&game.moves[p as usize - 1])
-            })
-            .play
-            {
+            match castling::judge_castle(&pos, &history, side).play {
                 CastlePlay::Played(m) => {
                     history.record_castle(&pos, m, ply);
                     pos.play_unchecked(m);
                 }
-                CastlePlay::Unplayable(why) => panic!("{why}"),
+                CastlePlay::Unplayable(why) => panic!("{why:?}"),
             }
         }
     }

@@ -629,3 +629,24 @@ fn claim_phrases_in_drawn_games() {
     ));
     check(&c, Threefold, Comment, Valid, 8, 3, &[0, 4, 8]);
 }
+
+/// Issue 14 point 5: claims.csv names moves the way castling.csv does,
+/// counting from the start position's move number. Counted back from a
+/// final move number that had saturated, the earlier moves were numbered
+/// wrong (`4294967292...Ke8` for the move after `4294967294.Kf1 Kf8
+/// 4294967295.Ke1`).
+#[test]
+fn claim_details_number_moves_from_the_start_even_at_the_largest_move_number() {
+    let text = pgn(
+        Some("4k3/8/8/8/8/8/8/4K2R w - - 0 4294967294"),
+        &[("Result", "1/2-1/2"), ("Termination", "Draw by repetition")],
+        "1. Kf1 Kf8 2. Ke1 Ke8 3. Kf1 Kf8 4. Ke1 Ke8 1/2-1/2",
+    );
+    let c = one_claim(&text);
+    check(&c, Threefold, Termination, Valid, 8, 3, &[0, 4, 8]);
+    assert_eq!(
+        c.detail,
+        "the position after 4294967295...Ke8 stood for the third time: at the start, \
+         after 4294967295...Ke8 and after 4294967295...Ke8"
+    );
+}

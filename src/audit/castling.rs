@@ -3,9 +3,10 @@
 //! [`CastlingHistory`] follows, for each side, the king and the two rooks
 //! that castling may use, from the start position on: when each first left
 //! its square, whether it came back, and when a rook was captured.
-//! [`judge_castle`] names every rule a castle breaks and says how the castle
-//! is played as written (king to the g- or c-file, rook to the f- or d-file),
-//! or that it cannot be played at all.
+//! [`judge_castle`] finds every rule a castle breaks, as typed [`Breach`]es,
+//! and how the castle is played as written (king to the g- or c-file, rook
+//! to the f- or d-file), or why it cannot be played at all. The sentences
+//! for a person are written from these facts in `audit/explain.rs`.
 
 use std::sync::LazyLock;
 
@@ -15,17 +16,15 @@ use shakmaty::{
 };
 
 use super::findings::{CastlingReason, Reasons};
-use super::role_name;
 use super::start::Start;
 
 /// A move of the game, kept as its ply; named the way a reader finds it
-/// (`14.Kf1`, `14...Kf8`) only when a castling row shows it
-/// ([`CastlingHistory::name`]).
+/// (`14.Kf1`, `14...Kf8`) only when a castling row shows it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Event {
-    ply: u32,
+pub struct Event {
+    pub ply: u32,
     /// The move was a castle (which moves king and rook, even one that stays).
-    castle: bool,
+    pub castle: bool,
 }
 
 impl Event {
@@ -86,10 +85,6 @@ pub struct CastlingHistory {
     /// Both kings' start squares: a king move from or to one of these
     /// changes the history.
     king_homes: Bitboard,
-    /// The side to move and the move number of the start position, which
-    /// name the move of each ply.
-    start_turn: Color,
-    start_fullmoves: u32,
 }
 
 /// The squares of `color`'s back rank on `side` of `king`: the files above
@@ -213,8 +208,6 @@ impl CastlingHistory {
                 .collect(),
             sides,
             rooks_at: Bitboard(0),
-            start_turn: pos.turn(),
-            start_fullmoves: pos.fullmoves().get(),
         };
         history.follow_rooks();
         history
@@ -234,28 +227,6 @@ impl CastlingHistory {
     /// The castling mode of the game.
     pub fn mode(&self) -> CastlingMode {
         self.mode
-    }
-
-    /// The move of `event` as a reader finds it, `14.Kf1` or `14...Kf8`:
-    /// the move number and side to move before that ply (the number grows
-    /// after each Black move), and its text, `text_of(ply)`, cut at 16
-    /// bytes.
-    fn name<'t>(&self, event: Event, text_of: &impl Fn(u32) -> &'t str) -> String {
-        let before = event.ply.saturating_sub(1);
-        let black_moves = if self.start_turn.is_white() {
-            before / 2
-        } else {
-            before.div_ceil(2)
-        };
-        let number = self.start_fullmoves.saturating_add(black_moves);
-        let white = self.start_turn.is_white() == before.is_multiple_of(2);
-        let text = text_of(event.ply);
-        let mut len = text.len().min(16);
-        while !text.is_char_boundary(len) {
-            len -= 1;
-        }
-        let dots = if white { "." } else { "..." };
-        format!("{number}{dots}{}", &text[..len])
     }
 
     /// Records a legal non-castling move `m` of `ply`, before it is played
@@ -361,6 +332,113 @@ impl CastlingHistory {
     }
 }
 
+/// A piece of the position on its square, as a fact names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PieceAt {
+    pub role: Role,
+    pub square: Square,
+}
+
+/// The pieces on `squares` in `pos`, in square order.
+fn pieces_at(pos: &Chess, squares: Bitboard) -> Vec<PieceAt> {
+    squares
+        .into_iter()
+        .filter_map(|square| {
+            let role = pos.board().role_at(square)?;
+            Some(PieceAt { role, square })
+        })
+        .collect()
+}
+
+/// One rule of FIDE 3.8.2 that a castle breaks, with what shows it: one
+/// [`CastlingReason`] each ([`Breach::reason`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Breach {
+    /// 3.8.2.1: the king left `home` with `left`, or castled with it
+    /// (`home` is `None` where the start position has no king's square);
+    /// `back` brought it home again, where it stands now.
+    KingMoved {
+        home: Option<Square>,
+        left: Event,
+        back: Option<Event>,
+    },
+    /// 3.8.2.1: this side's rook, from `home`, left it with `left` (or
+    /// castled with it); `back` brought it home again, where it stands
+    /// now.
+    RookMoved {
+        home: Option<Square>,
+        left: Event,
+        back: Option<Event>,
+    },
+    /// 3.8.2.1: this side's rook, from `home`, was captured on `on` with
+    /// `by`.
+    RookCaptured {
+        home: Option<Square>,
+        by: Event,
+        on: Square,
+    },
+    /// The starting FEN withholds the right (and nothing else above
+    /// explains why); `dropped` when the FEN wrote it, but it was dropped
+    /// as impossible.
+    NoRightInFen { dropped: bool },
+    /// 3.8.2.1: the king stands on `on`, not on its start square `home`;
+    /// `on` is `None` where the side has no king at all.
+    KingDisplaced {
+        home: Option<Square>,
+        on: Option<Square>,
+    },
+    /// No rook on this side's rook square `home`: the nearest rook on that
+    /// side of the king, on `rook`, castles.
+    RookDisplaced { home: Option<Square>, rook: Square },
+    /// No rook of the side on its back rank on that side of the king.
+    NoRook,
+    /// 3.8.2.2: these pieces stand between the king or the rook and its
+    /// target square, or on it.
+    PathBlocked(Vec<PieceAt>),
+    /// 3.8.2.2: the king on `king` is in check from `checkers`.
+    InCheck {
+        king: Square,
+        checkers: Vec<PieceAt>,
+    },
+    /// 3.8.2.2: each square the king crosses that is attacked, with its
+    /// attackers (judged with the king and the castling rook lifted).
+    ThroughCheck(Vec<(Square, Vec<PieceAt>)>),
+    /// 3.8.2.2 (and 3.9): the king lands on `to`, attacked by `attackers`.
+    IntoCheck { to: Square, attackers: Vec<PieceAt> },
+}
+
+impl Breach {
+    /// The reason code of this breach.
+    pub fn reason(&self) -> CastlingReason {
+        match self {
+            Breach::KingMoved { .. } => CastlingReason::KingMoved,
+            Breach::RookMoved { .. } => CastlingReason::RookMoved,
+            Breach::RookCaptured { .. } => CastlingReason::RookCaptured,
+            Breach::NoRightInFen { .. } => CastlingReason::NoRightInFen,
+            Breach::KingDisplaced { .. } => CastlingReason::KingDisplaced,
+            Breach::RookDisplaced { .. } => CastlingReason::RookDisplaced,
+            Breach::NoRook => CastlingReason::NoRook,
+            Breach::PathBlocked(_) => CastlingReason::PathBlocked,
+            Breach::InCheck { .. } => CastlingReason::InCheck,
+            Breach::ThroughCheck(_) => CastlingReason::ThroughCheck,
+            Breach::IntoCheck { .. } => CastlingReason::IntoCheck,
+        }
+    }
+}
+
+/// Why a castle cannot be played as written: the replay stops there.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Unplayable {
+    /// The side to move has no king.
+    NoKing,
+    /// The king stands on `king`, off its back rank.
+    OffBackRank { king: Square },
+    /// No rook of the side on its back rank on that side of the king.
+    NoRook,
+    /// These pieces stand where the king or the rook lands.
+    LandingTaken(Vec<PieceAt>),
+}
+
 /// What becomes of a castle.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum CastlePlay {
@@ -368,49 +446,25 @@ pub enum CastlePlay {
     /// c-file, rook to the f- or d-file, that side's rights gone.
     Played(Move),
     /// It cannot be played as written; the replay stops.
-    Unplayable(String),
+    Unplayable(Unplayable),
 }
 
-/// The verdict on one castling move.
+/// The verdict on one castling move by `color` towards `side`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CastleJudgement {
-    /// Empty for a legal castle.
-    pub reasons: Reasons,
-    /// One sentence for a person (empty for a legal castle).
-    pub detail: String,
+    pub color: Color,
+    pub side: CastlingSide,
+    /// The rules the castle breaks, in the contract's reason order; empty
+    /// for a legal castle.
+    pub breaches: Vec<Breach>,
     pub play: CastlePlay,
 }
 
-fn color_name(color: Color) -> &'static str {
-    if color.is_white() { "White" } else { "Black" }
-}
-
-fn side_name(side: CastlingSide) -> &'static str {
-    match side {
-        CastlingSide::KingSide => "kingside",
-        CastlingSide::QueenSide => "queenside",
+impl CastleJudgement {
+    /// The reason codes of the breaches.
+    pub fn reasons(&self) -> Reasons {
+        self.breaches.iter().map(Breach::reason).collect()
     }
-}
-
-/// `a`, `a and b`, `a, b and c`.
-fn and_list(items: &[String]) -> String {
-    match items {
-        [] => String::new(),
-        [one] => one.clone(),
-        [init @ .., last] => format!("{} and {last}", init.join(", ")),
-    }
-}
-
-/// `the bishop on a6 and the rook on a8`.
-fn pieces(pos: &Chess, squares: Bitboard) -> String {
-    let names: Vec<String> = squares
-        .into_iter()
-        .filter_map(|sq| {
-            let p = pos.board().piece_at(sq)?;
-            Some(format!("the {} on {sq}", role_name(p.role)))
-        })
-        .collect();
-    and_list(&names)
 }
 
 /// The castle a legal castling towards `side` in `pos` plays (FIDE
@@ -419,9 +473,14 @@ fn pieces(pos: &Chess, squares: Bitboard) -> String {
 /// stands on its start square, the rook on its own, every square between
 /// each of them and its target is empty (3.8.2.2.b), and the king is not
 /// in check, crosses no attacked square and lands on none (3.8.2.2.a).
-/// `None` when any rule is broken; [`judge_castle`] then names them all.
-/// Most castles are legal and need no sentence, so this comes first.
-fn legal_castle(pos: &Chess, history: &CastlingHistory, side: CastlingSide) -> Option<Move> {
+/// `None` when any rule is broken; [`judge_castle`] then finds them all.
+/// Most castles are legal and have no breach to collect, so this comes
+/// first.
+pub(super) fn legal_castle(
+    pos: &Chess,
+    history: &CastlingHistory,
+    side: CastlingSide,
+) -> Option<Move> {
     let color = pos.turn();
     let me = history.sides.get(color);
     let track = me.rooks.get(side);
@@ -464,137 +523,87 @@ fn legal_castle(pos: &Chess, history: &CastlingHistory, side: CastlingSide) -> O
     Some(Move::Castle { king, rook })
 }
 
-/// Judges a castle towards `side` by the side to move in `pos`.
-/// `text_of(ply)` is the move of that ply as written, asked for only to
-/// name earlier king and rook moves in the detail of an illegal castle.
-pub fn judge_castle<'t>(
-    pos: &Chess,
-    history: &CastlingHistory,
-    side: CastlingSide,
-    text_of: impl Fn(u32) -> &'t str,
-) -> CastleJudgement {
-    if let Some(m) = legal_castle(pos, history, side) {
-        return CastleJudgement {
-            reasons: Reasons::default(),
-            detail: String::new(),
-            play: CastlePlay::Played(m),
-        };
-    }
-    let name = |event: &Event| history.name(*event, &text_of);
+/// Judges a castle towards `side` by the side to move in `pos`: every
+/// rule of FIDE 3.8.2 it breaks, and how it is played as written (or why
+/// it cannot be).
+pub fn judge_castle(pos: &Chess, history: &CastlingHistory, side: CastlingSide) -> CastleJudgement {
     let color = pos.turn();
+    let judgement = |breaches, play| CastleJudgement {
+        color,
+        side,
+        breaches,
+        play,
+    };
+    if let Some(m) = legal_castle(pos, history, side) {
+        return judgement(Vec::new(), CastlePlay::Played(m));
+    }
     let them = !color;
     let board = pos.board();
     let occupied = board.occupied();
     let me = history.sides.get(color);
     let track = me.rooks.get(side);
-    let mut reasons = Reasons::default();
-    let mut notes: Vec<String> = Vec::new();
+    let mut breaches = Vec::new();
 
     let Some(king) = board.king_of(color) else {
         // Cannot happen in a valid position; kept total all the same.
-        let why = format!("{} has no king", color_name(color));
-        return CastleJudgement {
-            reasons: [CastlingReason::KingDisplaced].into_iter().collect(),
-            detail: why.clone(),
-            play: CastlePlay::Unplayable(why),
+        let displaced = Breach::KingDisplaced {
+            home: me.king.home,
+            on: None,
         };
+        return judgement(vec![displaced], CastlePlay::Unplayable(Unplayable::NoKing));
     };
     let at_home = me.king.home == Some(king);
 
     // The history of the king and of this side's rook.
-    if let Some(left) = &me.king.left {
-        reasons.insert(CastlingReason::KingMoved);
-        let mut note = match me.king.home {
-            Some(home) if !left.castle => format!("the king left {home} with {}", name(left)),
-            _ => format!("the king already castled with {}", name(left)),
-        };
-        if at_home {
-            if let Some(back) = &me.king.back {
-                note += &format!(" and came back with {}", name(back));
-            }
-        } else {
-            note += &format!(" and stands on {king}");
-        }
-        notes.push(note);
+    if let Some(left) = me.king.left {
+        breaches.push(Breach::KingMoved {
+            home: me.king.home,
+            left,
+            back: me.king.back.filter(|_| at_home),
+        });
     }
-    // Named only in the notes of a moved or captured rook: most castles are
-    // legal and have none, so the name is not formatted up front.
-    let rook_name = || {
-        track
-            .home
-            .map_or_else(|| "the rook".to_owned(), |h| format!("the {h} rook"))
-    };
-    if let Some(left) = &track.left {
-        reasons.insert(CastlingReason::RookMoved);
-        let mut note = match (left.castle, track.home) {
-            (false, Some(home)) => format!("{} left {home} with {}", rook_name(), name(left)),
-            _ => format!("{} castled with {}", rook_name(), name(left)),
-        };
-        if let Some((by, sq)) = &track.captured {
-            note += &format!(" and was captured on {sq} with {}", name(by));
-        } else if let Some(back) = &track.back {
-            note += &format!(" and came back with {}", name(back));
-        }
-        notes.push(note);
+    if let Some(left) = track.left {
+        breaches.push(Breach::RookMoved {
+            home: track.home,
+            left,
+            back: track.back,
+        });
     }
-    if let Some((by, sq)) = &track.captured {
-        reasons.insert(CastlingReason::RookCaptured);
-        if track.left.is_none() {
-            notes.push(format!(
-                "{} was captured on {sq} with {}",
-                rook_name(),
-                name(by)
-            ));
-        }
+    if let Some((by, on)) = track.captured {
+        breaches.push(Breach::RookCaptured {
+            home: track.home,
+            by,
+            on,
+        });
     }
-    if history.from_fen && !me.right_at_start.get(side) && reasons.is_empty() {
-        reasons.insert(CastlingReason::NoRightInFen);
-        notes.push(if *me.right_dropped.get(side) {
-            format!(
-                "the starting FEN's {} {} castling right is impossible there and was dropped",
-                color_name(color),
-                side_name(side)
-            )
-        } else {
-            format!(
-                "the starting FEN gives {} no {} castling right",
-                color_name(color),
-                side_name(side)
-            )
+    if history.from_fen && !me.right_at_start.get(side) && breaches.is_empty() {
+        breaches.push(Breach::NoRightInFen {
+            dropped: *me.right_dropped.get(side),
         });
     }
     if !at_home {
-        reasons.insert(CastlingReason::KingDisplaced);
-        if me.king.left.is_none() {
-            notes.push(match me.king.home {
-                Some(home) => format!("the king stands on {king}, not on {home}"),
-                None => format!("the king stands on {king}, off its start square"),
-            });
-        }
+        breaches.push(Breach::KingDisplaced {
+            home: me.king.home,
+            on: Some(king),
+        });
     }
 
     let checkers = pos.king_attackers(king, them, occupied);
-    let in_check_note = || {
-        format!(
-            "the king on {king} is in check from {}",
-            pieces(pos, checkers)
-        )
+    let in_check = || Breach::InCheck {
+        king,
+        checkers: pieces_at(pos, checkers),
     };
 
     if king.rank() != color.backrank() {
         if checkers.any() {
-            reasons.insert(CastlingReason::InCheck);
-            notes.push(in_check_note());
+            breaches.push(in_check());
         }
         // `king_displaced` always applies here: the start square is on the
         // back rank.
-        return CastleJudgement {
-            reasons,
-            detail: notes.join("; "),
-            play: CastlePlay::Unplayable(format!(
-                "the castle cannot be played: the king stands on {king}, off its back rank"
-            )),
-        };
+        return judgement(
+            breaches,
+            CastlePlay::Unplayable(Unplayable::OffBackRank { king }),
+        );
     }
 
     // The rook the castle is played with.
@@ -606,23 +615,13 @@ pub fn judge_castle<'t>(
                 CastlingSide::KingSide => candidates.first(),
                 CastlingSide::QueenSide => candidates.last(),
             };
-            match nearest {
-                Some(r) => {
-                    reasons.insert(CastlingReason::RookDisplaced);
-                    notes.push(match track.home {
-                        Some(h) => format!("no rook stands on {h}, so the rook on {r} castles"),
-                        None => format!("the rook on {r} castles"),
-                    });
-                }
-                None => {
-                    reasons.insert(CastlingReason::NoRook);
-                    notes.push(format!(
-                        "{} has no rook on its back rank on the {} of the king",
-                        color_name(color),
-                        side_name(side)
-                    ));
-                }
-            }
+            breaches.push(match nearest {
+                Some(rook) => Breach::RookDisplaced {
+                    home: track.home,
+                    rook,
+                },
+                None => Breach::NoRook,
+            });
             nearest
         }
     };
@@ -638,90 +637,56 @@ pub fn judge_castle<'t>(
     }
     let blockers = path & occupied & !movers;
     if blockers.any() {
-        reasons.insert(CastlingReason::PathBlocked);
-        let verb = if blockers.count() == 1 {
-            "stands"
-        } else {
-            "stand"
-        };
-        notes.push(format!("{} {verb} in the way", pieces(pos, blockers)));
+        breaches.push(Breach::PathBlocked(pieces_at(pos, blockers)));
     }
     if checkers.any() {
-        reasons.insert(CastlingReason::InCheck);
-        notes.push(in_check_note());
+        breaches.push(in_check());
     }
     // Attacks are judged with the king and the castling rook lifted.
     let lifted = occupied & !movers;
-    let crossed: Vec<String> = attacks::between(king, king_to)
+    let crossed: Vec<(Square, Vec<PieceAt>)> = attacks::between(king, king_to)
         .into_iter()
         .filter_map(|sq| {
             let by = pos.king_attackers(sq, them, lifted);
-            by.any()
-                .then(|| format!("{sq} is attacked by {}", pieces(pos, by)))
+            by.any().then(|| (sq, pieces_at(pos, by)))
         })
         .collect();
     if !crossed.is_empty() {
-        reasons.insert(CastlingReason::ThroughCheck);
-        notes.push(and_list(&crossed));
+        breaches.push(Breach::ThroughCheck(crossed));
     }
     let after = lifted.with(landing);
     let into = pos.king_attackers(king_to, them, after);
     if into.any() {
-        reasons.insert(CastlingReason::IntoCheck);
-        notes.push(format!(
-            "the king lands on {king_to}, attacked by {}",
-            pieces(pos, into)
-        ));
+        breaches.push(Breach::IntoCheck {
+            to: king_to,
+            attackers: pieces_at(pos, into),
+        });
     }
 
     let occupied_landing = landing & occupied & !movers;
-    let unplayable = match rook {
-        None => Some(format!(
-            "{} has no rook on its back rank on the {} of the king",
-            color_name(color),
-            side_name(side)
-        )),
-        Some(_) if occupied_landing.any() => Some(format!(
-            "{} {} on a square where the king or the rook lands",
-            pieces(pos, occupied_landing),
-            if occupied_landing.count() == 1 {
-                "stands"
-            } else {
-                "stand"
-            }
-        )),
-        Some(_) => None,
+    let play = match rook {
+        None => CastlePlay::Unplayable(Unplayable::NoRook),
+        Some(_) if occupied_landing.any() => {
+            CastlePlay::Unplayable(Unplayable::LandingTaken(pieces_at(pos, occupied_landing)))
+        }
+        Some(rook) => CastlePlay::Played(Move::Castle { king, rook }),
     };
-    let detail = if reasons.is_empty() {
-        String::new()
-    } else {
-        notes.join("; ")
-    };
-    let play = match (unplayable, rook) {
-        (None, Some(rook)) => CastlePlay::Played(Move::Castle { king, rook }),
-        (why, _) => CastlePlay::Unplayable(format!(
-            "the castle cannot be played: {}",
-            why.unwrap_or_default()
-        )),
-    };
+    let judgement = judgement(breaches, play);
     // A legal castle is exactly shakmaty's own, and shakmaty's own is legal.
     debug_assert_eq!(
-        reasons.is_empty(),
+        judgement.breaches.is_empty(),
         !pos.castling_moves(side).is_empty(),
-        "{reasons:?} for {side:?} in {}",
+        "{:?} for {side:?} in {}",
+        judgement.breaches,
         super::fen_of(pos)
     );
     debug_assert!(
-        !reasons.is_empty()
-            || matches!(&play, CastlePlay::Played(m) if pos.castling_moves(side).first() == Some(m)),
+        !judgement.breaches.is_empty()
+            || matches!(&judgement.play, CastlePlay::Played(m) if pos.castling_moves(side).first() == Some(m)),
         "another castle than shakmaty's in {}",
         super::fen_of(pos)
     );
-    CastleJudgement {
-        reasons,
-        detail,
-        play,
-    }
+    judgement
 }
 
 /// Whether a king move that is no legal king move is written castling:
@@ -754,5 +719,187 @@ pub fn castle_intent(pos: &Chess, san: San, mode: CastlingMode) -> Option<Castli
         File::G if distance >= 2 => Some(CastlingSide::KingSide),
         File::C if distance >= 2 => Some(CastlingSide::QueenSide),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::audit::start::start_position;
+    use crate::pgn::Game;
+
+    /// The judgement on a castle towards `side` after `moves` (SAN, no
+    /// castles) from `fen` (the standard start without one).
+    fn judged(fen: Option<&str>, moves: &[&str], side: CastlingSide) -> CastleJudgement {
+        let text = match fen {
+            Some(fen) => format!("[SetUp \"1\"]\n[FEN \"{fen}\"]\n\n*\n"),
+            None => "[Event \"t\"]\n\n*\n".to_owned(),
+        };
+        let start = start_position(&Game::parse(text.as_bytes()).tags).expect("a start position");
+        let mut pos = start.position.clone();
+        let mut history = CastlingHistory::new(&start);
+        for (i, san) in moves.iter().enumerate() {
+            let m = san.parse::<San>().unwrap().to_move(&pos).unwrap();
+            history.record_move(&pos, m, i as u32 + 1);
+            pos.play_unchecked(m);
+        }
+        judge_castle(&pos, &history, side)
+    }
+
+    fn at(role: Role, square: Square) -> PieceAt {
+        PieceAt { role, square }
+    }
+
+    fn castle(king: Square, rook: Square) -> CastlePlay {
+        CastlePlay::Played(Move::Castle { king, rook })
+    }
+
+    #[test]
+    fn a_legal_castle_has_no_breach() {
+        let j = judged(
+            None,
+            &["e4", "e5", "Nf3", "Nf6", "Bc4", "Bc5"],
+            CastlingSide::KingSide,
+        );
+        assert_eq!(j.breaches, []);
+        assert_eq!(j.reasons(), Reasons::default());
+        assert_eq!(j.play, castle(Square::E1, Square::H1));
+    }
+
+    #[test]
+    fn a_check_names_the_king_and_its_checkers() {
+        let fen = "r3k2r/ppp2ppp/8/8/1b6/8/2P2PPP/R3K2R w KQkq - 0 1";
+        let j = judged(Some(fen), &[], CastlingSide::KingSide);
+        assert_eq!(
+            j.breaches,
+            [Breach::InCheck {
+                king: Square::E1,
+                checkers: vec![at(Role::Bishop, Square::B4)],
+            }]
+        );
+        assert_eq!(j.play, castle(Square::E1, Square::H1));
+    }
+
+    #[test]
+    fn blockers_and_attacked_squares_with_their_attackers() {
+        // The knight on b1 blocks O-O-O; the rook on d8 attacks d1, the
+        // queen on c5 c1, the king's landing square.
+        let fen = "3rk3/8/8/2q5/8/8/8/RN2K3 w Q - 0 1";
+        let j = judged(Some(fen), &[], CastlingSide::QueenSide);
+        assert_eq!(
+            j.breaches,
+            [
+                Breach::PathBlocked(vec![at(Role::Knight, Square::B1)]),
+                Breach::ThroughCheck(vec![(Square::D1, vec![at(Role::Rook, Square::D8)])]),
+                Breach::IntoCheck {
+                    to: Square::C1,
+                    attackers: vec![at(Role::Queen, Square::C5)],
+                },
+            ]
+        );
+        assert_eq!(j.play, castle(Square::E1, Square::A1));
+    }
+
+    #[test]
+    fn a_king_that_moved_and_came_back() {
+        let moves = [
+            "e4", "e5", "Ke2", "Ke7", "Ke1", "Ke8", "Nf3", "Nf6", "Bc4", "Bc5",
+        ];
+        let j = judged(None, &moves, CastlingSide::KingSide);
+        assert_eq!(
+            j.breaches,
+            [Breach::KingMoved {
+                home: Some(Square::E1),
+                left: Event {
+                    ply: 3,
+                    castle: false
+                },
+                back: Some(Event {
+                    ply: 5,
+                    castle: false
+                }),
+            }]
+        );
+        assert_eq!(j.reasons().codes(), "king_moved");
+    }
+
+    #[test]
+    fn a_rook_that_moved_and_was_captured() {
+        // The h1 rook leaves with 2.Rh3 and is captured on b3 with
+        // 4...Rxb3: no rook is left on the kingside.
+        let moves = [
+            "h4", "a5", "Rh3", "Ra6", "Rb3", "Rb6", "Nf3", "Rxb3", "e3", "e6", "Be2", "Be7",
+        ];
+        let j = judged(None, &moves, CastlingSide::KingSide);
+        assert_eq!(
+            j.breaches,
+            [
+                Breach::RookMoved {
+                    home: Some(Square::H1),
+                    left: Event {
+                        ply: 3,
+                        castle: false
+                    },
+                    back: None,
+                },
+                Breach::RookCaptured {
+                    home: Some(Square::H1),
+                    by: Event {
+                        ply: 8,
+                        castle: false
+                    },
+                    on: Square::B3,
+                },
+                Breach::NoRook,
+            ]
+        );
+        assert_eq!(j.play, CastlePlay::Unplayable(Unplayable::NoRook));
+    }
+
+    #[test]
+    fn a_fen_without_the_right_and_a_king_off_its_back_rank() {
+        let j = judged(
+            Some("4k3/8/8/8/8/8/4K3/7R w - - 0 1"),
+            &[],
+            CastlingSide::KingSide,
+        );
+        assert_eq!(
+            j.breaches,
+            [
+                Breach::NoRightInFen { dropped: false },
+                Breach::KingDisplaced {
+                    home: Some(Square::E1),
+                    on: Some(Square::E2),
+                },
+            ]
+        );
+        assert_eq!(
+            j.play,
+            CastlePlay::Unplayable(Unplayable::OffBackRank { king: Square::E2 })
+        );
+    }
+
+    #[test]
+    fn a_dropped_right_and_a_taken_landing_square() {
+        // Chess960: the FEN's right names a rook on h1, which is not there
+        // (dropped); the rook on g1 castles, and the bishop on f1 stands on
+        // its landing square.
+        let fen = "4k3/8/8/8/8/8/8/4KBR1 w H - 0 1";
+        let text = format!("[Variant \"Chess960\"]\n[SetUp \"1\"]\n[FEN \"{fen}\"]\n\n*\n");
+        let start = start_position(&Game::parse(text.as_bytes()).tags).expect("a start position");
+        let history = CastlingHistory::new(&start);
+        let j = judge_castle(&start.position, &history, CastlingSide::KingSide);
+        assert_eq!(j.color, Color::White);
+        assert_eq!(
+            j.play,
+            CastlePlay::Unplayable(Unplayable::LandingTaken(vec![at(Role::Bishop, Square::F1)]))
+        );
+        assert_eq!(
+            j.breaches,
+            [
+                Breach::NoRightInFen { dropped: true },
+                Breach::PathBlocked(vec![at(Role::Bishop, Square::F1)]),
+            ]
+        );
     }
 }

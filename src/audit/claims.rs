@@ -4,14 +4,18 @@
 //! A claim is read from the Termination tag, from a comment after the last
 //! move, or implied by a drawn game whose final position looks repeated. The
 //! verdicts follow the report contract's tables, the first that applies; the
-//! `false_*` threefold verdicts look at the final position only.
+//! `false_*` threefold verdicts look at the final position only. Each claim
+//! is judged to typed [`Grounds`]; `audit/explain.rs` writes its sentence.
 
 use std::cell::OnceCell;
 
-use shakmaty::{CastlingSide, Chess, Color, Move, Position, san::San};
+use shakmaty::{Chess, Color, Move, Position, Square, san::San};
 
+use super::explain::{self, MoveNames};
 use super::findings::{ClaimAudit, ClaimKind, ClaimSource, ClaimVerdict};
-use super::repetition::{Entry, Identity, Repetitions, right_bit};
+#[cfg(doc)]
+use super::repetition::right_bit;
+use super::repetition::{Entry, Identity, Repetitions};
 use crate::pgn::{Game, decode_text};
 
 /// Words and phrases (lowercase) that claim a threefold repetition, as
@@ -198,12 +202,18 @@ pub(super) fn has_phrase(lower: &str, phrase: &str, compound_end: bool) -> bool 
 
 /// Finds the game's draw claims and judges each. `last` is the position
 /// after the game's last ply, `plies`, which is also the last position in
-/// `reps`.
+/// `reps`; `names` names the game's moves in the rows' details.
 ///
 /// Only a drawn game claims (FIDE 9.2, 9.3): an upheld claim ends the game
 /// drawn and a rejected one lets it go on, so words after the last move of
 /// a decisive game are annotation.
-pub fn audit_claims(game: &Game, last: &Chess, reps: &Repetitions, plies: u32) -> Vec<ClaimAudit> {
+pub(super) fn audit_claims(
+    game: &Game,
+    last: &Chess,
+    reps: &Repetitions,
+    plies: u32,
+    names: &MoveNames,
+) -> Vec<ClaimAudit> {
     if super::results::recorded(game) != "1/2-1/2" {
         return Vec::new();
     }
@@ -235,26 +245,127 @@ pub fn audit_claims(game: &Game, last: &Chess, reps: &Repetitions, plies: u32) -
 
     let threefold = source(term3, com3);
     let fifty = source(term50, com50);
-    let judge = Judge::new(game, last, reps, plies);
+    let judge = Judge::new(last, reps, plies);
+    let row = |claim, source, grounds| judge.row(claim, source, grounds, names);
     let mut claims = Vec::new();
     if let Some(src) = threefold {
-        claims.push(judge.threefold(src));
+        claims.push(row(ClaimKind::Threefold, src, judge.threefold()));
     }
     if let Some(src) = fifty {
-        claims.push(judge.fifty(src));
+        claims.push(row(ClaimKind::FiftyMoves, src, judge.fifty()));
     }
     if threefold.is_none()
         && fifty.is_none()
         && (judge.count(Identity::NoRights) >= 3 || judge.announced().is_some())
     {
-        claims.push(judge.threefold(ClaimSource::Implied));
+        claims.push(row(
+            ClaimKind::Threefold,
+            ClaimSource::Implied,
+            judge.threefold(),
+        ));
     }
     claims
 }
 
+/// Why a claim holds or fails: the first of the contract's verdicts that
+/// applies, with the counts and plies that show it. Plies name the
+/// position after them (0: the start position).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Grounds {
+    /// FIDE 9.2.1.2: the final position has just stood for the third time
+    /// or more, after each of `plies`.
+    Repeated { plies: Vec<u32> },
+    /// 9.2.1.1: `announced`, a move from the final position, would make the
+    /// third occurrence of the position that stood after each of `stood`.
+    AnnouncedRepetition { announced: San, stood: Vec<u32> },
+    /// The final position stood `count` times only when castling rights are
+    /// ignored (9.2.3: they are part of the position); how each earlier
+    /// occurrence differs.
+    RepeatedIgnoringCastling {
+        count: u32,
+        differences: Vec<Difference>,
+    },
+    /// The final position stood `count` times only when en-passant rights
+    /// are ignored (9.2.3); how each earlier occurrence differs.
+    RepeatedIgnoringEnPassant {
+        count: u32,
+        differences: Vec<Difference>,
+    },
+    /// The pieces stood as in the final position after each of
+    /// `placement`, but only `same_side` times with `turn` to move (9.2.3).
+    RepeatedWithOtherSideToMove {
+        placement: Vec<u32>,
+        same_side: u32,
+        turn: Color,
+    },
+    /// The final position stood only after each of `plies` (fewer than
+    /// three), and no legal move makes any position's third occurrence.
+    NotRepeated { plies: Vec<u32> },
+    /// 9.3.2: the halfmove clock stood at `clock`, at least 100.
+    FiftyMoves { clock: u32, since: Since },
+    /// 9.3.1: the clock stood at `clock` (99) and `announced`, a move from
+    /// the final position, would complete the 50 moves of each side.
+    AnnouncedFiftyMoves { clock: u32, announced: San },
+    /// The clock stood at only `clock` of the 100 plies 9.3 needs.
+    FewerThanFiftyMoves { clock: u32, since: Since },
+}
+
+impl Grounds {
+    /// The verdict these grounds give.
+    pub fn verdict(&self) -> ClaimVerdict {
+        match self {
+            Grounds::Repeated { .. } | Grounds::FiftyMoves { .. } => ClaimVerdict::Valid,
+            Grounds::AnnouncedRepetition { .. } | Grounds::AnnouncedFiftyMoves { .. } => {
+                ClaimVerdict::ValidOnAnnouncedMove
+            }
+            Grounds::RepeatedIgnoringCastling { .. } => ClaimVerdict::FalseCastlingRights,
+            Grounds::RepeatedIgnoringEnPassant { .. } => ClaimVerdict::FalseEnPassant,
+            Grounds::RepeatedWithOtherSideToMove { .. } => ClaimVerdict::FalseSideToMove,
+            Grounds::NotRepeated { .. } => ClaimVerdict::FalseNotRepeated,
+            Grounds::FewerThanFiftyMoves { .. } => ClaimVerdict::FalseFiftyMoves,
+        }
+    }
+}
+
+/// How an earlier occurrence of the final position, under a loose
+/// identity, differs from it in castling and en-passant rights.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Difference {
+    /// Which occurrence it is under that identity, counting from 1.
+    pub occurrence: usize,
+    /// The ply after which it stood (0: the start position).
+    pub ply: u32,
+    /// The castling rights it still had that the final position lacks,
+    /// one bit per [`right_bit`].
+    pub extra_rights: u8,
+    /// The castling rights it lacked that the final position has.
+    pub lacking_rights: u8,
+    pub en_passant: Option<EnPassantDifference>,
+}
+
+/// How the en-passant rights of an earlier occurrence differ.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EnPassantDifference {
+    /// It allowed `by`'s en-passant capture on `on`.
+    Allowed { by: Color, on: Square },
+    /// It did not allow the capture on `on` that the final position allows.
+    Missing { on: Square },
+}
+
+/// Since when the halfmove clock of a fifty-move claim counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Since {
+    /// Nothing was captured and no pawn moved in the game, and the start
+    /// position's FEN already counted some of the plies.
+    Fen,
+    /// Nothing was captured and no pawn moved since the start.
+    Start,
+    /// The last capture or pawn move was the move of this ply.
+    Zeroing(u32),
+}
+
 /// What is known about the final position, shared by every claim.
-struct Judge<'g, 'a> {
-    game: &'g Game<'a>,
+struct Judge<'g> {
     last: &'g Chess,
     reps: &'g Repetitions,
     plies: u32,
@@ -264,10 +375,9 @@ struct Judge<'g, 'a> {
     announced: OnceCell<Option<(Move, Vec<u32>)>>,
 }
 
-impl<'g, 'a> Judge<'g, 'a> {
-    fn new(game: &'g Game<'a>, last: &'g Chess, reps: &'g Repetitions, plies: u32) -> Self {
+impl<'g> Judge<'g> {
+    fn new(last: &'g Chess, reps: &'g Repetitions, plies: u32) -> Self {
         Judge {
-            game,
             last,
             reps,
             plies,
@@ -316,45 +426,34 @@ impl<'g, 'a> Judge<'g, 'a> {
             .collect()
     }
 
-    /// A row with the final position's counts filled in.
+    /// A row with the final position's counts and the sentence of its
+    /// grounds filled in.
     fn row(
         &self,
         claim: ClaimKind,
         source: ClaimSource,
-        verdict: ClaimVerdict,
-        detail: String,
+        grounds: Grounds,
+        names: &MoveNames,
     ) -> ClaimAudit {
         ClaimAudit {
             claim,
             source,
-            verdict,
+            verdict: grounds.verdict(),
             ply: self.plies,
             occurrences: self.count(Identity::Strict),
             occurrences_ignoring_rights: self.count(Identity::NoRights),
             plies: self.plies_of(Identity::NoRights),
             fen: super::fen_of(self.last),
-            detail,
+            detail: explain::claim(&grounds, self.plies, names),
         }
     }
 
-    fn threefold(&self, source: ClaimSource) -> ClaimAudit {
-        let (verdict, detail) = self.threefold_verdict();
-        self.row(ClaimKind::Threefold, source, verdict, detail)
-    }
-
-    fn threefold_verdict(&self) -> (ClaimVerdict, String) {
-        let names = Names::new(self.game, self.last, self.plies);
-        let here = names.position(self.plies);
+    /// The grounds of a threefold claim (FIDE 9.2), the first verdict that
+    /// applies.
+    fn threefold(&self) -> Grounds {
         let strict = self.plies_of(Identity::Strict);
         if strict.len() >= 3 {
-            return (
-                ClaimVerdict::Valid,
-                format!(
-                    "{here} stood for the {} time: {}",
-                    ordinal(strict.len()),
-                    names.list(&strict)
-                ),
-            );
+            return Grounds::Repeated { plies: strict };
         }
         // A claim whose final position already looks thrice repeated is a
         // claim about that position (Karpov after 26.Nb5), judged by the
@@ -363,16 +462,11 @@ impl<'g, 'a> Judge<'g, 'a> {
         if self.count(Identity::NoRights) < 3
             && let Some((m, stood)) = self.announced()
         {
-            return (
-                ClaimVerdict::ValidOnAnnouncedMove,
-                format!(
-                    "{} would make the third occurrence of the position that stood {}",
-                    names.announced(self.last, *m),
-                    names.list(stood)
-                ),
-            );
+            return Grounds::AnnouncedRepetition {
+                announced: San::from_move(self.last, *m),
+                stood: stood.clone(),
+            };
         }
-        let e = &self.final_entry;
         let castling = self.count(Identity::NoCastling) >= 3;
         if castling
             || (self.count(Identity::NoEnPassant) < 3 && self.count(Identity::NoRights) >= 3)
@@ -382,137 +476,69 @@ impl<'g, 'a> Judge<'g, 'a> {
             } else {
                 Identity::NoRights
             };
-            return (
-                ClaimVerdict::FalseCastlingRights,
-                format!(
-                    "{here} stood {} times only when castling rights are ignored: {}",
-                    self.count(identity),
-                    self.differences(&names, identity)
-                ),
-            );
+            return Grounds::RepeatedIgnoringCastling {
+                count: self.count(identity),
+                differences: self.differences(identity),
+            };
         }
         if self.count(Identity::NoEnPassant) >= 3 {
-            return (
-                ClaimVerdict::FalseEnPassant,
-                format!(
-                    "{here} stood {} times only when en-passant rights are ignored: {}",
-                    self.count(Identity::NoEnPassant),
-                    self.differences(&names, Identity::NoEnPassant)
-                ),
-            );
+            return Grounds::RepeatedIgnoringEnPassant {
+                count: self.count(Identity::NoEnPassant),
+                differences: self.differences(Identity::NoEnPassant),
+            };
         }
-        let placement: Vec<u32> = self
-            .reps
-            .matching(e, Identity::Placement)
-            .map(|x| x.ply)
-            .collect();
+        let placement = self.plies_of(Identity::Placement);
         if placement.len() >= 3 {
-            let same_side = self.count(Identity::NoRights);
-            return (
-                ClaimVerdict::FalseSideToMove,
-                format!(
-                    "the pieces stood as in {here} {} times ({}), but only {same_side} of them with {} to move",
-                    placement.len(),
-                    names.list(&placement),
-                    color_name(e.turn)
-                ),
-            );
+            return Grounds::RepeatedWithOtherSideToMove {
+                placement,
+                same_side: self.count(Identity::NoRights),
+                turn: self.final_entry.turn,
+            };
         }
-        let detail = if strict.len() <= 1 {
-            format!(
-                "{here} had not stood before, and no legal move from it makes any position's third occurrence"
-            )
-        } else {
-            format!(
-                "{here} stood only {} times ({}), and no legal move from it makes any position's third occurrence",
-                strict.len(),
-                names.list(&strict)
-            )
-        };
-        (ClaimVerdict::FalseNotRepeated, detail)
+        Grounds::NotRepeated { plies: strict }
     }
 
-    /// How the earlier occurrences under `identity` differ from the final
-    /// position in castling and en-passant rights.
-    fn differences(&self, names: &Names, identity: Identity) -> String {
+    /// How the earlier occurrences under `identity` that are not the final
+    /// position under FIDE identity differ from it.
+    fn differences(&self, identity: Identity) -> Vec<Difference> {
         let e = &self.final_entry;
-        let parts: Vec<String> = self
-            .reps
+        self.reps
             .matching(e, identity)
             .enumerate()
             .filter(|(_, x)| x.strict != e.strict)
-            .map(|(i, x)| {
-                let mut what = Vec::new();
-                if x.rights != e.rights {
-                    let extra = x.rights & !e.rights;
-                    let lacking = e.rights & !x.rights;
-                    if extra != 0 {
-                        what.push(format!("still had {}", rights_text(extra)));
-                    }
-                    if lacking != 0 {
-                        what.push(format!("lacked {}", rights_text(lacking)));
-                    }
-                }
-                if x.ep != e.ep {
-                    match (x.ep, e.ep) {
-                        (Some(sq), _) => what.push(format!(
-                            "allowed {}'s en-passant capture on {sq}",
-                            color_name(x.turn)
-                        )),
-                        (None, Some(sq)) => what.push(format!(
-                            "did not allow the en-passant capture on {sq} that the final position allows"
-                        )),
-                        (None, None) => {}
-                    }
-                }
-                let at = if x.ply == 0 {
-                    "the start position".to_owned()
-                } else {
-                    format!("after {}", names.mv(x.ply))
-                };
-                format!("the {} occurrence, {at}, {}", ordinal(i + 1), what.join(" and "))
+            .map(|(i, x)| Difference {
+                occurrence: i + 1,
+                ply: x.ply,
+                extra_rights: x.rights & !e.rights,
+                lacking_rights: e.rights & !x.rights,
+                en_passant: match (x.ep, e.ep) {
+                    _ if x.ep == e.ep => None,
+                    (Some(on), _) => Some(EnPassantDifference::Allowed { by: x.turn, on }),
+                    (None, Some(on)) => Some(EnPassantDifference::Missing { on }),
+                    (None, None) => None,
+                },
             })
-            .collect();
-        parts.join("; ")
+            .collect()
     }
 
-    fn fifty(&self, source: ClaimSource) -> ClaimAudit {
-        let names = Names::new(self.game, self.last, self.plies);
+    /// The grounds of a fifty-move claim (FIDE 9.3).
+    fn fifty(&self) -> Grounds {
         let clock = self.last.halfmoves();
-        let since = self.reps.first_ply();
-        let since_text = if since == 0 {
-            if clock as u64 > u64::from(self.plies) {
-                "the start position's FEN already counted some of them".to_owned()
-            } else {
-                "nothing was captured and no pawn moved since the start".to_owned()
+        let since = match self.reps.first_ply() {
+            0 if clock as u64 > u64::from(self.plies) => Since::Fen,
+            0 => Since::Start,
+            ply => Since::Zeroing(ply),
+        };
+        if clock >= 100 {
+            Grounds::FiftyMoves { clock, since }
+        } else if let Some(m) = self.completing_move(clock) {
+            Grounds::AnnouncedFiftyMoves {
+                clock,
+                announced: San::from_move(self.last, m),
             }
         } else {
-            format!("the last capture or pawn move was {}", names.mv(since))
-        };
-        let (verdict, detail) = if clock >= 100 {
-            (
-                ClaimVerdict::Valid,
-                format!(
-                    "the halfmove clock stood at {clock}, at least 50 moves of each side without capture or pawn move; {since_text}"
-                ),
-            )
-        } else if let Some(m) = self.completing_move(clock) {
-            (
-                ClaimVerdict::ValidOnAnnouncedMove,
-                format!(
-                    "the halfmove clock stood at {clock}: {} would complete 50 moves of each side without capture or pawn move",
-                    names.announced(self.last, m)
-                ),
-            )
-        } else {
-            (
-                ClaimVerdict::FalseFiftyMoves,
-                format!(
-                    "the halfmove clock stood at only {clock} of the 100 plies the rule needs; {since_text}"
-                ),
-            )
-        };
-        self.row(ClaimKind::FiftyMoves, source, verdict, detail)
+            Grounds::FewerThanFiftyMoves { clock, since }
+        }
     }
 
     /// A legal move that completes the 50 moves: the clock is at 99 and the
@@ -532,129 +558,6 @@ impl<'g, 'a> Judge<'g, 'a> {
                 !after.is_checkmate()
             })
     }
-}
-
-/// Names plies as moves (`22.Nb5`, `22...Ra4`), counting back from the final
-/// position's fullmove number.
-struct Names<'g, 'a> {
-    game: &'g Game<'a>,
-    /// Half-moves since White's first move, at the final position.
-    final_half: i64,
-    plies: u32,
-}
-
-impl<'g, 'a> Names<'g, 'a> {
-    fn new(game: &'g Game<'a>, last: &Chess, plies: u32) -> Self {
-        let final_half =
-            2 * (i64::from(last.fullmoves().get()) - 1) + i64::from(last.turn().is_black());
-        Names {
-            game,
-            final_half,
-            plies,
-        }
-    }
-
-    /// Move number and dots for a move made from the position `half`.
-    fn prefix(half: i64) -> String {
-        let half = half.max(0);
-        let number = half / 2 + 1;
-        if half % 2 == 0 {
-            format!("{number}.")
-        } else {
-            format!("{number}...")
-        }
-    }
-
-    /// The move that made `ply` (≥ 1), e.g. `22...Ra4`.
-    fn mv(&self, ply: u32) -> String {
-        let half = self.final_half - i64::from(self.plies) + i64::from(ply) - 1;
-        let text = self
-            .game
-            .moves
-            .get(ply as usize - 1)
-            .map_or("?", |t| self.game.move_text(t));
-        format!("{}{text}", Self::prefix(half))
-    }
-
-    /// A move from the final position, e.g. `26...Ra4`.
-    fn announced(&self, last: &Chess, m: Move) -> String {
-        format!(
-            "{}{}",
-            Self::prefix(self.final_half),
-            San::from_move(last, m)
-        )
-    }
-
-    /// `the position after 22.Nb5`, or `the start position`.
-    fn position(&self, ply: u32) -> String {
-        if ply == 0 {
-            "the start position".to_owned()
-        } else {
-            format!("the position after {}", self.mv(ply))
-        }
-    }
-
-    /// `at the start, after 23...Ra8 and after 25...Ra8`.
-    fn list(&self, plies: &[u32]) -> String {
-        let items: Vec<String> = plies
-            .iter()
-            .map(|&p| {
-                if p == 0 {
-                    "at the start".to_owned()
-                } else {
-                    format!("after {}", self.mv(p))
-                }
-            })
-            .collect();
-        match items.as_slice() {
-            [] => String::new(),
-            [one] => one.clone(),
-            [init @ .., last] => format!("{} and {last}", init.join(", ")),
-        }
-    }
-}
-
-fn color_name(c: Color) -> &'static str {
-    if c.is_white() { "White" } else { "Black" }
-}
-
-fn ordinal(n: usize) -> String {
-    match n {
-        1 => "first".to_owned(),
-        2 => "second".to_owned(),
-        3 => "third".to_owned(),
-        4 => "fourth".to_owned(),
-        5 => "fifth".to_owned(),
-        n => format!("{n}th"),
-    }
-}
-
-/// `Black's right to castle queenside`, `White's rights to castle kingside
-/// and queenside`, ...
-fn rights_text(bits: u8) -> String {
-    let mut parts = Vec::new();
-    for color in Color::ALL {
-        let sides: Vec<&str> = CastlingSide::ALL
-            .into_iter()
-            .filter(|&s| bits & right_bit(color, s) != 0)
-            .map(|s| {
-                if s.is_king_side() {
-                    "kingside"
-                } else {
-                    "queenside"
-                }
-            })
-            .collect();
-        match sides.as_slice() {
-            [] => {}
-            [one] => parts.push(format!("{}'s right to castle {one}", color_name(color))),
-            _ => parts.push(format!(
-                "{}'s rights to castle kingside and queenside",
-                color_name(color)
-            )),
-        }
-    }
-    parts.join(" and ")
 }
 
 #[cfg(test)]
@@ -701,5 +604,141 @@ mod tests {
                 assert_ne!(claim_words(&text), (false, false), "{text}");
             }
         }
+    }
+
+    /// The grounds of a claim on the final position after `moves` (SAN)
+    /// from `fen`: of the fifty-move rule with `fifty`, else of threefold.
+    fn judged(fen: &str, moves: &[&str], fifty: bool) -> Grounds {
+        let mut pos: Chess = shakmaty::fen::Fen::from_ascii(fen.as_bytes())
+            .unwrap()
+            .into_position(shakmaty::CastlingMode::Standard)
+            .unwrap();
+        let mut reps = Repetitions::new(&pos, super::super::repetition::strict_key(&pos));
+        for (i, san) in moves.iter().enumerate() {
+            let m = san.parse::<San>().unwrap().to_move(&pos).unwrap();
+            pos.play_unchecked(m);
+            reps.push(&pos, i as u32 + 1, m.is_zeroing());
+        }
+        let judge = Judge::new(&pos, &reps, moves.len() as u32);
+        if fifty {
+            judge.fifty()
+        } else {
+            judge.threefold()
+        }
+    }
+
+    const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+    const SHUFFLE: [&str; 8] = ["Nf3", "Nf6", "Ng1", "Ng8", "Nf3", "Nf6", "Ng1", "Ng8"];
+
+    #[test]
+    fn a_third_occurrence_is_repeated() {
+        assert_eq!(
+            judged(START, &SHUFFLE, false),
+            Grounds::Repeated {
+                plies: vec![0, 4, 8]
+            }
+        );
+        assert_eq!(
+            Grounds::Repeated { plies: vec![] }.verdict(),
+            ClaimVerdict::Valid
+        );
+    }
+
+    #[test]
+    fn a_move_that_would_make_the_third_occurrence_is_announced() {
+        let g = judged(START, &SHUFFLE[..7], false);
+        assert_eq!(
+            g,
+            Grounds::AnnouncedRepetition {
+                announced: "Ng8".parse().unwrap(),
+                stood: vec![0, 4],
+            }
+        );
+        assert_eq!(g.verdict(), ClaimVerdict::ValidOnAnnouncedMove);
+    }
+
+    #[test]
+    fn a_second_occurrence_is_not_repeated() {
+        let g = judged(START, &SHUFFLE[..4], false);
+        assert_eq!(g, Grounds::NotRepeated { plies: vec![0, 4] });
+        assert_eq!(g.verdict(), ClaimVerdict::FalseNotRepeated);
+    }
+
+    #[test]
+    fn lost_castling_rights_make_another_position() {
+        let moves = ["Ke2", "Ke7", "Ke1", "Ke8", "Ke2", "Ke7", "Ke1", "Ke8"];
+        let g = judged("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1", &moves, false);
+        assert_eq!(
+            g,
+            Grounds::RepeatedIgnoringCastling {
+                count: 3,
+                differences: vec![Difference {
+                    occurrence: 1,
+                    ply: 0,
+                    extra_rights: 0b1111,
+                    lacking_rights: 0,
+                    en_passant: None,
+                }],
+            }
+        );
+        assert_eq!(g.verdict(), ClaimVerdict::FalseCastlingRights);
+    }
+
+    #[test]
+    fn an_en_passant_right_makes_another_position() {
+        // After 1...d5 White may take en passant; after the shuffle not.
+        let moves = ["d5", "Kf1", "Kf7", "Ke1", "Ke8", "Kf1", "Kf7", "Ke1", "Ke8"];
+        let g = judged("4k3/3p4/8/4P3/8/8/8/4K3 b - - 0 1", &moves, false);
+        assert_eq!(
+            g,
+            Grounds::RepeatedIgnoringEnPassant {
+                count: 3,
+                differences: vec![Difference {
+                    occurrence: 1,
+                    ply: 1,
+                    extra_rights: 0,
+                    lacking_rights: 0,
+                    en_passant: Some(EnPassantDifference::Allowed {
+                        by: Color::White,
+                        on: Square::D6,
+                    }),
+                }],
+            }
+        );
+        assert_eq!(g.verdict(), ClaimVerdict::FalseEnPassant);
+    }
+
+    #[test]
+    fn the_clock_decides_the_fifty_move_claim() {
+        let fen = "4k3/8/8/8/8/8/4P3/4K3 w - - 120 80";
+        assert_eq!(
+            judged(fen, &[], true),
+            Grounds::FiftyMoves {
+                clock: 120,
+                since: Since::Fen
+            }
+        );
+        let g = judged(fen, &["e4", "Kd7"], true);
+        assert_eq!(
+            g,
+            Grounds::FewerThanFiftyMoves {
+                clock: 1,
+                since: Since::Zeroing(1)
+            }
+        );
+        assert_eq!(g.verdict(), ClaimVerdict::FalseFiftyMoves);
+        assert_eq!(
+            judged(START, &SHUFFLE[..2], true),
+            Grounds::FewerThanFiftyMoves {
+                clock: 2,
+                since: Since::Start
+            }
+        );
+        let g = judged("4k3/8/8/8/8/8/8/4K2R b - - 99 80", &[], true);
+        assert!(
+            matches!(g, Grounds::AnnouncedFiftyMoves { clock: 99, .. }),
+            "{g:?}"
+        );
+        assert_eq!(g.verdict(), ClaimVerdict::ValidOnAnnouncedMove);
     }
 }

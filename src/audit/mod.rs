@@ -4,6 +4,7 @@
 
 pub mod castling;
 pub mod claims;
+mod explain;
 mod fastsan;
 mod findings;
 pub mod repetition;
@@ -21,6 +22,7 @@ use shakmaty::{
 
 use crate::pgn::{Game, Mended, MoveToken, TagQuirk, TagQuirkKind};
 use castling::{CastlePlay, CastlingHistory};
+use explain::MoveNames;
 use repetition::{Repetitions, strict_key};
 
 /// The FEN of a position, en passant written only where a capture is legal.
@@ -70,6 +72,8 @@ fn audit_traced(game: &Game, mut trace: Option<&mut Vec<u32>>) -> GameReport {
     let mode = start.mode;
     let mut pos = start.position.clone();
     let mut history = CastlingHistory::new(&start);
+    // Names the moves in the sentences of rows, made only for them.
+    let names = || MoveNames::new(game, &start.position);
     // The strict repetition key of `pos`, updated move by move where
     // shakmaty can (most moves), recomputed where it cannot.
     let mut key = if start.from_fen {
@@ -156,34 +160,21 @@ fn audit_traced(game: &Game, mut trace: Option<&mut Vec<u32>>) -> GameReport {
                 }
             }
             Resolved::Castle(side) => {
-                let judgement = castling::judge_castle(&pos, &history, side, |ply| {
-                    game.move_text(&game.moves[ply as usize - 1])
-                });
-                if !judgement.reasons.is_empty() {
-                    report.castling.push(CastlingViolation {
-                        ply,
-                        move_number: pos.fullmoves().get(),
-                        side: pos.turn(),
-                        san: text().to_owned(),
-                        castle: side,
-                        reasons: judgement.reasons,
-                        detail: judgement.detail,
-                        fen: fen_of(&pos),
-                    });
-                }
-                match judgement.play {
-                    CastlePlay::Played(m) => {
-                        history.record_castle(&pos, m, ply);
-                        let before = repetition::KeyBefore::of(&pos, ep);
-                        pos.play_unchecked(m);
-                        (key, ep) = repetition::next_key(&before, key, m, &pos);
-                        debug_assert_eq!(key, strict_key(&pos));
+                // Most castles are legal: judged without a row.
+                let played = match castling::legal_castle(&pos, &history, side) {
+                    Some(m) => Some(m),
+                    None => {
+                        illegal_castle(&pos, &history, side, ply, text(), &names(), &mut report)
                     }
-                    CastlePlay::Unplayable(detail) => {
-                        report.error = Some(fail(&pos, ErrorKind::UnplayableCastle, detail));
-                        break;
-                    }
-                }
+                };
+                let Some(m) = played else {
+                    break;
+                };
+                history.record_castle(&pos, m, ply);
+                let before = repetition::KeyBefore::of(&pos, ep);
+                pos.play_unchecked(m);
+                (key, ep) = repetition::next_key(&before, key, m, &pos);
+                debug_assert_eq!(key, strict_key(&pos));
                 sloppy = Some((castle_form_quirks(tok), San::Castle(side)));
             }
             Resolved::Error(kind, detail) => {
@@ -236,10 +227,53 @@ fn audit_traced(game: &Game, mut trace: Option<&mut Vec<u32>>) -> GameReport {
     let replayed = report.error.is_none().then_some((&pos, in_check));
     report.results = results::audit_results(game, replayed, report.plies);
     if report.error.is_none() {
-        report.claims = claims::audit_claims(game, &pos, &reps, report.plies);
+        report.claims = claims::audit_claims(game, &pos, &reps, report.plies, &names());
     }
     report.notation_quirks = report.quirks.len() as u32;
     report
+}
+
+/// Judges the castle towards `side` by the side to move in `pos`, written
+/// `san` as ply `ply`, that breaks a rule of FIDE 3.8.2: its castling row,
+/// and the castle as it is played; `None`, with the error row, where it
+/// cannot be played. Out of line: few castles are illegal.
+#[cold]
+#[inline(never)]
+fn illegal_castle(
+    pos: &Chess,
+    history: &CastlingHistory,
+    side: CastlingSide,
+    ply: u32,
+    san: &str,
+    names: &MoveNames,
+    report: &mut GameReport,
+) -> Option<Move> {
+    let judgement = castling::judge_castle(pos, history, side);
+    if !judgement.breaches.is_empty() {
+        report.castling.push(CastlingViolation {
+            ply,
+            move_number: pos.fullmoves().get(),
+            side: pos.turn(),
+            san: san.to_owned(),
+            castle: side,
+            reasons: judgement.reasons(),
+            detail: explain::castle(&judgement, names),
+            fen: fen_of(pos),
+        });
+    }
+    match judgement.play {
+        CastlePlay::Played(m) => Some(m),
+        CastlePlay::Unplayable(why) => {
+            report.error = Some(GameError {
+                ply,
+                san: san.to_owned(),
+                kind: ErrorKind::UnplayableCastle,
+                detail: explain::unplayable(&why, pos.turn(), side),
+                fen: fen_of(pos),
+            });
+            None
+        }
+    }
 }
 
 /// A tag line read with a mending, or skipped: a quirk at ply 0.
@@ -688,30 +722,16 @@ fn is_plain_san(pos: &Chess, san: San, m: Move, in_check: bool) -> bool {
     }
 }
 
+/// Why `san` is no legal move in `pos`: the side to move has no piece of
+/// its kind, or none that can play it.
 fn illegal_detail(pos: &Chess, san: San) -> String {
-    let side = if pos.turn().is_white() {
-        "White"
-    } else {
-        "Black"
+    let missing = match san {
+        San::Normal { role, .. } if pos.board().by_role(role).intersect(pos.us()).is_empty() => {
+            Some(role)
+        }
+        _ => None,
     };
-    if let San::Normal { role, .. } = san
-        && pos.board().by_role(role).intersect(pos.us()).is_empty()
-    {
-        return format!("{side} has no {} to play {san}", role_name(role));
-    }
-    format!("{san} is not a legal move for {side} in this position")
-}
-
-/// A piece's name, for detail sentences.
-fn role_name(role: Role) -> &'static str {
-    match role {
-        Role::Pawn => "pawn",
-        Role::Knight => "knight",
-        Role::Bishop => "bishop",
-        Role::Rook => "rook",
-        Role::Queen => "queen",
-        Role::King => "king",
-    }
+    explain::illegal_move(pos.turn(), san, missing)
 }
 
 /// Audits one game, turning a panic in the audit into an error row so that

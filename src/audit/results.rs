@@ -1,10 +1,13 @@
 //! Results that contradict the final position or the Laws (results.csv):
 //! a Result tag that disagrees with the movetext, a mate or stalemate not
 //! scored as such (FIDE 5.1.1, 5.2.1), a dead position scored as a win
-//! (5.2.2), and a win on time by a side that could not mate (6.9).
+//! (5.2.2), and a win on time by a side that could not mate (6.9). Each is
+//! found as a typed [`Contradiction`]; `audit/explain.rs` writes its
+//! sentence.
 
 use shakmaty::{Chess, Color, Position, attacks};
 
+use super::explain;
 use super::findings::{ResultCode, ResultFinding};
 use crate::pgn::{Game, decode_text};
 
@@ -44,42 +47,88 @@ fn winner(recorded: &str) -> Option<Color> {
     }
 }
 
-fn side_name(color: Color) -> &'static str {
-    if color.is_white() { "White" } else { "Black" }
+/// How a recorded result contradicts the final position or the Laws, with
+/// what shows it: one [`ResultCode`] each.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Contradiction<'g> {
+    /// The Result tag says `tag`, the movetext's result token `token`.
+    Mismatch { tag: &'g str, token: &'g str },
+    /// FIDE 5.1.1: `mated` is checkmated, and the other side not scored
+    /// the win.
+    CheckmateNotScored { mated: Color },
+    /// 5.2.1: `stalemated` is stalemated, and the game not drawn.
+    StalemateNotDrawn { stalemated: Color },
+    /// 5.2.2: neither side can mate, and the game is scored a win.
+    DeadPositionNotDrawn,
+    /// 6.9: `winner` won on time but cannot mate by any series of legal
+    /// moves.
+    TimeoutWithoutMatingMaterial { winner: Color },
+}
+
+impl Contradiction<'_> {
+    /// The code of the row.
+    pub fn code(self) -> ResultCode {
+        match self {
+            Contradiction::Mismatch { .. } => ResultCode::ResultMismatch,
+            Contradiction::CheckmateNotScored { .. } => ResultCode::CheckmateNotScored,
+            Contradiction::StalemateNotDrawn { .. } => ResultCode::StalemateNotDrawn,
+            Contradiction::DeadPositionNotDrawn => ResultCode::DeadPositionNotDrawn,
+            Contradiction::TimeoutWithoutMatingMaterial { .. } => {
+                ResultCode::TimeoutWithoutMatingMaterial
+            }
+        }
+    }
+
+    /// The result the Laws give; empty for a mismatch.
+    fn expected(self) -> &'static str {
+        match self {
+            Contradiction::Mismatch { .. } => "",
+            Contradiction::CheckmateNotScored { mated } => win_of(!mated),
+            Contradiction::StalemateNotDrawn { .. }
+            | Contradiction::DeadPositionNotDrawn
+            | Contradiction::TimeoutWithoutMatingMaterial { .. } => "1/2-1/2",
+        }
+    }
 }
 
 /// The game's results rows, in the contract's order. `last` is the final
 /// position, and whether it is check, where the game was replayed to its
 /// end (no error), `None` otherwise; `plies` the last ply replayed.
 pub fn audit_results(game: &Game, last: Option<(&Chess, bool)>, plies: u32) -> Vec<ResultFinding> {
-    let tag = canonical(&game.tags.result);
+    let found = contradictions(game, last);
+    if found.is_empty() {
+        return Vec::new();
+    }
     let recorded = recorded(game);
-    let mut rows = Vec::new();
-    let mut row = |code, expected, detail: String, fen: String| {
-        rows.push(ResultFinding {
-            code,
+    let fen = last.map(|(pos, _)| super::fen_of(pos)).unwrap_or_default();
+    found
+        .into_iter()
+        .map(|c| ResultFinding {
+            code: c.code(),
             ply: plies,
             recorded: recorded.to_owned(),
-            expected,
-            detail,
-            fen,
-        });
-    };
-    let fen = || last.map(|(pos, _)| super::fen_of(pos)).unwrap_or_default();
+            expected: c.expected(),
+            detail: explain::result(c, recorded),
+            fen: fen.clone(),
+        })
+        .collect()
+}
 
+/// How the game's recorded result contradicts its final position (`last`,
+/// and whether it is check; `None` where the game was not replayed to its
+/// end) or the Laws, in the contract's order.
+fn contradictions<'g>(game: &'g Game, last: Option<(&Chess, bool)>) -> Vec<Contradiction<'g>> {
+    let tag = canonical(&game.tags.result);
+    let recorded = recorded(game);
+    let mut found = Vec::new();
     if let Some(token) = game.result_token
         && !tag.is_empty()
         && tag != token
     {
-        row(
-            ResultCode::ResultMismatch,
-            "",
-            format!("the Result tag says {tag} but the movetext ends with {token}"),
-            fen(),
-        );
+        found.push(Contradiction::Mismatch { tag, token });
     }
     let Some((pos, in_check)) = last else {
-        return rows;
+        return found;
     };
     let won_by = winner(recorded);
     // The costly tests (every legal move generated) run only where their
@@ -88,56 +137,23 @@ pub fn audit_results(game: &Game, last: Option<(&Chess, bool)>, plies: u32) -> V
     if in_check {
         let mater = !pos.turn();
         if won_by != Some(mater) && pos.is_checkmate() {
-            row(
-                ResultCode::CheckmateNotScored,
-                win_of(mater),
-                format!(
-                    "{} is checkmated, so {} won (FIDE 5.1.1), but the game is scored {}",
-                    side_name(pos.turn()),
-                    side_name(mater),
-                    shown(recorded)
-                ),
-                fen(),
-            );
+            found.push(Contradiction::CheckmateNotScored { mated: pos.turn() });
         }
     } else if recorded != "1/2-1/2" && !king_can_step(pos) && pos.is_stalemate() {
-        row(
-            ResultCode::StalemateNotDrawn,
-            "1/2-1/2",
-            format!(
-                "{} is stalemated, so the game is drawn (FIDE 5.2.1), but it is scored {}",
-                side_name(pos.turn()),
-                shown(recorded)
-            ),
-            fen(),
-        );
+        found.push(Contradiction::StalemateNotDrawn {
+            stalemated: pos.turn(),
+        });
     }
     let Some(won_by) = won_by else {
-        return rows;
+        return found;
     };
     if pos.is_insufficient_material() {
-        row(
-            ResultCode::DeadPositionNotDrawn,
-            "1/2-1/2",
-            format!(
-                "neither side has the material to mate, so the position is dead and the game drawn (FIDE 5.2.2), but it is scored {recorded}"
-            ),
-            fen(),
-        );
+        found.push(Contradiction::DeadPositionNotDrawn);
     }
     if pos.has_insufficient_material(won_by) && lost_on_time(game) {
-        row(
-            ResultCode::TimeoutWithoutMatingMaterial,
-            "1/2-1/2",
-            format!(
-                "{}'s flag fell, but {} cannot mate by any series of legal moves, so the game is drawn (FIDE 6.9), not {recorded}",
-                side_name(!won_by),
-                side_name(won_by)
-            ),
-            fen(),
-        );
+        found.push(Contradiction::TimeoutWithoutMatingMaterial { winner: won_by });
     }
-    rows
+    found
 }
 
 /// Whether the side to move, not in check, surely has a legal move: its
@@ -153,15 +169,6 @@ fn king_can_step(pos: &Chess) -> bool {
     (attacks::king_attacks(king) & !board.by_color(us))
         .into_iter()
         .any(|to| board.attacks_to(to, !us, occupied).is_empty())
-}
-
-/// A recorded result for a sentence.
-fn shown(recorded: &str) -> &str {
-    if recorded.is_empty() {
-        "without a result"
-    } else {
-        recorded
-    }
 }
 
 /// Whether the game was lost on time: Termination `Time forfeit` (as
@@ -212,5 +219,72 @@ mod tests {
         assert_eq!(canonical("½-½"), "1/2-1/2");
         assert_eq!(canonical("1-0"), "1-0");
         assert_eq!(canonical("?"), "?");
+    }
+
+    /// Checks the contradictions of a game from `fen` (tags `tags`,
+    /// movetext `movetext`), replayed to its end.
+    fn assert_found(fen: &str, tags: &str, movetext: &str, expected: &[Contradiction]) {
+        let text = format!("[SetUp \"1\"]\n[FEN \"{fen}\"]\n{tags}\n{movetext}\n");
+        let game = Game::parse(text.as_bytes());
+        let mut pos: Chess = shakmaty::fen::Fen::from_ascii(fen.as_bytes())
+            .unwrap()
+            .into_position(shakmaty::CastlingMode::Standard)
+            .unwrap();
+        for tok in &game.moves {
+            pos.play_unchecked(tok.san.to_move(&pos).unwrap());
+        }
+        let last = Some((&pos, pos.is_check()));
+        assert_eq!(contradictions(&game, last), expected, "{text}");
+    }
+
+    const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+
+    #[test]
+    fn a_tag_that_disagrees_with_the_movetext() {
+        let mismatch = Contradiction::Mismatch {
+            tag: "1-0",
+            token: "0-1",
+        };
+        assert_found(START, "[Result \"1-0\"]", "1. e4 0-1", &[mismatch]);
+    }
+
+    #[test]
+    fn a_mate_and_a_stalemate_not_scored() {
+        let mated = Contradiction::CheckmateNotScored {
+            mated: Color::White,
+        };
+        let drawn = "[Result \"1/2-1/2\"]";
+        assert_found(START, drawn, "1. f3 e5 2. g4 Qh4# 1/2-1/2", &[mated]);
+        let stalemated = Contradiction::StalemateNotDrawn {
+            stalemated: Color::Black,
+        };
+        let fen = "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1";
+        assert_found(fen, "[Result \"1-0\"]", "1-0", &[stalemated]);
+    }
+
+    #[test]
+    fn a_dead_position_won_on_time() {
+        let tags = "[Result \"1-0\"]\n[Termination \"Time forfeit\"]";
+        let timeout = Contradiction::TimeoutWithoutMatingMaterial {
+            winner: Color::White,
+        };
+        let fen = "8/8/8/4k3/8/8/8/4K1N1 w - - 0 1";
+        assert_found(
+            fen,
+            tags,
+            "1-0",
+            &[Contradiction::DeadPositionNotDrawn, timeout],
+        );
+        assert_eq!(
+            Contradiction::DeadPositionNotDrawn.code(),
+            ResultCode::DeadPositionNotDrawn
+        );
+        assert_eq!(
+            Contradiction::CheckmateNotScored {
+                mated: Color::Black
+            }
+            .expected(),
+            "1-0"
+        );
     }
 }

@@ -1,0 +1,855 @@
+//! The sentences of the reports' `detail` columns, written from the facts
+//! the rules find: a castle's [`Breach`]es and why it cannot be played, a
+//! claim's [`Grounds`], a result's [`Contradiction`], an illegal move. The
+//! rules say nothing in English; this module says nothing about the rules,
+//! and names a game's moves (`26.Nb5`) in one place, [`MoveNames`].
+//!
+//! It sits in the audit, not in the report writers: a sentence names the
+//! game's moves as written, which only the audit holds, and it is written
+//! only for the rows a game has, so the replay stays free of text.
+
+use shakmaty::{CastlingSide, Chess, Color, Position, Role, Square, san::San};
+
+use super::castling::{Breach, CastleJudgement, PieceAt, Unplayable};
+use super::claims::{Difference, EnPassantDifference, Grounds, Since};
+use super::repetition::right_bit;
+use super::results::Contradiction;
+use crate::pgn::Game;
+
+/// Names the moves of a game the way a reader finds them, `14.Kf1` or
+/// `14...Kf8`, counting from the start position's move number and side to
+/// move (the number grows after each Black move).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct MoveNames<'g, 'a> {
+    game: &'g Game<'a>,
+    start_turn: Color,
+    start_fullmoves: u32,
+}
+
+/// The longest move text a name shows, in bytes: a move written with its
+/// `e.p.` apart may span any run of blanks.
+const MOVE_TEXT_LIMIT: usize = 16;
+
+impl<'g, 'a> MoveNames<'g, 'a> {
+    /// The names of `game`'s moves, played from `start`.
+    pub(super) fn new(game: &'g Game<'a>, start: &Chess) -> Self {
+        MoveNames {
+            game,
+            start_turn: start.turn(),
+            start_fullmoves: start.fullmoves().get(),
+        }
+    }
+
+    /// The move number and dots of the move that makes `ply` (≥ 1), `14.`
+    /// or `14...`; the number saturates as shakmaty's does.
+    fn number(&self, ply: u32) -> String {
+        let before = ply.saturating_sub(1);
+        let black_moves = if self.start_turn.is_white() {
+            before / 2
+        } else {
+            before.div_ceil(2)
+        };
+        let number = self.start_fullmoves.saturating_add(black_moves);
+        let white = self.start_turn.is_white() == before.is_multiple_of(2);
+        let dots = if white { "." } else { "..." };
+        format!("{number}{dots}")
+    }
+
+    /// The move that makes `ply` (≥ 1) as written, cut at
+    /// [`MOVE_TEXT_LIMIT`] bytes: `22...Ra4`.
+    fn mv(&self, ply: u32) -> String {
+        let text = (ply as usize)
+            .checked_sub(1)
+            .and_then(|i| self.game.moves.get(i))
+            .map_or("?", |t| self.game.move_text(t));
+        let mut len = text.len().min(MOVE_TEXT_LIMIT);
+        while !text.is_char_boundary(len) {
+            len -= 1;
+        }
+        format!("{}{}", self.number(ply), &text[..len])
+    }
+
+    /// A move that is not in the game, `san`, played as ply `ply`:
+    /// `26...Ra4`.
+    fn announced(&self, ply: u32, san: San) -> String {
+        format!("{}{san}", self.number(ply))
+    }
+
+    /// `the position after 22.Nb5`, or `the start position`.
+    fn position(&self, ply: u32) -> String {
+        if ply == 0 {
+            "the start position".to_owned()
+        } else {
+            format!("the position after {}", self.mv(ply))
+        }
+    }
+
+    /// `at the start, after 23...Ra8 and after 25...Ra8`.
+    fn list(&self, plies: &[u32]) -> String {
+        let items: Vec<String> = plies
+            .iter()
+            .map(|&p| {
+                if p == 0 {
+                    "at the start".to_owned()
+                } else {
+                    format!("after {}", self.mv(p))
+                }
+            })
+            .collect();
+        and_list(&items)
+    }
+}
+
+fn color_name(color: Color) -> &'static str {
+    if color.is_white() { "White" } else { "Black" }
+}
+
+fn side_name(side: CastlingSide) -> &'static str {
+    match side {
+        CastlingSide::KingSide => "kingside",
+        CastlingSide::QueenSide => "queenside",
+    }
+}
+
+/// A piece's name, for detail sentences.
+fn role_name(role: Role) -> &'static str {
+    match role {
+        Role::Pawn => "pawn",
+        Role::Knight => "knight",
+        Role::Bishop => "bishop",
+        Role::Rook => "rook",
+        Role::Queen => "queen",
+        Role::King => "king",
+    }
+}
+
+/// `a`, `a and b`, `a, b and c`.
+fn and_list(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
+    }
+}
+
+/// `the bishop on a6 and the rook on a8`.
+fn pieces(pieces: &[PieceAt]) -> String {
+    let names: Vec<String> = pieces
+        .iter()
+        .map(|p| format!("the {} on {}", role_name(p.role), p.square))
+        .collect();
+    and_list(&names)
+}
+
+/// `stands` for one piece, `stand` for more.
+fn stand(pieces: &[PieceAt]) -> &'static str {
+    if pieces.len() == 1 { "stands" } else { "stand" }
+}
+
+fn ordinal(n: usize) -> String {
+    match n {
+        1 => "first".to_owned(),
+        2 => "second".to_owned(),
+        3 => "third".to_owned(),
+        4 => "fourth".to_owned(),
+        5 => "fifth".to_owned(),
+        n => format!("{n}th"),
+    }
+}
+
+/// `Black's right to castle queenside`, `White's rights to castle kingside
+/// and queenside`, ... for castling rights as bits per [`right_bit`].
+fn rights_text(bits: u8) -> String {
+    let mut parts = Vec::new();
+    for color in Color::ALL {
+        let sides: Vec<&str> = CastlingSide::ALL
+            .into_iter()
+            .filter(|&s| bits & right_bit(color, s) != 0)
+            .map(side_name)
+            .collect();
+        match sides.as_slice() {
+            [] => {}
+            [one] => parts.push(format!("{}'s right to castle {one}", color_name(color))),
+            _ => parts.push(format!(
+                "{}'s rights to castle kingside and queenside",
+                color_name(color)
+            )),
+        }
+    }
+    parts.join(" and ")
+}
+
+/// The detail of an illegal castle (castling.csv): one clause per breach
+/// that the clauses before do not already tell, joined with `; `.
+pub(super) fn castle(judgement: &CastleJudgement, names: &MoveNames) -> String {
+    let breaches = &judgement.breaches;
+    let (color, side) = (judgement.color, judgement.side);
+    let has = |wanted: fn(&Breach) -> bool| breaches.iter().any(wanted);
+    let king_moved = has(|b| matches!(b, Breach::KingMoved { .. }));
+    let rook_moved = has(|b| matches!(b, Breach::RookMoved { .. }));
+    let king_on = breaches.iter().find_map(|b| match b {
+        Breach::KingDisplaced { on, .. } => *on,
+        _ => None,
+    });
+    let captured = breaches.iter().find_map(|b| match b {
+        Breach::RookCaptured { by, on, .. } => Some((*by, *on)),
+        _ => None,
+    });
+    let rook_name = |home: Option<Square>| {
+        home.map_or_else(|| "the rook".to_owned(), |h| format!("the {h} rook"))
+    };
+    let mut clauses: Vec<String> = Vec::with_capacity(breaches.len());
+    for breach in breaches {
+        match breach {
+            Breach::KingMoved { home, left, back } => {
+                let mut clause = match home {
+                    Some(home) if !left.castle => {
+                        format!("the king left {home} with {}", names.mv(left.ply))
+                    }
+                    _ => format!("the king already castled with {}", names.mv(left.ply)),
+                };
+                if let Some(on) = king_on {
+                    clause += &format!(" and stands on {on}");
+                } else if let Some(back) = back {
+                    clause += &format!(" and came back with {}", names.mv(back.ply));
+                }
+                clauses.push(clause);
+            }
+            Breach::RookMoved { home, left, back } => {
+                let mut clause = match home {
+                    Some(h) if !left.castle => {
+                        format!("{} left {h} with {}", rook_name(*home), names.mv(left.ply))
+                    }
+                    _ => format!("{} castled with {}", rook_name(*home), names.mv(left.ply)),
+                };
+                if let Some((by, on)) = captured {
+                    clause += &format!(" and was captured on {on} with {}", names.mv(by.ply));
+                } else if let Some(back) = back {
+                    clause += &format!(" and came back with {}", names.mv(back.ply));
+                }
+                clauses.push(clause);
+            }
+            Breach::RookCaptured { home, by, on } => {
+                if !rook_moved {
+                    clauses.push(format!(
+                        "{} was captured on {on} with {}",
+                        rook_name(*home),
+                        names.mv(by.ply)
+                    ));
+                }
+            }
+            Breach::NoRightInFen { dropped: true } => clauses.push(format!(
+                "the starting FEN's {} {} castling right is impossible there and was dropped",
+                color_name(color),
+                side_name(side)
+            )),
+            Breach::NoRightInFen { dropped: false } => clauses.push(format!(
+                "the starting FEN gives {} no {} castling right",
+                color_name(color),
+                side_name(side)
+            )),
+            Breach::KingDisplaced { home, on } => match (on, home) {
+                (None, _) => clauses.push(format!("{} has no king", color_name(color))),
+                _ if king_moved => {}
+                (Some(on), Some(home)) => {
+                    clauses.push(format!("the king stands on {on}, not on {home}"));
+                }
+                (Some(on), None) => {
+                    clauses.push(format!("the king stands on {on}, off its start square"));
+                }
+            },
+            Breach::RookDisplaced { home, rook } => clauses.push(match home {
+                Some(h) => format!("no rook stands on {h}, so the rook on {rook} castles"),
+                None => format!("the rook on {rook} castles"),
+            }),
+            Breach::NoRook => clauses.push(no_rook(color, side)),
+            Breach::PathBlocked(blockers) => clauses.push(format!(
+                "{} {} in the way",
+                pieces(blockers),
+                stand(blockers)
+            )),
+            Breach::InCheck { king, checkers } => clauses.push(format!(
+                "the king on {king} is in check from {}",
+                pieces(checkers)
+            )),
+            Breach::ThroughCheck(crossed) => {
+                let attacked: Vec<String> = crossed
+                    .iter()
+                    .map(|(sq, by)| format!("{sq} is attacked by {}", pieces(by)))
+                    .collect();
+                clauses.push(and_list(&attacked));
+            }
+            Breach::IntoCheck { to, attackers } => clauses.push(format!(
+                "the king lands on {to}, attacked by {}",
+                pieces(attackers)
+            )),
+        }
+    }
+    clauses.join("; ")
+}
+
+fn no_rook(color: Color, side: CastlingSide) -> String {
+    format!(
+        "{} has no rook on its back rank on the {} of the king",
+        color_name(color),
+        side_name(side)
+    )
+}
+
+/// The detail of the error row of a castle that cannot be played
+/// (errors.csv), by `color` towards `side`.
+pub(super) fn unplayable(why: &Unplayable, color: Color, side: CastlingSide) -> String {
+    const CANNOT: &str = "the castle cannot be played";
+    match why {
+        Unplayable::NoKing => format!("{} has no king", color_name(color)),
+        Unplayable::OffBackRank { king } => {
+            format!("{CANNOT}: the king stands on {king}, off its back rank")
+        }
+        Unplayable::NoRook => format!("{CANNOT}: {}", no_rook(color, side)),
+        Unplayable::LandingTaken(taken) => format!(
+            "{CANNOT}: {} {} on a square where the king or the rook lands",
+            pieces(taken),
+            stand(taken)
+        ),
+    }
+}
+
+/// The detail of a claim (claims.csv) on `grounds`, in a game of `plies`
+/// plies.
+pub(super) fn claim(grounds: &Grounds, plies: u32, names: &MoveNames) -> String {
+    let here = || names.position(plies);
+    match grounds {
+        Grounds::Repeated { plies: stood } => format!(
+            "{} stood for the {} time: {}",
+            here(),
+            ordinal(stood.len()),
+            names.list(stood)
+        ),
+        Grounds::AnnouncedRepetition { announced, stood } => format!(
+            "{} would make the third occurrence of the position that stood {}",
+            names.announced(plies + 1, *announced),
+            names.list(stood)
+        ),
+        Grounds::RepeatedIgnoringCastling { count, differences } => format!(
+            "{} stood {count} times only when castling rights are ignored: {}",
+            here(),
+            self::differences(differences, names)
+        ),
+        Grounds::RepeatedIgnoringEnPassant { count, differences } => format!(
+            "{} stood {count} times only when en-passant rights are ignored: {}",
+            here(),
+            self::differences(differences, names)
+        ),
+        Grounds::RepeatedWithOtherSideToMove {
+            placement,
+            same_side,
+            turn,
+        } => format!(
+            "the pieces stood as in {} {} times ({}), but only {same_side} of them with {} to move",
+            here(),
+            placement.len(),
+            names.list(placement),
+            color_name(*turn)
+        ),
+        Grounds::NotRepeated { plies: stood } if stood.len() <= 1 => format!(
+            "{} had not stood before, and no legal move from it makes any position's third occurrence",
+            here()
+        ),
+        Grounds::NotRepeated { plies: stood } => format!(
+            "{} stood only {} times ({}), and no legal move from it makes any position's third occurrence",
+            here(),
+            stood.len(),
+            names.list(stood)
+        ),
+        Grounds::FiftyMoves { clock, since } => format!(
+            "the halfmove clock stood at {clock}, at least 50 moves of each side without capture or pawn move; {}",
+            since_text(*since, names)
+        ),
+        Grounds::AnnouncedFiftyMoves { clock, announced } => format!(
+            "the halfmove clock stood at {clock}: {} would complete 50 moves of each side without capture or pawn move",
+            names.announced(plies + 1, *announced)
+        ),
+        Grounds::FewerThanFiftyMoves { clock, since } => format!(
+            "the halfmove clock stood at only {clock} of the 100 plies the rule needs; {}",
+            since_text(*since, names)
+        ),
+    }
+}
+
+fn since_text(since: Since, names: &MoveNames) -> String {
+    match since {
+        Since::Fen => "the start position's FEN already counted some of them".to_owned(),
+        Since::Start => "nothing was captured and no pawn moved since the start".to_owned(),
+        Since::Zeroing(ply) => format!("the last capture or pawn move was {}", names.mv(ply)),
+    }
+}
+
+/// `the first occurrence, after 12.Kf1, still had White's right to castle
+/// kingside; ...`.
+fn differences(differences: &[Difference], names: &MoveNames) -> String {
+    let parts: Vec<String> = differences
+        .iter()
+        .map(|d| {
+            let mut what = Vec::new();
+            if d.extra_rights != 0 {
+                what.push(format!("still had {}", rights_text(d.extra_rights)));
+            }
+            if d.lacking_rights != 0 {
+                what.push(format!("lacked {}", rights_text(d.lacking_rights)));
+            }
+            match d.en_passant {
+                Some(EnPassantDifference::Allowed { by, on }) => what.push(format!(
+                    "allowed {}'s en-passant capture on {on}",
+                    color_name(by)
+                )),
+                Some(EnPassantDifference::Missing { on }) => what.push(format!(
+                    "did not allow the en-passant capture on {on} that the final position allows"
+                )),
+                None => {}
+            }
+            let at = if d.ply == 0 {
+                "the start position".to_owned()
+            } else {
+                format!("after {}", names.mv(d.ply))
+            };
+            format!(
+                "the {} occurrence, {at}, {}",
+                ordinal(d.occurrence),
+                what.join(" and ")
+            )
+        })
+        .collect();
+    parts.join("; ")
+}
+
+/// The detail of an illegal move (errors.csv): `san` by `color`, which has
+/// no piece of the kind `missing`, if given.
+pub(super) fn illegal_move(color: Color, san: San, missing: Option<Role>) -> String {
+    let side = color_name(color);
+    match missing {
+        Some(role) => format!("{side} has no {} to play {san}", role_name(role)),
+        None => format!("{san} is not a legal move for {side} in this position"),
+    }
+}
+
+/// The detail of a results row (results.csv): how the result `recorded`
+/// contradicts the final position or the Laws.
+pub(super) fn result(contradiction: Contradiction, recorded: &str) -> String {
+    // A result for a sentence.
+    let shown = if recorded.is_empty() {
+        "without a result"
+    } else {
+        recorded
+    };
+    match contradiction {
+        Contradiction::Mismatch { tag, token } => {
+            format!("the Result tag says {tag} but the movetext ends with {token}")
+        }
+        Contradiction::CheckmateNotScored { mated } => format!(
+            "{} is checkmated, so {} won (FIDE 5.1.1), but the game is scored {shown}",
+            color_name(mated),
+            color_name(!mated)
+        ),
+        Contradiction::StalemateNotDrawn { stalemated } => format!(
+            "{} is stalemated, so the game is drawn (FIDE 5.2.1), but it is scored {shown}",
+            color_name(stalemated)
+        ),
+        Contradiction::DeadPositionNotDrawn => format!(
+            "neither side has the material to mate, so the position is dead and the game drawn (FIDE 5.2.2), but it is scored {recorded}"
+        ),
+        Contradiction::TimeoutWithoutMatingMaterial { winner } => format!(
+            "{}'s flag fell, but {} cannot mate by any series of legal moves, so the game is drawn (FIDE 6.9), not {recorded}",
+            color_name(!winner),
+            color_name(winner)
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::audit::castling::{CastlePlay, Event};
+    use shakmaty::{CastlingMode, Move, fen::Fen};
+
+    fn game(text: &str) -> Game<'_> {
+        Game::parse(text.as_bytes())
+    }
+
+    fn start(fen: &str) -> Chess {
+        Fen::from_ascii(fen.as_bytes())
+            .unwrap()
+            .into_position(CastlingMode::Standard)
+            .unwrap()
+    }
+
+    fn moved(ply: u32) -> Event {
+        Event { ply, castle: false }
+    }
+
+    fn at(role: Role, square: Square) -> PieceAt {
+        PieceAt { role, square }
+    }
+
+    const MOVES: &str = "[Event \"t\"]\n\n1. e4 e5 2. Ke2 Ke7 3. Ke1 Ke8 4. Nf3 *\n";
+
+    #[test]
+    fn moves_are_named_by_number_and_side_from_the_start() {
+        let g = game(MOVES);
+        let names = MoveNames::new(&g, &Chess::default());
+        assert_eq!(names.mv(1), "1.e4");
+        assert_eq!(names.mv(4), "2...Ke7");
+        assert_eq!(names.mv(7), "4.Nf3");
+        assert_eq!(names.mv(8), "4...?");
+        assert_eq!(names.position(0), "the start position");
+        assert_eq!(
+            names.list(&[0, 3, 5]),
+            "at the start, after 2.Ke2 and after 3.Ke1"
+        );
+        // From Black to move at move 26.
+        let names = MoveNames::new(&g, &start("4k3/8/8/8/8/8/8/4K3 b - - 0 26"));
+        assert_eq!(names.mv(1), "26...e4");
+        assert_eq!(names.mv(2), "27.e5");
+        assert_eq!(names.announced(8, "Kd8".parse().unwrap()), "30.Kd8");
+    }
+
+    #[test]
+    fn move_numbers_saturate_as_shakmatys_and_texts_are_cut() {
+        let g = game("[Event \"t\"]\n\n1. exd6          e.p. *\n");
+        let names = MoveNames::new(&g, &start("4k3/8/8/8/8/8/8/4K3 w - - 0 4294967294"));
+        assert_eq!(g.move_text(&g.moves[0]), "exd6          e.p.");
+        assert_eq!(names.mv(1), "4294967294.exd6          e.");
+        assert_eq!(names.announced(3, "Kd2".parse().unwrap()), "4294967295.Kd2");
+        assert_eq!(names.announced(5, "Kd2".parse().unwrap()), "4294967295.Kd2");
+    }
+
+    fn judgement(breaches: Vec<Breach>) -> CastleJudgement {
+        CastleJudgement {
+            color: Color::White,
+            side: CastlingSide::KingSide,
+            breaches,
+            play: CastlePlay::Played(Move::Castle {
+                king: Square::E1,
+                rook: Square::H1,
+            }),
+        }
+    }
+
+    #[test]
+    fn castle_sentences_tell_each_breach_once() {
+        let g = game(MOVES);
+        let names = MoveNames::new(&g, &Chess::default());
+        let detail = |breaches| castle(&judgement(breaches), &names);
+        assert_eq!(
+            detail(vec![Breach::KingMoved {
+                home: Some(Square::E1),
+                left: moved(3),
+                back: Some(moved(5)),
+            }]),
+            "the king left e1 with 2.Ke2 and came back with 3.Ke1"
+        );
+        assert_eq!(
+            detail(vec![
+                Breach::KingMoved {
+                    home: Some(Square::E1),
+                    left: Event {
+                        ply: 3,
+                        castle: true
+                    },
+                    back: None,
+                },
+                Breach::KingDisplaced {
+                    home: Some(Square::E1),
+                    on: Some(Square::E2),
+                },
+            ]),
+            "the king already castled with 2.Ke2 and stands on e2"
+        );
+        assert_eq!(
+            detail(vec![
+                Breach::RookMoved {
+                    home: Some(Square::H1),
+                    left: moved(7),
+                    back: None,
+                },
+                Breach::RookCaptured {
+                    home: Some(Square::H1),
+                    by: moved(8),
+                    on: Square::H3,
+                },
+                Breach::NoRook,
+            ]),
+            "the h1 rook left h1 with 4.Nf3 and was captured on h3 with 4...?; \
+             White has no rook on its back rank on the kingside of the king"
+        );
+        assert_eq!(
+            detail(vec![
+                Breach::RookCaptured {
+                    home: None,
+                    by: moved(2),
+                    on: Square::H1,
+                },
+                Breach::NoRightInFen { dropped: true },
+            ]),
+            "the rook was captured on h1 with 1...e5; the starting FEN's White kingside \
+             castling right is impossible there and was dropped"
+        );
+        assert_eq!(
+            detail(vec![
+                Breach::NoRightInFen { dropped: false },
+                Breach::KingDisplaced {
+                    home: None,
+                    on: Some(Square::D1),
+                },
+                Breach::RookDisplaced {
+                    home: Some(Square::H1),
+                    rook: Square::G1,
+                },
+            ]),
+            "the starting FEN gives White no kingside castling right; the king stands on d1, \
+             off its start square; no rook stands on h1, so the rook on g1 castles"
+        );
+        assert_eq!(
+            detail(vec![
+                Breach::PathBlocked(vec![
+                    at(Role::Bishop, Square::F1),
+                    at(Role::Knight, Square::G1)
+                ]),
+                Breach::InCheck {
+                    king: Square::E1,
+                    checkers: vec![at(Role::Queen, Square::E7)],
+                },
+                Breach::ThroughCheck(vec![
+                    (Square::F1, vec![at(Role::Rook, Square::F8)]),
+                    (
+                        Square::G1,
+                        vec![at(Role::Bishop, Square::C5), at(Role::Knight, Square::H3)]
+                    ),
+                ]),
+                Breach::IntoCheck {
+                    to: Square::G1,
+                    attackers: vec![at(Role::Pawn, Square::H2)],
+                },
+            ]),
+            "the bishop on f1 and the knight on g1 stand in the way; \
+             the king on e1 is in check from the queen on e7; \
+             f1 is attacked by the rook on f8 and g1 is attacked by the bishop on c5 \
+             and the knight on h3; the king lands on g1, attacked by the pawn on h2"
+        );
+        assert_eq!(
+            detail(vec![Breach::KingDisplaced {
+                home: Some(Square::E1),
+                on: None,
+            }]),
+            "White has no king"
+        );
+    }
+
+    #[test]
+    fn unplayable_castle_sentences() {
+        let (white, black) = (Color::White, Color::Black);
+        let queenside = CastlingSide::QueenSide;
+        assert_eq!(
+            unplayable(&Unplayable::NoKing, black, queenside),
+            "Black has no king"
+        );
+        assert_eq!(
+            unplayable(
+                &Unplayable::OffBackRank { king: Square::E2 },
+                white,
+                queenside
+            ),
+            "the castle cannot be played: the king stands on e2, off its back rank"
+        );
+        assert_eq!(
+            unplayable(&Unplayable::NoRook, black, queenside),
+            "the castle cannot be played: Black has no rook on its back rank on the queenside of the king"
+        );
+        assert_eq!(
+            unplayable(
+                &Unplayable::LandingTaken(vec![at(Role::Knight, Square::C1)]),
+                white,
+                queenside
+            ),
+            "the castle cannot be played: the knight on c1 stands on a square where the king or the rook lands"
+        );
+    }
+
+    #[test]
+    fn claim_sentences() {
+        let g = game(MOVES);
+        let names = MoveNames::new(&g, &Chess::default());
+        let detail = |grounds: Grounds| claim(&grounds, 6, &names);
+        assert_eq!(
+            detail(Grounds::Repeated {
+                plies: vec![0, 4, 6]
+            }),
+            "the position after 3...Ke8 stood for the third time: at the start, after 2...Ke7 and after 3...Ke8"
+        );
+        assert_eq!(
+            detail(Grounds::AnnouncedRepetition {
+                announced: "Nf3".parse().unwrap(),
+                stood: vec![1, 5],
+            }),
+            "4.Nf3 would make the third occurrence of the position that stood after 1.e4 and after 3.Ke1"
+        );
+        assert_eq!(
+            detail(Grounds::RepeatedIgnoringCastling {
+                count: 3,
+                differences: vec![
+                    Difference {
+                        occurrence: 1,
+                        ply: 0,
+                        extra_rights: 0b1111,
+                        lacking_rights: 0,
+                        en_passant: None,
+                    },
+                    Difference {
+                        occurrence: 2,
+                        ply: 2,
+                        extra_rights: right_bit(Color::Black, CastlingSide::QueenSide),
+                        lacking_rights: right_bit(Color::White, CastlingSide::KingSide),
+                        en_passant: Some(EnPassantDifference::Allowed {
+                            by: Color::White,
+                            on: Square::D6,
+                        }),
+                    },
+                ],
+            }),
+            "the position after 3...Ke8 stood 3 times only when castling rights are ignored: \
+             the first occurrence, the start position, still had White's rights to castle kingside \
+             and queenside and Black's rights to castle kingside and queenside; the second \
+             occurrence, after 1...e5, still had Black's right to castle queenside and lacked \
+             White's right to castle kingside and allowed White's en-passant capture on d6"
+        );
+        assert_eq!(
+            detail(Grounds::RepeatedIgnoringEnPassant {
+                count: 3,
+                differences: vec![Difference {
+                    occurrence: 3,
+                    ply: 4,
+                    extra_rights: 0,
+                    lacking_rights: 0,
+                    en_passant: Some(EnPassantDifference::Missing { on: Square::E3 }),
+                }],
+            }),
+            "the position after 3...Ke8 stood 3 times only when en-passant rights are ignored: \
+             the third occurrence, after 2...Ke7, did not allow the en-passant capture on e3 that \
+             the final position allows"
+        );
+        assert_eq!(
+            detail(Grounds::RepeatedWithOtherSideToMove {
+                placement: vec![1, 4, 6],
+                same_side: 2,
+                turn: Color::White,
+            }),
+            "the pieces stood as in the position after 3...Ke8 3 times (after 1.e4, after 2...Ke7 \
+             and after 3...Ke8), but only 2 of them with White to move"
+        );
+        assert_eq!(
+            detail(Grounds::NotRepeated { plies: vec![6] }),
+            "the position after 3...Ke8 had not stood before, and no legal move from it makes any \
+             position's third occurrence"
+        );
+        assert_eq!(
+            detail(Grounds::NotRepeated { plies: vec![2, 6] }),
+            "the position after 3...Ke8 stood only 2 times (after 1...e5 and after 3...Ke8), and no \
+             legal move from it makes any position's third occurrence"
+        );
+        assert_eq!(
+            detail(Grounds::FiftyMoves {
+                clock: 100,
+                since: Since::Zeroing(2)
+            }),
+            "the halfmove clock stood at 100, at least 50 moves of each side without capture or \
+             pawn move; the last capture or pawn move was 1...e5"
+        );
+        assert_eq!(
+            detail(Grounds::AnnouncedFiftyMoves {
+                clock: 99,
+                announced: "Kd1".parse().unwrap(),
+            }),
+            "the halfmove clock stood at 99: 4.Kd1 would complete 50 moves of each side without \
+             capture or pawn move"
+        );
+        assert_eq!(
+            detail(Grounds::FewerThanFiftyMoves {
+                clock: 12,
+                since: Since::Fen
+            }),
+            "the halfmove clock stood at only 12 of the 100 plies the rule needs; the start \
+             position's FEN already counted some of them"
+        );
+        assert_eq!(
+            claim(
+                &Grounds::FewerThanFiftyMoves {
+                    clock: 0,
+                    since: Since::Start
+                },
+                0,
+                &names
+            ),
+            "the halfmove clock stood at only 0 of the 100 plies the rule needs; nothing was \
+             captured and no pawn moved since the start"
+        );
+    }
+
+    #[test]
+    fn illegal_move_sentences() {
+        let san: San = "Nf3".parse().unwrap();
+        assert_eq!(
+            illegal_move(Color::Black, san, Some(Role::Knight)),
+            "Black has no knight to play Nf3"
+        );
+        assert_eq!(
+            illegal_move(Color::White, san, None),
+            "Nf3 is not a legal move for White in this position"
+        );
+    }
+
+    #[test]
+    fn result_sentences() {
+        assert_eq!(
+            result(
+                Contradiction::Mismatch {
+                    tag: "1-0",
+                    token: "0-1"
+                },
+                "1-0"
+            ),
+            "the Result tag says 1-0 but the movetext ends with 0-1"
+        );
+        assert_eq!(
+            result(
+                Contradiction::CheckmateNotScored {
+                    mated: Color::White
+                },
+                ""
+            ),
+            "White is checkmated, so Black won (FIDE 5.1.1), but the game is scored without a result"
+        );
+        assert_eq!(
+            result(
+                Contradiction::StalemateNotDrawn {
+                    stalemated: Color::Black
+                },
+                "1-0"
+            ),
+            "Black is stalemated, so the game is drawn (FIDE 5.2.1), but it is scored 1-0"
+        );
+        assert_eq!(
+            result(Contradiction::DeadPositionNotDrawn, "0-1"),
+            "neither side has the material to mate, so the position is dead and the game drawn \
+             (FIDE 5.2.2), but it is scored 0-1"
+        );
+        assert_eq!(
+            result(
+                Contradiction::TimeoutWithoutMatingMaterial {
+                    winner: Color::White
+                },
+                "1-0"
+            ),
+            "Black's flag fell, but White cannot mate by any series of legal moves, so the game \
+             is drawn (FIDE 6.9), not 1-0"
+        );
+    }
+}

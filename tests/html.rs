@@ -873,3 +873,233 @@ fn renders_in_headless_chromium() {
         }
     }
 }
+
+// ---- one castling geometry: its facts agree with the audit's reasons ----
+
+mod geometry_agrees {
+    use pgn_audit::audit::audit_game;
+    use pgn_audit::audit::geometry::{castle_candidates, geometry};
+    use pgn_audit::pgn::Game;
+    use pgn_audit::report::rows::{self, CastlingRow};
+    use shakmaty::fen::Fen;
+    use shakmaty::san::SanPlus;
+    use shakmaty::{CastlingMode, CastlingSide, Chess, Color, Position, Role};
+
+    use super::*;
+
+    /// Start positions: the standard one and Chess960 ones (king between
+    /// adjacent rooks, on b, on g, on d).
+    const STARTS: [Option<&str>; 5] = [
+        None,
+        Some("bqnnrkrb/pppppppp/8/8/8/8/PPPPPPPP/BQNNRKRB w KQkq - 0 1"),
+        Some("rkrnnqbb/pppppppp/8/8/8/8/PPPPPPPP/RKRNNQBB w KQkq - 0 1"),
+        Some("qnnrbbkr/pppppppp/8/8/8/8/PPPPPPPP/QNNRBBKR w KQkq - 0 1"),
+        Some("nrbkqbrn/pppppppp/8/8/8/8/PPPPPPPP/NRBKQBRN w KQkq - 0 1"),
+    ];
+
+    struct Rng(u64);
+
+    impl Rng {
+        fn below(&mut self, n: usize) -> usize {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            (self.0 % n as u64) as usize
+        }
+    }
+
+    /// A random game that ends with a castle written whatever its
+    /// legality: random legal moves, king and rook moves and captures
+    /// preferred, then `O-O` or `O-O-O`.
+    fn game_ending_in_a_castle(seed: u64) -> String {
+        let mut rng = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
+        let fen = STARTS[rng.below(STARTS.len())];
+        let mut pos = match fen {
+            None => Chess::default(),
+            Some(f) => f
+                .parse::<Fen>()
+                .unwrap()
+                .into_position(CastlingMode::Chess960)
+                .unwrap(),
+        };
+        let mut pgn = format!("[Event \"castle {seed}\"]\n");
+        if let Some(f) = fen {
+            pgn += &format!("[Variant \"Chess960\"]\n[SetUp \"1\"]\n[FEN \"{f}\"]\n");
+        }
+        pgn += "\n";
+        for _ in 0..rng.below(70) {
+            let moves = pos.legal_moves();
+            if moves.is_empty() {
+                break;
+            }
+            let liked: Vec<_> = moves
+                .iter()
+                .filter(|m| {
+                    matches!(m.role(), Role::King | Role::Rook) || m.is_capture() || m.is_castle()
+                })
+                .collect();
+            let m = if !liked.is_empty() && rng.below(3) == 0 {
+                *liked[rng.below(liked.len())]
+            } else {
+                moves[rng.below(moves.len())]
+            };
+            if pos.turn().is_white() {
+                pgn += &format!("{}. ", pos.fullmoves());
+            } else {
+                pgn += &format!("{}... ", pos.fullmoves());
+            }
+            pgn += &SanPlus::from_move_and_play_unchecked(&mut pos, m).to_string();
+            pgn += " ";
+        }
+        if pos.is_game_over() {
+            return pgn + "*\n";
+        }
+        let dots = if pos.turn().is_white() { "." } else { "..." };
+        let castle = ["O-O", "O-O-O"][rng.below(2)];
+        pgn + &format!("{}{dots} {castle} *\n", pos.fullmoves())
+    }
+
+    /// The reasons of a row that geometry decides, in canonical order.
+    const GEOMETRIC: [&str; 5] = [
+        "no_rook",
+        "path_blocked",
+        "in_check",
+        "through_check",
+        "into_check",
+    ];
+
+    /// Checks one castling row against the geometry of its FEN: the facts
+    /// of its castle (of one of them, where a Chess960 FEN leaves the rook
+    /// open) agree with the row's reasons. Returns the reasons and whether
+    /// the rook was open.
+    fn check(row: &CastlingRow) -> (String, bool) {
+        let setup = Fen::from_ascii(row.fen.as_bytes()).unwrap().into_setup();
+        let color = if row.side == "white" {
+            Color::White
+        } else {
+            Color::Black
+        };
+        let side = if row.castle == "kingside" {
+            CastlingSide::KingSide
+        } else {
+            CastlingSide::QueenSide
+        };
+        let castles = castle_candidates(
+            &setup.board,
+            setup.castling_rights,
+            color,
+            side,
+            row.id.variant == "chess960",
+        );
+        let want: Vec<&str> = row
+            .reasons
+            .split(';')
+            .filter(|r| GEOMETRIC.contains(r))
+            .collect();
+        let what = format!("{} {} {}: {}", row.fen, row.castle, row.reasons, row.detail);
+        let facts: Vec<String> = castles
+            .iter()
+            .map(|c| geometry(&setup.board, *c).breaks().codes())
+            .collect();
+        assert!(
+            facts.contains(&want.join(";")),
+            "geometry {facts:?} for {what}"
+        );
+        let g = geometry(&setup.board, castles[0]);
+        if castles.len() == 1 {
+            // The facts one by one, as the page marks them.
+            let has = |code: &str| want.contains(&code);
+            assert_eq!(has("path_blocked"), !g.blockers.is_empty(), "{what}");
+            assert_eq!(has("in_check"), g.checkers.any(), "{what}");
+            assert_eq!(
+                has("through_check"),
+                !g.crossed_attacks.is_empty(),
+                "{what}"
+            );
+            assert_eq!(has("into_check"), g.landing_attackers.any(), "{what}");
+            assert_eq!(has("no_rook"), g.on_back_rank && g.rook.is_none(), "{what}");
+        }
+        if !g.on_back_rank {
+            assert!(row.reasons.contains("king_displaced"), "{what}");
+        }
+        (row.reasons.clone(), castles.len() > 1)
+    }
+
+    /// Every castling row of generated games: the geometry's facts agree
+    /// with its reasons (blockers ⇔ path_blocked, checkers ⇔ in_check, an
+    /// attacked crossed square ⇔ through_check, an attacked landing square
+    /// ⇔ into_check, no rook ⇔ no_rook).
+    #[test]
+    fn on_generated_games() {
+        let mut reasons = BTreeSet::new();
+        let (mut rows_seen, mut open_rook) = (0, 0);
+        for seed in 0..20000 {
+            let pgn = game_ending_in_a_castle(seed);
+            let report = audit_game(&Game::parse(pgn.as_bytes()));
+            for c in &report.castling {
+                let row = CastlingRow {
+                    side: if c.side.is_white() { "white" } else { "black" }.to_owned(),
+                    castle: match c.castle {
+                        CastlingSide::KingSide => "kingside",
+                        CastlingSide::QueenSide => "queenside",
+                    }
+                    .to_owned(),
+                    reasons: c.reasons.codes(),
+                    detail: c.detail.clone(),
+                    fen: c.fen.clone(),
+                    id: pgn_audit::report::rows::Identity {
+                        variant: if pgn.contains("Chess960") {
+                            "chess960"
+                        } else {
+                            "standard"
+                        }
+                        .to_owned(),
+                        ..Default::default()
+                    },
+                    ..Default::default()
+                };
+                let (codes, open) = check(&row);
+                for r in codes.split(';') {
+                    reasons.insert(r.to_owned());
+                }
+                rows_seen += 1;
+                open_rook += usize::from(open);
+            }
+        }
+        assert!(rows_seen > 5000, "{rows_seen} castling rows");
+        // Few Chess960 rows leave the rook open.
+        assert!(open_rook * 20 < rows_seen, "{open_rook} of {rows_seen}");
+        // Every reason but no_right_in_fen (the games start from rights).
+        for code in [
+            "king_moved",
+            "rook_moved",
+            "rook_captured",
+            "king_displaced",
+            "rook_displaced",
+            "no_rook",
+            "path_blocked",
+            "in_check",
+            "through_check",
+            "into_check",
+        ] {
+            assert!(reasons.contains(code), "{code} never came up: {reasons:?}");
+        }
+    }
+
+    /// The same on the castling.csv of a run over corpora/ (the castling
+    /// fixtures, Chess960 included, and the sample).
+    #[test]
+    fn on_the_corpora() {
+        let t = tempdir();
+        let out = t.path().join("r");
+        run_ok(&[concat!(env!("CARGO_MANIFEST_DIR"), "/corpora")], &out);
+        let mut n = 0;
+        let file = std::fs::File::open(out.join("castling.csv")).unwrap();
+        rows::read::<CastlingRow>(file, |row| {
+            check(&row);
+            n += 1;
+        })
+        .unwrap();
+        assert_eq!(n, 7);
+    }
+}

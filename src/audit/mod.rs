@@ -6,6 +6,7 @@ pub mod castling;
 pub mod claims;
 mod fastsan;
 mod findings;
+pub mod geometry;
 pub mod repetition;
 mod results;
 pub mod start;

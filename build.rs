@@ -24,8 +24,9 @@ fn main() {
     println!("cargo::rustc-env=PGN_AUDIT_PYTHONPATH={pydeps}");
     let ci = std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "0" && v != "false");
     // (cfg, the commands that all succeed only where the oracle is)
+    type Command<'a> = (&'a str, &'a [&'a str]);
     let py = python.as_str();
-    let oracles: [(&str, &[(&str, &[&str])]); 3] = [
+    let oracles: [(&str, &[Command]); 3] = [
         ("oracle_python_chess", &[(py, &["-c", "import chess"])]),
         ("oracle_dask", &[(py, &["-c", "import distributed"])]),
         // The browser test: Debian's chromium and chromedriver, driven by

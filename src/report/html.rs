@@ -371,10 +371,10 @@ fn tag(v: &str) -> Option<&str> {
 
 /// Known codes first, in their canonical order, then any others (from
 /// another version's reports) in sorted order.
-fn ordered<'a, V>(
-    map: &'a BTreeMap<String, V>,
+fn ordered<V>(
+    map: &BTreeMap<String, V>,
     known: impl Iterator<Item = &'static str>,
-) -> Vec<(&'a str, &'a V)> {
+) -> Vec<(&str, &V)> {
     let known: Vec<&str> = known.collect();
     let mut out: Vec<(&str, &V)> = known
         .iter()
@@ -497,6 +497,13 @@ fn defs() -> Markup {
                 }
                 marker #ah-rook viewBox="0 0 10 10" refX="6" refY="5" markerWidth="3" markerHeight="3" orient="auto" {
                     path d="M0 0L10 5L0 10z" fill="#0a8a7a" {}
+                }
+                // The files and ranks, drawn once for every board.
+                g #coords {
+                    @for i in 0..8u8 {
+                        text.coord x="-0.22" y={ (i) ".6" } { (8 - i) }
+                        text.coord x={ (i) ".42" } y="8.27" { ((b'a' + i) as char) }
+                    }
                 }
                 marker #ah-attack viewBox="0 0 10 10" refX="8" refY="5" markerWidth="4" markerHeight="4" orient="auto" {
                     path d="M0 0L10 5L0 10z" fill="#d0191b" {}
@@ -1055,10 +1062,7 @@ fn board_svg(
                     circle.attacker data-sq=(a) cx={ (x) ".5" } cy={ (y) ".5" } r=".44" {}
                 }
             }
-            @for i in 0..8u8 {
-                text.coord x="-0.22" y={ (i) ".6" } { (8 - i) }
-                text.coord x={ (i) ".42" } y="8.27" { ((b'a' + i) as char) }
-            }
+            use href="#coords" {}
         }
     }
 }

@@ -432,13 +432,13 @@ fn times(n: u32) -> String {
 
 /// The half-move index of a FEN's position: twice its fullmove counter,
 /// plus one with Black to move.
-fn half_moves(setup: &Setup) -> u32 {
-    2 * setup.fullmoves.get() + u32::from(setup.turn.is_black())
+fn half_moves(setup: &Setup) -> u64 {
+    2 * u64::from(setup.fullmoves.get()) + u64::from(setup.turn.is_black())
 }
 
 /// The move that led to the position of half-move index `index`, as a
 /// reader numbers it: `26.` (White's 26th move) or `26…`.
-fn move_before(index: u32) -> String {
+fn move_before(index: u64) -> String {
     let (number, black_to_move) = (index / 2, index % 2 == 1);
     if black_to_move {
         format!("{number}.")
@@ -1249,7 +1249,7 @@ fn claim_example(n: usize, row: &ClaimRow) -> Markup {
     let end = setup.as_ref().map(half_moves);
     let after = |ply: u32| match end {
         Some(end) => {
-            html! { (move_before((end + ply).saturating_sub(row.ply))) " " small.ply { "ply " (ply) } }
+            html! { (move_before((end + u64::from(ply)).saturating_sub(u64::from(row.ply)))) " " small.ply { "ply " (ply) } }
         }
         None => html! { "ply " (ply) },
     };
@@ -1402,6 +1402,9 @@ mod tests {
         assert_eq!(move_before(half_moves(&s)), "26.");
         assert_eq!(move_name(26, true, "Nb5"), "26.Nb5");
         assert_eq!(move_name(30, false, "O-O-O"), "30…O-O-O");
+        // A FEN's counter at its limit.
+        let s = parse_fen("8/8/8/8/8/8/8/K6k b - - 0 4294967295").unwrap();
+        assert_eq!(move_before(half_moves(&s)), "4294967295.");
     }
 
     /// A kept value shows as the whole value does.

@@ -1,4 +1,5 @@
-//! Finds the tests' oracles (python-chess, Dask, Chromium) once per build,
+//! Finds the tests' oracles (python-chess, Dask, Chromium with chromedriver
+//! and selenium) once per build,
 //! so that a test whose oracle is missing is marked ignored rather than
 //! passed. With `CI` set every oracle counts as present: its tests run, and
 //! fail if it is in fact missing.
@@ -22,19 +23,30 @@ fn main() {
     println!("cargo::rustc-env=PGN_AUDIT_PYTHON={python}");
     println!("cargo::rustc-env=PGN_AUDIT_PYTHONPATH={pydeps}");
     let ci = std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "0" && v != "false");
-    // (cfg, program, arguments that succeed only where the oracle is)
-    let oracles = [
+    // (cfg, the commands that all succeed only where the oracle is)
+    type Command<'a> = (&'a str, &'a [&'a str]);
+    let py = python.as_str();
+    let oracles: [(&str, &[Command]); 3] = [
+        ("oracle_python_chess", &[(py, &["-c", "import chess"])]),
+        ("oracle_dask", &[(py, &["-c", "import distributed"])]),
+        // The browser test: Debian's chromium and chromedriver, driven by
+        // selenium.
         (
-            "oracle_python_chess",
-            python.as_str(),
-            ["-c", "import chess"],
+            "oracle_chromium",
+            &[
+                ("chromium", &["--headless", "--version"]),
+                ("chromedriver", &["--version"]),
+                (py, &["-c", "import selenium"]),
+            ],
         ),
-        ("oracle_dask", python.as_str(), ["-c", "import distributed"]),
-        ("oracle_chromium", "chromium", ["--headless", "--version"]),
     ];
-    for (cfg, program, args) in oracles {
+    for (cfg, checks) in oracles {
         println!("cargo::rustc-check-cfg=cfg({cfg})");
-        if ci || runs(program, &args, &pydeps) {
+        if ci
+            || checks
+                .iter()
+                .all(|(program, args)| runs(program, args, &pydeps))
+        {
             println!("cargo::rustc-cfg={cfg}");
         }
     }

@@ -412,7 +412,7 @@ fn every_code_is_in_summary_html_and_table_with_zeros() {
     ] {
         assert!(
             html.contains(&format!(
-                r#"<tr data-code="{code}"><td>{code}</td><td class="n">0</td></tr>"#
+                r#"<div class="bar" data-label="{code}" data-count="0">"#
             )),
             "{code}"
         );
@@ -432,12 +432,10 @@ fn html_shows_results_and_dead_positions() {
     .concat();
     let out = audit(t.path(), &pgn, &[]);
     let html = std::fs::read_to_string(out.join("report.html")).unwrap();
-    assert!(html.contains(
-        r#"<tr data-code="checkmate_not_scored"><td>checkmate_not_scored</td><td class="n">1</td></tr>"#
-    ));
+    assert!(html.contains(r#"<div class="bar" data-label="checkmate_not_scored" data-count="1">"#));
     assert!(html.contains(r#"id="results-total" data-count="1""#));
-    assert!(html.contains(r#"<table id="results-list-checkmate_not_scored" data-total="1">"#));
-    assert!(html.contains(r#"<table id="missed-dead_position" data-total="1">"#));
+    assert!(html.contains(r#"id="results-checkmate_not_scored" data-total="1""#));
+    assert!(html.contains(r#"id="missed-dead_position" data-total="1""#));
     // The page rebuilt from the folder (as `merge` does) is the same.
     assert_eq!(
         pgn_audit::report::html::from_report_dir(&out).unwrap(),

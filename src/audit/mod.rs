@@ -7,6 +7,7 @@ pub mod claims;
 mod explain;
 mod fastsan;
 mod findings;
+pub mod geometry;
 pub mod repetition;
 mod results;
 pub mod start;

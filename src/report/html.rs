@@ -1,27 +1,37 @@
 //! report.html: one self-contained page (inline CSS and SVG, no script, no
-//! network) that shows a run for a person to look at.
+//! network) that shows a run for a person to look at: the findings first,
+//! then the run's statistics, then every group of examples in a compact
+//! list whose boards open on demand.
 //!
-//! The page is built from the report rows, the same string values that go
-//! into the CSV files (identity columns included), and the [`Summary`], so
-//! that it can be rebuilt from a report folder alone
+//! The page is built from the typed report rows ([`super::rows`]) and the
+//! [`Summary`], so that it can be rebuilt from a report folder alone
 //! ([`from_report_dir`]): a merge of folders writes the same page as a run
-//! that wrote those rows. The page stays small however big the run: charts
-//! are aggregate counts, and at most `limit` detailed examples are kept per
-//! reason, verdict, rule or kind, with the count of the rest.
+//! that wrote those rows. A castle's board marks come from the audit's one
+//! castling geometry ([`crate::audit::geometry`]) of the row's position,
+//! never from its reason strings. The page stays small however big the
+//! run: charts are aggregate counts, and at most `limit` examples are kept
+//! per reason, verdict, rule, code or kind, with the count of the rest.
 
 use std::collections::BTreeMap;
-use std::fmt::Write as _;
 use std::io;
 use std::path::Path;
 
+use maud::{DOCTYPE, Markup, PreEscaped, html};
 use shakmaty::fen::Fen;
-use shakmaty::{Bitboard, Board, Color, File, Piece, Rank, Role, Square, attacks};
+use shakmaty::{Bitboard, Board, CastlingSide, Color, File, Piece, Role, Setup, Square};
 
 use super::Summary;
+use super::rows::{
+    self, CastlingRow, ClaimRow, ErrorRow, Identity, MissedDrawRow, ReportRow, ResultRow,
+};
+use crate::audit::geometry::{Geometry, castle_candidates, geometry};
 use crate::audit::{CastlingReason, ClaimSource, ClaimVerdict, DrawRule, ErrorKind, ResultCode};
 
-/// Detailed examples kept per reason, verdict, rule or kind.
+/// Detailed examples kept per reason, verdict, rule, code or kind.
 pub const EXAMPLES: usize = 50;
+
+/// The page's style sheet.
+const CSS: &str = include_str!("page.css");
 
 /// Longest text shown for one value (tags and details come from PGN files).
 const MAX_TEXT: usize = 300;
@@ -30,105 +40,66 @@ const MAX_COMBOS: usize = 20;
 /// Most sources listed by name.
 const MAX_SOURCES: usize = 20;
 
-// Column indices of the rows: the identity columns, in the order of
-// [`super::IDENTITY`], then each report's own.
-const SOURCE: usize = 0;
-const GAME: usize = 1;
-const OFFSET: usize = 2;
-const LINE: usize = 3;
-const EVENT: usize = 4;
-const SITE: usize = 5;
-const DATE: usize = 6;
-const ROUND: usize = 7;
-const WHITE: usize = 8;
-const BLACK: usize = 9;
-const RESULT: usize = 10;
-const VARIANT: usize = 11;
-/// The first column after the identity columns.
-const OWN: usize = super::IDENTITY.len();
-const _: () = assert!(VARIANT + 1 == OWN);
-
-mod castling_col {
-    use super::OWN;
-    pub const PLY: usize = OWN;
-    pub const MOVE_NUMBER: usize = OWN + 1;
-    pub const SIDE: usize = OWN + 2;
-    pub const SAN: usize = OWN + 3;
-    pub const CASTLE: usize = OWN + 4;
-    pub const REASONS: usize = OWN + 5;
-    pub const DETAIL: usize = OWN + 6;
-    pub const FEN: usize = OWN + 7;
-}
-
-mod claims_col {
-    use super::OWN;
-    pub const CLAIM: usize = OWN;
-    pub const SOURCE: usize = OWN + 1;
-    pub const VERDICT: usize = OWN + 2;
-    pub const PLY: usize = OWN + 3;
-    pub const OCCURRENCES: usize = OWN + 4;
-    pub const LOOSE: usize = OWN + 5;
-    pub const PLIES: usize = OWN + 6;
-    pub const FEN: usize = OWN + 7;
-    pub const DETAIL: usize = OWN + 8;
-}
-
-mod missed_col {
-    use super::OWN;
-    pub const RULE: usize = OWN;
-    pub const PLY: usize = OWN + 1;
-    pub const PLIES_AFTER: usize = OWN + 2;
-    pub const FEN: usize = OWN + 3;
-}
-
-mod errors_col {
-    use super::OWN;
-    pub const PLY: usize = OWN;
-    pub const SAN: usize = OWN + 1;
-    pub const KIND: usize = OWN + 2;
-    pub const DETAIL: usize = OWN + 3;
-    pub const FEN: usize = OWN + 4;
-}
-
-mod results_col {
-    use super::OWN;
-    pub const PLY: usize = OWN;
-    pub const CODE: usize = OWN + 1;
-    pub const RECORDED: usize = OWN + 2;
-    pub const EXPECTED: usize = OWN + 3;
-    pub const DETAIL: usize = OWN + 4;
-    pub const FEN: usize = OWN + 5;
-}
-
-type Row = Vec<String>;
-
-/// Rows of one reason, verdict, rule or kind: all counted, the first
+/// Rows of one reason, verdict, rule, code or kind: all counted, the first
 /// `limit` kept, each value cut by [`kept`]: the page's memory is bounded
 /// whatever the input (a 20 MB White tag keeps 301 characters).
-#[derive(Debug, Clone, Default)]
-struct Group {
+#[derive(Debug, Clone)]
+struct Group<R> {
     total: u64,
-    rows: Vec<Row>,
+    rows: Vec<R>,
 }
 
-impl Group {
-    fn push<S: AsRef<str>>(&mut self, limit: usize, row: &[S]) {
+impl<R> Default for Group<R> {
+    fn default() -> Self {
+        Group {
+            total: 0,
+            rows: Vec::new(),
+        }
+    }
+}
+
+impl<R> Group<R> {
+    fn push(&mut self, limit: usize, row: R) {
         self.total += 1;
         if self.rows.len() < limit {
-            self.rows
-                .push(row.iter().map(|s| kept(s.as_ref())).collect());
+            self.rows.push(row);
         }
     }
 }
 
 /// What the page keeps of a value: its first `MAX_TEXT + 1` characters,
-/// enough for [`esc`] (and the URL test) to show it exactly as the whole
-/// value, cut at `MAX_TEXT` with an ellipsis.
-fn kept(s: &str) -> String {
+/// enough for [`shown`] to show it exactly as the whole value, cut at
+/// `MAX_TEXT` with an ellipsis.
+fn kept(s: &str) -> &str {
     match s.char_indices().nth(MAX_TEXT + 1) {
-        Some((end, _)) => s[..end].to_owned(),
-        None => s.to_owned(),
+        Some((end, _)) => &s[..end],
+        None => s,
     }
+}
+
+/// A value as the page shows it: cut at `MAX_TEXT` characters, control
+/// characters replaced (the template escapes the rest).
+fn shown(s: &str) -> String {
+    let mut out = String::with_capacity(s.len().min(4 * MAX_TEXT));
+    for (i, c) in s.chars().enumerate() {
+        if i == MAX_TEXT {
+            out.push('…');
+            break;
+        }
+        out.push(if c.is_control() && c != '\t' {
+            '\u{fffd}'
+        } else {
+            c
+        });
+    }
+    out
+}
+
+/// A row of `R` from its values in column order, each cut by [`kept`];
+/// `None` when they do not fit `R`'s columns.
+fn typed<R: ReportRow, S: AsRef<str>>(row: &[S]) -> Option<R> {
+    let record: csv::StringRecord = row.iter().map(|s| kept(s.as_ref())).collect();
+    rows::from_record(&record, 1).ok()
 }
 
 fn count(map: &mut BTreeMap<String, u64>, key: &str) {
@@ -140,15 +111,16 @@ fn count(map: &mut BTreeMap<String, u64>, key: &str) {
     }
 }
 
-fn group<'a>(map: &'a mut BTreeMap<String, Group>, key: &str) -> &'a mut Group {
+fn group<'a, R>(map: &'a mut BTreeMap<String, Group<R>>, key: &str) -> &'a mut Group<R> {
     if !map.contains_key(key) {
         map.insert(key.to_owned(), Group::default());
     }
     map.get_mut(key).expect("just inserted")
 }
 
-fn col<S: AsRef<str>>(row: &[S], i: usize) -> &str {
-    row.get(i).map_or("", AsRef::as_ref)
+/// The claim verdicts that uphold a claim.
+fn upheld(verdict: &str) -> bool {
+    matches!(verdict, "valid" | "valid_on_announced_move")
 }
 
 /// Collects the rows of a run (or of a report folder) for report.html.
@@ -162,15 +134,19 @@ pub struct HtmlReport {
     castle_variants: BTreeMap<String, u64>,
     castle_combos: BTreeMap<String, u64>,
     /// Examples by their first reason.
-    castle_examples: BTreeMap<String, Group>,
+    castle_examples: BTreeMap<String, Group<CastlingRow>>,
     /// Claims by (verdict, source).
     claim_counts: BTreeMap<(String, String), u64>,
     claim_kinds: BTreeMap<String, u64>,
+    /// False claims from a Termination tag or a comment: they flag a game.
+    flagging_claims: u64,
     /// Examples of the false verdicts.
-    claim_examples: BTreeMap<String, Group>,
-    missed: BTreeMap<String, Group>,
-    errors: BTreeMap<String, Group>,
-    results: BTreeMap<String, Group>,
+    claim_examples: BTreeMap<String, Group<ClaimRow>>,
+    missed: BTreeMap<String, Group<MissedDrawRow>>,
+    errors: BTreeMap<String, Group<ErrorRow>>,
+    results: BTreeMap<String, Group<ResultRow>>,
+    /// Rows that do not fit their report's columns (from another version).
+    unreadable: u64,
 }
 
 impl Default for HtmlReport {
@@ -192,146 +168,178 @@ impl HtmlReport {
             castle_examples: BTreeMap::new(),
             claim_counts: BTreeMap::new(),
             claim_kinds: BTreeMap::new(),
+            flagging_claims: 0,
             claim_examples: BTreeMap::new(),
             missed: BTreeMap::new(),
             errors: BTreeMap::new(),
             results: BTreeMap::new(),
+            unreadable: 0,
         }
     }
 
     /// One castling.csv row, identity columns first.
     pub fn add_castling<S: AsRef<str>>(&mut self, row: &[S]) {
-        use castling_col::*;
+        let Some(r) = typed::<CastlingRow, S>(row) else {
+            self.unreadable += 1;
+            return;
+        };
         self.castles += 1;
-        let reasons = col(row, REASONS);
-        for r in reasons.split(';').filter(|r| !r.is_empty()) {
-            count(&mut self.castle_reasons, r);
+        for code in r.reasons.split(';').filter(|c| !c.is_empty()) {
+            count(&mut self.castle_reasons, code);
         }
-        count(&mut self.castle_decades, &decade(col(row, DATE)));
-        count(&mut self.castle_variants, col(row, VARIANT));
-        count(&mut self.castle_combos, reasons);
-        let first = reasons.split(';').next().unwrap_or("");
-        group(&mut self.castle_examples, first).push(self.limit, row);
+        count(&mut self.castle_decades, &decade(&r.id.date));
+        count(&mut self.castle_variants, &r.id.variant);
+        count(&mut self.castle_combos, &r.reasons);
+        let first = r.reasons.split(';').next().unwrap_or("").to_owned();
+        group(&mut self.castle_examples, &first).push(self.limit, r);
     }
 
     /// One claims.csv row, identity columns first.
     pub fn add_claim<S: AsRef<str>>(&mut self, row: &[S]) {
-        use claims_col::*;
-        let verdict = col(row, VERDICT);
-        let key = (verdict.to_owned(), col(row, SOURCE).to_owned());
+        let Some(r) = typed::<ClaimRow, S>(row) else {
+            self.unreadable += 1;
+            return;
+        };
+        let key = (r.verdict.clone(), r.claim_source.clone());
         *self.claim_counts.entry(key).or_default() += 1;
-        count(&mut self.claim_kinds, col(row, CLAIM));
-        if !matches!(verdict, "valid" | "valid_on_announced_move") {
-            group(&mut self.claim_examples, verdict).push(self.limit, row);
+        count(&mut self.claim_kinds, &r.claim);
+        if !upheld(&r.verdict) {
+            if r.claim_source != ClaimSource::Implied.code() {
+                self.flagging_claims += 1;
+            }
+            let verdict = r.verdict.clone();
+            group(&mut self.claim_examples, &verdict).push(self.limit, r);
         }
     }
 
     /// One missed_draws.csv row, identity columns first.
     pub fn add_missed_draw<S: AsRef<str>>(&mut self, row: &[S]) {
-        group(&mut self.missed, col(row, missed_col::RULE)).push(self.limit, row);
+        match typed::<MissedDrawRow, S>(row) {
+            Some(r) => {
+                let rule = r.rule.clone();
+                group(&mut self.missed, &rule).push(self.limit, r);
+            }
+            None => self.unreadable += 1,
+        }
     }
 
     /// One errors.csv row, identity columns first.
     pub fn add_error<S: AsRef<str>>(&mut self, row: &[S]) {
-        group(&mut self.errors, col(row, errors_col::KIND)).push(self.limit, row);
+        match typed::<ErrorRow, S>(row) {
+            Some(r) => {
+                let kind = r.kind.clone();
+                group(&mut self.errors, &kind).push(self.limit, r);
+            }
+            None => self.unreadable += 1,
+        }
     }
 
     /// One results.csv row, identity columns first.
     pub fn add_result<S: AsRef<str>>(&mut self, row: &[S]) {
-        group(&mut self.results, col(row, results_col::CODE)).push(self.limit, row);
+        match typed::<ResultRow, S>(row) {
+            Some(r) => {
+                let code = r.code.clone();
+                group(&mut self.results, &code).push(self.limit, r);
+            }
+            None => self.unreadable += 1,
+        }
     }
 
     /// The page.
     pub fn render(&self, summary: &Summary) -> String {
-        let mut p = Page::default();
-        p.head();
-        p.glance(summary);
-        p.castles(self);
-        p.claims(self);
-        p.results(summary);
-        p.out.push_str(r#"<div class="grid">"#);
-        p.missed(self);
-        p.errors(self);
-        p.out.push_str("</div>\n");
-        p.castle_examples(self);
-        p.claim_examples(self);
-        p.tables(
-            "missed",
-            "Missed automatic draws: examples",
-            &self.missed,
-            DrawRule::ALL.iter().map(|r| r.code()),
-            self.limit,
-            missed_row,
-        );
-        p.tables(
-            "results-list",
-            "Results that contradict the board: examples",
-            &self.results,
-            ResultCode::ALL.iter().map(|c| c.code()),
-            self.limit,
-            result_row,
-        );
-        p.tables(
-            "errors-list",
-            "Errors: examples",
-            &self.errors,
-            ErrorKind::ALL.iter().map(|k| k.code()),
-            self.limit,
-            error_row,
-        );
-        p.out.push_str("<footer>Written by pgn-audit. The CSV files in this folder hold every row.</footer>\n</body>\n</html>\n");
-        p.out
+        html! {
+            (DOCTYPE)
+            html lang="en" {
+                head {
+                    meta charset="utf-8";
+                    meta name="viewport" content="width=device-width, initial-scale=1";
+                    title { "pgn-audit report" }
+                    style { (PreEscaped(CSS)) }
+                }
+                body {
+                    (defs())
+                    (header(summary))
+                    main {
+                        (glance(self, summary))
+                        (castling(self, summary))
+                        (claims(self, summary))
+                        div.grid {
+                            (counts_section("results", "Results that contradict the board",
+                                "Recorded results that the final position or the Laws contradict (FIDE 5.1.1, 5.2.1, 5.2.2, 6.9)",
+                                "results", &ordered_counts(&self.results, ResultCode::ALL.iter().map(|c| c.code()), true), "bad"))
+                            (counts_section("missed-draws", "Missed automatic draws",
+                                "Games played on past a fivefold repetition or 75 moves (FIDE 9.6), or past a position that insufficient material makes dead (FIDE 5.2.2)",
+                                "missed_draws", &ordered_counts(&self.missed, DrawRule::ALL.iter().map(|r| r.code()), true), "bad"))
+                            (counts_section("errors", "Errors",
+                                "Games that could not be audited to their end",
+                                "errors", &ordered_counts(&self.errors, ErrorKind::ALL.iter().map(|k| k.code()), false), "bad"))
+                        }
+                        (examples(self))
+                    }
+                    footer { "Written by pgn-audit. The CSV files in this folder hold every row." }
+                }
+            }
+        }
+        .into_string()
     }
 }
 
-/// Feeds one CSV row to the collector.
-type AddRow = fn(&mut HtmlReport, &[&str]);
-
-/// Builds report.html from a report folder: its five CSV files and
-/// summary.json.
+/// Builds report.html from a report folder: its five CSV files, each read
+/// through its typed row, and summary.json.
 pub fn from_report_dir(dir: &Path) -> io::Result<String> {
-    let mut html = HtmlReport::default();
-    let files: [(&str, AddRow); 5] = [
-        ("castling.csv", |h, r| h.add_castling(r)),
-        ("claims.csv", |h, r| h.add_claim(r)),
-        ("missed_draws.csv", |h, r| h.add_missed_draw(r)),
-        ("errors.csv", |h, r| h.add_error(r)),
-        ("results.csv", |h, r| h.add_result(r)),
-    ];
-    for (name, add) in files {
-        let path = dir.join(name);
-        let mut reader = csv::Reader::from_path(&path).map_err(|e| csv_io(&path, e))?;
-        let mut record = csv::StringRecord::new();
-        while reader
-            .read_record(&mut record)
-            .map_err(|e| csv_io(&path, e))?
-        {
-            let row: Vec<&str> = record.iter().collect();
-            add(&mut html, &row);
-        }
-    }
+    let mut page = HtmlReport::default();
+    read_into::<CastlingRow>(dir, &mut page, |h, r| h.add_castling(r))?;
+    read_into::<ClaimRow>(dir, &mut page, |h, r| h.add_claim(r))?;
+    read_into::<MissedDrawRow>(dir, &mut page, |h, r| h.add_missed_draw(r))?;
+    read_into::<ErrorRow>(dir, &mut page, |h, r| h.add_error(r))?;
+    read_into::<ResultRow>(dir, &mut page, |h, r| h.add_result(r))?;
     let path = dir.join("summary.json");
     let text = std::fs::read_to_string(&path)?;
     let summary = Summary::from_json(&text).ok_or_else(|| {
         io::Error::new(
             io::ErrorKind::InvalidData,
             format!(
-                "{}: not a summary of version 1 of the report contract",
+                "{}: not a summary of version 2 of the report contract",
                 path.display()
             ),
         )
     })?;
-    Ok(html.render(&summary))
+    Ok(page.render(&summary))
 }
 
-fn csv_io(path: &Path, e: csv::Error) -> io::Error {
-    match e.into_kind() {
-        csv::ErrorKind::Io(e) => e,
-        other => io::Error::new(
-            io::ErrorKind::InvalidData,
-            format!("{}: {other:?}", path.display()),
-        ),
+/// Reads `dir`'s report of `R` (its header checked) into `page`.
+fn read_into<R: ReportRow>(
+    dir: &Path,
+    page: &mut HtmlReport,
+    add: fn(&mut HtmlReport, &[&str]),
+) -> io::Result<()> {
+    let path = dir.join(R::FILE);
+    let file = std::fs::File::open(&path)?;
+    let mut csv = csv::Reader::from_reader(io::BufReader::new(file));
+    let headers = csv.headers().map_err(|e| invalid(&path, &e))?;
+    if !headers.iter().eq(rows::columns::<R>()) {
+        return Err(invalid(&path, &"not the columns of this version"));
     }
+    let mut record = csv::StringRecord::new();
+    let mut n = 0u64;
+    while csv
+        .read_record(&mut record)
+        .map_err(|e| invalid(&path, &e))?
+    {
+        n += 1;
+        // The row must be an `R`: a folder of another version is refused.
+        rows::from_record::<R>(&record, n).map_err(|e| invalid(&path, &e))?;
+        let values: Vec<&str> = record.iter().collect();
+        add(page, &values);
+    }
+    Ok(())
+}
+
+fn invalid(path: &Path, e: &dyn std::fmt::Display) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::InvalidData,
+        format!("{}: {e}", path.display()),
+    )
 }
 
 /// "1980s" from a PGN date such as "1986.11.??"; "unknown" without a year.
@@ -343,6 +351,22 @@ fn decade(date: &str) -> String {
         Some(y) => format!("{}s", y / 10 * 10),
         None => "unknown".to_owned(),
     }
+}
+
+/// A PGN date as a reader wants it: `1986.11.??` is `1986.11`, and a date
+/// without a year is none.
+fn date(d: &str) -> Option<&str> {
+    let mut d = d.trim();
+    while let Some(rest) = d.strip_suffix(".??") {
+        d = rest;
+    }
+    (!d.is_empty() && !d.starts_with('?')).then_some(d)
+}
+
+/// A tag value worth showing: not empty, not `?`.
+fn tag(v: &str) -> Option<&str> {
+    let v = v.trim();
+    (!v.is_empty() && v != "?" && v != "-").then_some(v)
 }
 
 /// Known codes first, in their canonical order, then any others (from
@@ -364,23 +388,24 @@ fn ordered<V>(
     out
 }
 
-/// HTML-escapes text (also for attribute values), cut to `MAX_TEXT`
-/// characters.
-pub fn esc(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 8);
-    for (i, c) in s.chars().enumerate() {
-        if i == MAX_TEXT {
-            out.push('…');
-            break;
-        }
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c if c.is_control() && c != '\t' => out.push('\u{fffd}'),
-            c => out.push(c),
+/// The count of every code of a group map; with `zeros`, the known codes
+/// without rows too.
+fn ordered_counts<R>(
+    map: &BTreeMap<String, Group<R>>,
+    known: impl Iterator<Item = &'static str> + Clone,
+    zeros: bool,
+) -> Vec<(String, u64)> {
+    let mut out: Vec<(String, u64)> = if zeros {
+        known
+            .clone()
+            .map(|k| (k.to_owned(), map.get(k).map_or(0, |g| g.total)))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    for (k, g) in ordered(map, known) {
+        if !out.iter().any(|(o, _)| o == k) {
+            out.push((k.to_owned(), g.total));
         }
     }
     out
@@ -388,128 +413,549 @@ pub fn esc(s: &str) -> String {
 
 fn is_url(s: &str) -> bool {
     (s.starts_with("https://") || s.starts_with("http://"))
-        && s.len() <= MAX_TEXT
+        && s.chars().count() <= MAX_TEXT
         && !s.chars().any(|c| c.is_whitespace() || c.is_control())
-}
-
-/// "once", "twice", "3 times".
-fn times(n: &str) -> String {
-    match n {
-        "1" => "once".to_owned(),
-        "2" => "twice".to_owned(),
-        n => format!("{} times", esc(n)),
-    }
 }
 
 fn plural(n: u64, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
-const STYLE: &str = r#"
-:root{--ink:#1d2330;--muted:#5b6477;--line:#d9dde5;--bg:#f6f7f9;--card:#fff;--accent:#2f5fb3;--bad:#c0392b;--warn:#d68910;--ok:#2e8b57}
-*{box-sizing:border-box}
-body{margin:0;padding:0 24px 40px;font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif;color:var(--ink);background:var(--bg)}
-header{padding:20px 0 8px}
-h1{margin:0;font-size:26px}
-h2{margin:32px 0 10px;font-size:20px;border-bottom:2px solid var(--line);padding-bottom:4px}
-h3{margin:20px 0 8px;font-size:16px}
-nav{margin:8px 0 0;font-size:14px}
-nav a{margin-right:14px}
-a{color:var(--accent)}
-.muted,.src{color:var(--muted)}
-.cards{display:flex;flex-wrap:wrap;gap:10px;margin:12px 0}
-.stat{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:8px 14px;min-width:96px}
-.stat b{display:block;font-size:24px}
-.stat span{color:var(--muted);font-size:13px}
-.stat.clean b{color:var(--ok)}.stat.flagged b{color:var(--warn)}.stat.incomplete b{color:var(--bad)}
-.banner{background:#fdecea;border:1px solid var(--bad);padding:8px 12px;border-radius:6px}
-.grid{display:grid;grid-template-columns:repeat(auto-fit,minmax(420px,1fr));gap:16px}
-.panel{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:10px 14px}
-.panel h3{margin-top:4px}
-table{border-collapse:collapse;background:var(--card);font-size:13px}
-th,td{border:1px solid var(--line);padding:3px 8px;text-align:left;vertical-align:top}
-th{background:#eef1f6}
-td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}
-.wide{overflow-x:auto}
-.example{display:flex;gap:16px;background:var(--card);border:1px solid var(--line);border-radius:8px;padding:12px;margin:10px 0}
-.example .info{flex:1;min-width:0}
-.example h4{margin:0 0 4px;font-size:15px}
-.example p{margin:3px 0}
-code{font:12px/1.4 ui-monospace,"DejaVu Sans Mono",monospace;background:#eef1f6;padding:1px 4px;border-radius:3px;overflow-wrap:anywhere}
-.reason{background:#fdecea;color:#8e2a1f}
-svg.board{flex:none;width:264px;height:264px}
-svg.board text.pc{font-size:.86px;text-anchor:middle;font-family:"DejaVu Sans","Noto Sans Symbols2","Segoe UI Symbol",serif}
-svg.board text.w{fill:#fff;stroke:#000;stroke-width:.035px;paint-order:stroke}
-svg.board text.b{fill:#111}
-svg.board text.coord{font-size:.26px;fill:#555;font-family:sans-serif}
-.legend{font-size:12px;color:var(--muted)}
-.legend i{display:inline-block;width:11px;height:11px;border-radius:2px;margin:0 3px 0 8px;vertical-align:-1px}
-.more{color:var(--muted);font-style:italic}
-footer{margin-top:40px;color:var(--muted);font-size:12px}
-"#;
+/// "once", "twice", "3 times".
+fn times(n: u32) -> String {
+    match n {
+        1 => "once".to_owned(),
+        2 => "twice".to_owned(),
+        n => format!("{n} times"),
+    }
+}
+
+/// The half-move index of a FEN's position: twice its fullmove counter,
+/// plus one with Black to move.
+fn half_moves(setup: &Setup) -> u64 {
+    2 * u64::from(setup.fullmoves.get()) + u64::from(setup.turn.is_black())
+}
+
+/// The move that led to the position of half-move index `index`, as a
+/// reader numbers it: `26.` (White's 26th move) or `26…`.
+fn move_before(index: u64) -> String {
+    let (number, black_to_move) = (index / 2, index % 2 == 1);
+    if black_to_move {
+        format!("{number}.")
+    } else {
+        format!("{}…", number.saturating_sub(1))
+    }
+}
+
+/// `26.Nb5` or `26…Nb5`: a move by `color` in the position whose fullmove
+/// counter is `number`.
+fn move_name(number: u32, white: bool, san: &str) -> String {
+    format!("{number}{}{}", if white { "." } else { "…" }, shown(san))
+}
+
+fn parse_fen(fen: &str) -> Option<Setup> {
+    Fen::from_ascii(fen.as_bytes()).ok().map(Fen::into_setup)
+}
+
+fn squares(bb: Bitboard) -> String {
+    bb.into_iter()
+        .map(|s| s.to_string())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// `f1:c4 g1:b6 c3` — attacked squares with their attackers.
+fn attacked_list(list: &[(Square, Bitboard)]) -> String {
+    list.iter()
+        .map(|(sq, by)| {
+            format!(
+                "{sq}:{}",
+                by.into_iter()
+                    .map(|s| s.to_string())
+                    .collect::<Vec<_>>()
+                    .join(",")
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+// ---- the parts of the page ----
 
 /// Shared SVG definitions: the board pattern and the arrow heads.
-const DEFS: &str = concat!(
-    r##"<svg width="0" height="0" style="position:absolute" aria-hidden="true"><defs>"##,
-    r##"<pattern id="chk" width="2" height="2" patternUnits="userSpaceOnUse"><rect width="2" height="2" fill="#eed9b6"/>"##,
-    r##"<rect x="1" width="1" height="1" fill="#b98b62"/><rect y="1" width="1" height="1" fill="#b98b62"/></pattern>"##,
-    r##"<marker id="ah-path" viewBox="0 0 10 10" refX="7" refY="5" markerWidth="3" markerHeight="3" orient="auto"><path d="M0 0L10 5L0 10z" fill="#1f5fd1"/></marker>"##,
-    r##"<marker id="ah-attack" viewBox="0 0 10 10" refX="8" refY="5" markerWidth="4" markerHeight="4" orient="auto"><path d="M0 0L10 5L0 10z" fill="#d0191b"/></marker>"##,
-    "</defs></svg>\n"
-);
-
-const LEGEND_CASTLE: &str = concat!(
-    r#"<p class="legend">"#,
-    r##"<i style="background:#1f5fd1"></i>king's path"##,
-    r##"<i style="background:rgba(230,30,30,.55)"></i>attacked square (arrows from its attackers)"##,
-    r##"<i style="background:rgba(250,200,0,.7)"></i>had moved / displaced"##,
-    r##"<i style="background:rgba(255,120,0,.75)"></i>in the way"##,
-    "</p>\n"
-);
-
-#[derive(Default)]
-struct Page {
-    out: String,
+fn defs() -> Markup {
+    html! {
+        svg.defs width="0" height="0" aria-hidden="true" {
+            defs {
+                pattern #chk width="2" height="2" patternUnits="userSpaceOnUse" {
+                    rect width="2" height="2" fill="#eed9b6" {}
+                    rect x="1" width="1" height="1" fill="#b98b62" {}
+                    rect y="1" width="1" height="1" fill="#b98b62" {}
+                }
+                marker #ah-path viewBox="0 0 10 10" refX="6" refY="5" markerWidth="3" markerHeight="3" orient="auto" {
+                    path d="M0 0L10 5L0 10z" fill="#1f5fd1" {}
+                }
+                marker #ah-rook viewBox="0 0 10 10" refX="6" refY="5" markerWidth="3" markerHeight="3" orient="auto" {
+                    path d="M0 0L10 5L0 10z" fill="#0a8a7a" {}
+                }
+                // The files and ranks, drawn once for every board.
+                g #coords {
+                    @for i in 0..8u8 {
+                        text.coord x="-0.22" y={ (i) ".6" } { (8 - i) }
+                        text.coord x={ (i) ".42" } y="8.27" { ((b'a' + i) as char) }
+                    }
+                }
+                marker #ah-attack viewBox="0 0 10 10" refX="8" refY="5" markerWidth="4" markerHeight="4" orient="auto" {
+                    path d="M0 0L10 5L0 10z" fill="#d0191b" {}
+                }
+            }
+        }
+    }
 }
 
-/// One horizontal bar chart: labels, bars scaled to the largest count.
-fn bar_chart(id: &str, items: &[(String, u64)]) -> String {
-    if items.is_empty() {
-        return r#"<p class="muted">None.</p>"#.to_owned();
+fn header(s: &Summary) -> Markup {
+    let n = s.sources.len();
+    html! {
+        header {
+            h1 { "pgn-audit report" }
+            p.muted #sources data-count=(n) {
+                (if n == 1 { "Source" } else { "Sources" }) ": "
+                @for (i, src) in s.sources.iter().take(MAX_SOURCES).enumerate() {
+                    @if i > 0 { ", " }
+                    code { (shown(src)) }
+                }
+                @if n > MAX_SOURCES { " and " (n - MAX_SOURCES) " more" }
+            }
+            nav {
+                a href="#glance" { "At a glance" }
+                a href="#castling" { "Illegal castles" }
+                a href="#claims" { "Draw claims" }
+                a href="#results" { "Results" }
+                a href="#missed-draws" { "Missed draws" }
+                a href="#errors" { "Errors" }
+                a href="#examples" { "Examples" }
+            }
+        }
+        @if s.interrupted {
+            p.banner #interrupted { "The run was interrupted: this report covers the games done so far." }
+        }
     }
-    let max = items.iter().map(|(_, n)| *n).max().unwrap_or(0).max(1);
-    let label_w = 200.0;
-    let bar_w = 300.0;
-    let row_h = 22.0;
-    let h = row_h * items.len() as f64 + 4.0;
-    let mut s = format!(
-        r#"<svg class="chart" id="{}" role="img" width="{}" height="{h}" viewBox="0 0 {} {h}" font-family="sans-serif" font-size="12">"#,
-        esc(id),
-        label_w + bar_w + 70.0,
-        label_w + bar_w + 70.0
-    );
-    for (i, (label, n)) in items.iter().enumerate() {
-        let y = i as f64 * row_h + 2.0;
-        let w = if *n == 0 {
-            0.0
+}
+
+/// One number on a card: `key` names the summary.json count(s) it equals
+/// (`a.b` or a sum `a.b+c.d`); `rows` names the report rows it counts.
+fn card(
+    id: &str,
+    class: &str,
+    value: u64,
+    label: &str,
+    key: Option<&str>,
+    rows: Option<&str>,
+    note: Markup,
+) -> Markup {
+    html! {
+        div class={ "stat " (class) } id={ "stat-" (id) } data-value=(value) {
+            b.count data-key=[key] data-rows=[rows] { (value) }
+            span { (label) }
+            (note)
+        }
+    }
+}
+
+fn sum_key(prefix: &str, codes: impl Iterator<Item = &'static str>) -> String {
+    codes
+        .map(|c| format!("{prefix}.{c}"))
+        .collect::<Vec<_>>()
+        .join("+")
+}
+
+fn glance(h: &HtmlReport, s: &Summary) -> Markup {
+    let pct = |k: u64| {
+        if s.games == 0 {
+            String::new()
         } else {
-            (bar_w * *n as f64 / max as f64).max(1.5)
-        };
-        let _ = write!(
-            s,
-            r##"<g class="bar" data-label="{l}" data-count="{n}"><text x="{tx}" y="{ty}" text-anchor="end" fill="#1d2330">{l}</text><rect x="{label_w}" y="{y}" width="{w:.1}" height="{bh}" rx="2" fill="#2f5fb3"/><text x="{cx:.1}" y="{ty}" fill="#5b6477">{n}</text></g>"##,
-            l = esc(label),
-            tx = label_w - 6.0,
-            ty = y + 14.0,
-            bh = row_h - 6.0,
-            cx = label_w + w + 5.0,
-        );
+            format!(" · {:.1}%", k as f64 * 100.0 / s.games as f64)
+        }
+    };
+    // As summary.json gives it, so that a page built from a report folder
+    // is the same as the run's.
+    let seconds = (s.seconds * 1000.0).round() / 1000.0;
+    let rate = if seconds > 0.0 {
+        s.games as f64 / seconds
+    } else {
+        0.0
+    };
+    let false_verdicts: Vec<&'static str> = ClaimVerdict::ALL
+        .iter()
+        .map(|v| v.code())
+        .filter(|v| !upheld(v))
+        .collect();
+    let false_claims: u64 = ClaimVerdict::ALL
+        .iter()
+        .zip(&s.claims)
+        .filter(|(v, _)| !upheld(v.code()))
+        .map(|(_, n)| n)
+        .sum();
+    let missed: u64 = s.missed_draws.iter().sum();
+    let results: u64 = s.results.iter().sum();
+    let errors: u64 = s.errors.iter().sum();
+    let none = html! {};
+    html! {
+        section #glance {
+            h2 { "At a glance" }
+            h3 { "Findings" }
+            div.cards.findings {
+                (card("castles", "finding", h.castles, "illegal castles", None, Some("castling.csv"),
+                    html! { small { "castling moves that break FIDE 3.8.2" } }))
+                (card("false-claims", "finding", false_claims, "false draw claims",
+                    Some(&sum_key("claims", false_verdicts.iter().copied())), None,
+                    html! { small data-rows="claims.csv:flagging" data-value=(h.flagging_claims) {
+                        (h.flagging_claims) " from a Termination tag or comment" } }))
+                (card("missed", "finding", missed, "missed automatic draws",
+                    Some(&sum_key("missed_draws", DrawRule::ALL.iter().map(|r| r.code()))), None,
+                    html! { small { "fivefold, 75 moves, dead position" } }))
+                (card("results", "finding", results, "result problems",
+                    Some(&sum_key("results", ResultCode::ALL.iter().map(|r| r.code()))), None,
+                    html! { small { "results the board contradicts" } }))
+                (card("errors", "finding", errors, "errors",
+                    Some(&sum_key("errors", ErrorKind::ALL.iter().map(|r| r.code()))), None,
+                    html! { small { "games not audited to their end" } }))
+            }
+            @if h.unreadable > 0 {
+                p.banner #unreadable data-count=(h.unreadable) {
+                    (plural(h.unreadable, "report row does", "report rows do"))
+                    " not fit this version's columns and are not shown."
+                }
+            }
+            h3 { "The run" }
+            div.cards {
+                (card("games", "games", s.games, "games", Some("games"), None, none.clone()))
+                (card("clean", "clean", s.clean, &format!("clean{}", pct(s.clean)), Some("clean"), None, none.clone()))
+                (card("flagged", "flagged", s.flagged, &format!("flagged{}", pct(s.flagged)), Some("flagged"), None, none.clone()))
+                (card("incomplete", "incomplete", s.incomplete, &format!("incomplete{}", pct(s.incomplete)), Some("incomplete"), None, none.clone()))
+                (card("quirks", "quirks", s.notation_quirks, "notation quirks", Some("notation_quirks"), None, none.clone()))
+                div.stat #stat-bytes data-value=(format!("{:.1}", s.bytes as f64 / f64::from(1 << 20))) {
+                    b { (format!("{:.1}", s.bytes as f64 / f64::from(1 << 20))) } span { "MiB read" }
+                }
+                div.stat #stat-seconds data-value=(format!("{seconds:.2}")) {
+                    b { (format!("{seconds:.2}")) } span { "seconds" }
+                }
+                div.stat #stat-rate data-value=(format!("{rate:.0}")) {
+                    b { (format!("{rate:.0}")) } span { "games/s" }
+                }
+                (card("threads", "threads", s.threads as u64, "threads", Some("threads"), None, none))
+            }
+            @if s.games > 0 {
+                div.classes #classes role="img" aria-label="clean, flagged and incomplete games" {
+                    @for (k, class) in [(s.clean, "clean"), (s.flagged, "flagged"), (s.incomplete, "incomplete")] {
+                        @if k > 0 {
+                            span class=(class) style={ "width:" (format!("{:.3}", k as f64 * 100.0 / s.games as f64)) "%" } {}
+                        }
+                    }
+                }
+            }
+        }
     }
-    s.push_str("</svg>");
-    s
 }
 
-fn square_xy(sq: Square) -> (u32, u32) {
+/// One bar chart: a label, a bar scaled to the largest count, the count.
+/// `key` is the summary.json object the counts come from, if any; `tone`
+/// colours a bar by its label.
+fn bar_chart(
+    id: &str,
+    items: &[(String, u64)],
+    key: Option<&str>,
+    tone: impl Fn(&str) -> &'static str,
+) -> Markup {
+    let max = items.iter().map(|(_, n)| *n).max().unwrap_or(0).max(1);
+    html! {
+        @if items.is_empty() {
+            p.muted { "None." }
+        } @else {
+            div.chart id=(id) role="img" {
+                @for (label, n) in items {
+                    div.bar data-label=(shown(label)) data-count=(n) {
+                        span.label { (shown(label)) }
+                        span.track {
+                            span class={ "fill " (tone(label)) }
+                                style={ "width:" (format!("{:.2}", *n as f64 * 100.0 / max as f64)) "%" } {}
+                        }
+                        span.n.count data-key=[key.map(|k| format!("{k}.{label}"))] { (n) }
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn castling(h: &HtmlReport, s: &Summary) -> Markup {
+    let reasons: Vec<(String, u64)> = CastlingReason::ALL
+        .iter()
+        .zip(&s.castling)
+        .map(|(r, n)| (r.code().to_owned(), *n))
+        .filter(|(_, n)| *n > 0)
+        .collect();
+    let decades: Vec<(String, u64)> = h
+        .castle_decades
+        .iter()
+        .map(|(k, v)| (k.clone(), *v))
+        .collect();
+    let variants: Vec<(String, u64)> = h
+        .castle_variants
+        .iter()
+        .map(|(k, v)| (k.clone(), *v))
+        .collect();
+    let mut combos: Vec<(&String, &u64)> = h.castle_combos.iter().collect();
+    combos.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+    html! {
+        section #castling {
+            h2 { "Illegal castles " span.muted #castles-total data-count=(h.castles) { "(" (plural(h.castles, "castle", "castles")) ")" } }
+            @if h.castles == 0 {
+                p.muted { "No castling move broke the rules." }
+            } @else {
+                div.grid {
+                    div.panel {
+                        h3 { "By reason" }
+                        p.muted { "A castle can break several rules; it counts once for each." }
+                        (bar_chart("chart-castle-reasons", &reasons, Some("castling"), |_| "bad"))
+                    }
+                    div.panel {
+                        h3 { "By decade (Date tag)" }
+                        (bar_chart("chart-castle-decades", &decades, None, |_| "plain"))
+                        h3 { "By variant" }
+                        (bar_chart("chart-castle-variants", &variants, None, |_| "plain"))
+                    }
+                    div.panel {
+                        h3 { "Most frequent reason combinations" }
+                        div.wide {
+                            table #castle-combos {
+                                tr { th { "reasons" } th.n { "castles" } }
+                                @for (k, v) in combos.iter().take(MAX_COMBOS) {
+                                    tr data-reasons=(shown(k)) { td { code { (shown(&k.replace(';', " + "))) } } td.n { (v) } }
+                                }
+                            }
+                        }
+                        @if combos.len() > MAX_COMBOS {
+                            p.more { (combos.len() - MAX_COMBOS) " other combinations." }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn claims(h: &HtmlReport, s: &Summary) -> Markup {
+    let total: u64 = h.claim_counts.values().sum();
+    let mut by_verdict: BTreeMap<String, u64> = BTreeMap::new();
+    let mut sources: Vec<&str> = ClaimSource::ALL.iter().map(|c| c.code()).collect();
+    for ((v, src), n) in &h.claim_counts {
+        *by_verdict.entry(v.clone()).or_default() += n;
+        if !sources.contains(&src.as_str()) {
+            sources.push(src);
+        }
+    }
+    let verdicts: Vec<(String, u64)> = ClaimVerdict::ALL
+        .iter()
+        .zip(&s.claims)
+        .map(|(v, n)| (v.code().to_owned(), *n))
+        .filter(|(_, n)| *n > 0)
+        .collect();
+    let kinds: Vec<(String, u64)> = h.claim_kinds.iter().map(|(k, v)| (k.clone(), *v)).collect();
+    let false_total: u64 = verdicts
+        .iter()
+        .filter(|(v, _)| !upheld(v))
+        .map(|(_, n)| n)
+        .sum();
+    html! {
+        section #claims {
+            h2 { "Draw claims "
+                span.muted #claims-total data-count=(total) {
+                    "(" (plural(total, "claim", "claims")) " audited, " (false_total) " false)"
+                }
+            }
+            @if total == 0 {
+                p.muted { "No draw claim was audited." }
+            } @else {
+                div.grid {
+                    div.panel {
+                        h3 { "By verdict" }
+                        (bar_chart("chart-claim-verdicts", &verdicts, Some("claims"), |v| if upheld(v) { "ok" } else { "bad" }))
+                        p.legend { i.ok {} "upheld" i.bad {} "false" }
+                    }
+                    div.panel {
+                        h3 { "By verdict and source" }
+                        div.wide {
+                            table #claim-table {
+                                tr { th { "verdict" } @for src in &sources { th.n { (shown(src)) } } th.n { "all" } }
+                                @for (v, n) in ordered(&by_verdict, ClaimVerdict::ALL.iter().map(|v| v.code())) {
+                                    tr data-verdict=(shown(v)) {
+                                        td { span class={ "dot " (if upheld(v) { "ok" } else { "bad" }) } {} (shown(v)) }
+                                        @for src in &sources {
+                                            td.n data-source=(shown(src)) {
+                                                (h.claim_counts.get(&(v.to_owned(), (*src).to_owned())).copied().unwrap_or(0))
+                                            }
+                                        }
+                                        td.n { (n) }
+                                    }
+                                }
+                            }
+                        }
+                        h3 { "By claim" }
+                        (bar_chart("chart-claim-kinds", &kinds, None, |_| "plain"))
+                        p.muted { "An " code { "implied" } " claim (a drawn game whose final position repeats) flags nothing." }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A section with one chart of counts by code; `key` is the summary.json
+/// object of those counts.
+fn counts_section(
+    id: &str,
+    title: &str,
+    what: &str,
+    key: &str,
+    items: &[(String, u64)],
+    tone: &'static str,
+) -> Markup {
+    let total: u64 = items.iter().map(|(_, n)| n).sum();
+    html! {
+        section.panel id=(id) {
+            h2 { (title) " " span.muted id={ (id) "-total" } data-count=(total) { "(" (total) ")" } }
+            p.muted { (what) "." }
+            @if total > 0 || items.iter().any(|(_, n)| *n == 0) {
+                (bar_chart(&format!("chart-{id}"), items, Some(key), |_| tone))
+            }
+        }
+    }
+}
+
+// ---- examples ----
+
+fn identity(id: &Identity) -> Markup {
+    let white = tag(&id.white);
+    let black = tag(&id.black);
+    let site = tag(&id.site);
+    // The players, else the event, name the game.
+    let event = tag(&id.event);
+    let who = match (white, black) {
+        (None, None) => event.map(shown),
+        (w, b) => Some(format!(
+            "{} – {}",
+            shown(w.unwrap_or("?")),
+            shown(b.unwrap_or("?"))
+        )),
+    };
+    let mut parts: Vec<Markup> = Vec::new();
+    if let Some(e) = event.filter(|_| white.is_some() || black.is_some()) {
+        parts.push(html! { (shown(e)) });
+    }
+    if let Some(r) = tag(&id.round) {
+        parts.push(html! { "round " (shown(r)) });
+    }
+    if let Some(d) = date(&id.date) {
+        parts.push(html! { (shown(d)) });
+    }
+    if let Some(site) = site {
+        parts.push(if is_url(site) {
+            html! { a href=(site) rel="noopener noreferrer" { (shown(site)) } }
+        } else {
+            html! { (shown(site)) }
+        });
+    }
+    if id.variant != "standard" {
+        parts.push(html! { (shown(&id.variant)) });
+    }
+    html! {
+        span.who {
+            @match &who { Some(w) => { b { (w) } }, None => { b.muted { "no players or event named" } } }
+            @if let Some(r) = tag(&id.result) { " " span.muted { (shown(r)) } }
+        }
+        @if !parts.is_empty() {
+            span.tags { @for (i, p) in parts.iter().enumerate() { @if i > 0 { " · " } (p) } }
+        }
+        span.src { (shown(&id.source)) ", game " (id.game) ", line " (id.line) }
+    }
+}
+
+/// The marks of a castle board: the geometry, and which pieces had moved
+/// (`king_moved`, `rook_moved`, `king_displaced`, `rook_displaced`) or
+/// which rook square lost its rook (`rook_captured`, standard chess).
+struct CastleMarks {
+    geometry: Geometry,
+    moved: Bitboard,
+    captured: Option<Square>,
+}
+
+/// The castle of a row from its position: the geometry of the castle the
+/// row describes (where a Chess960 position leaves the rook open, the
+/// candidate whose facts are the row's).
+fn castle_marks(row: &CastlingRow, setup: &Setup) -> Option<CastleMarks> {
+    let color = if row.side == "black" {
+        Color::Black
+    } else {
+        Color::White
+    };
+    let side = if row.castle == "queenside" {
+        CastlingSide::QueenSide
+    } else {
+        CastlingSide::KingSide
+    };
+    let chess960 = row.id.variant == "chess960";
+    let candidates = castle_candidates(&setup.board, setup.castling_rights, color, side, chess960);
+    let first = *candidates.first()?;
+    let has = |code: &str| row.reasons.split(';').any(|r| r == code);
+    let castle = if candidates.len() > 1 {
+        candidates
+            .iter()
+            .copied()
+            .find(|c| {
+                let breaks = geometry(&setup.board, *c).breaks();
+                [
+                    CastlingReason::NoRook,
+                    CastlingReason::PathBlocked,
+                    CastlingReason::InCheck,
+                    CastlingReason::ThroughCheck,
+                    CastlingReason::IntoCheck,
+                ]
+                .iter()
+                .all(|r| breaks.contains(*r) == has(r.code()))
+            })
+            .unwrap_or(first)
+    } else {
+        first
+    };
+    let g = geometry(&setup.board, castle);
+    let mut moved = Bitboard::EMPTY;
+    if has("king_moved") || has("king_displaced") {
+        moved.add(g.king);
+    }
+    let captured = has("rook_captured");
+    if let Some(r) = g.rook
+        && ((has("rook_moved") && !captured) || has("rook_displaced"))
+    {
+        moved.add(r);
+    }
+    let captured = (captured && !chess960).then(|| {
+        Square::from_coords(
+            match side {
+                CastlingSide::KingSide => File::H,
+                CastlingSide::QueenSide => File::A,
+            },
+            color.backrank(),
+        )
+    });
+    Some(CastleMarks {
+        geometry: g,
+        moved,
+        captured,
+    })
+}
+
+fn xy(sq: Square) -> (u32, u32) {
     (sq.file().to_u32(), 7 - sq.rank().to_u32())
 }
 
@@ -526,901 +972,439 @@ fn glyph(role: Role) -> &'static str {
     }
 }
 
-fn piece_code(p: Piece) -> char {
-    p.char()
+/// A square mark: a rect of `class` on `sq`.
+fn square_mark(sq: Square, class: &str, attackers: Option<Bitboard>) -> Markup {
+    let (x, y) = xy(sq);
+    html! {
+        rect class=(class) data-sq=(sq) data-attackers=[attackers.map(squares)]
+            x=(x) y=(y) width="1" height="1" {}
+    }
 }
 
-fn squares(bb: Bitboard) -> String {
-    bb.into_iter()
-        .map(|s| s.to_string())
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
-/// What a castle board shows, worked out from the position before it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CastleMarks {
-    pub king: Option<Square>,
-    /// Where the king goes (g- or c-file of its back rank).
-    pub destination: Square,
-    /// The castling rook, where one is found.
-    pub rook: Option<Square>,
-    /// Squares of the king's path (start, passed over, destination) that
-    /// are attacked, with their attackers.
-    pub attacked: Vec<(Square, Bitboard)>,
-    /// Pieces (or empty squares) that had moved or are displaced.
-    pub moved: Bitboard,
-    /// Pieces in the way of the king or the rook.
-    pub blockers: Bitboard,
-}
-
-/// Works out the marks of a castle board. `reasons` are the row's codes.
-pub fn castle_marks(
-    board: &Board,
-    castling_rights: Bitboard,
-    white: bool,
-    kingside: bool,
-    chess960: bool,
-    reasons: &str,
-) -> CastleMarks {
-    let color = if white { Color::White } else { Color::Black };
-    let back = if white { Rank::First } else { Rank::Eighth };
-    let has = |code: &str| reasons.split(';').any(|r| r == code);
-    let king = board.king_of(color);
-    let king_file = king
-        .filter(|k| k.rank() == back)
-        .map_or(File::E, Square::file);
-    let destination = Square::from_coords(if kingside { File::G } else { File::C }, back);
-    let rook_destination = Square::from_coords(if kingside { File::F } else { File::D }, back);
-    let corner = Square::from_coords(if kingside { File::H } else { File::A }, back);
-    let side_of_king = Bitboard::from_rank(back)
-        & Bitboard::from_iter(
-            File::ALL
-                .iter()
-                .filter(|f| {
-                    if kingside {
-                        **f > king_file
-                    } else {
-                        **f < king_file
-                    }
-                })
-                .map(|f| Square::from_coords(*f, back)),
-        );
-    let my_rooks = board.rooks() & board.by_color(color) & side_of_king;
-    let nearest = if kingside {
-        my_rooks.first()
+/// An arrow from `from` to `to`, shifted by `dy` of a square across its
+/// direction (so that the king's path, the rook's and the attacks do not
+/// lie on one another), its head short of the target's centre.
+fn arrow(class: &str, from: Square, to: Square, shift: f64, marker: &str) -> Markup {
+    let ((x1, y1), (x2, y2)) = (xy(from), xy(to));
+    let (x1, y1, x2, y2) = (
+        f64::from(x1) + 0.5,
+        f64::from(y1) + 0.5,
+        f64::from(x2) + 0.5,
+        f64::from(y2) + 0.5,
+    );
+    let (dx, dy) = (x2 - x1, y2 - y1);
+    let len = (dx * dx + dy * dy).sqrt().max(1e-9);
+    // The normal, pointing up the board for a move along a rank.
+    let (nx, ny) = (dy / len, -dx / len);
+    let (nx, ny) = if ny > 0.0 || (ny == 0.0 && nx < 0.0) {
+        (-nx, -ny)
     } else {
-        my_rooks.last()
+        (nx, ny)
     };
-    let rook = if chess960 {
-        (my_rooks & castling_rights).into_iter().next().or(nearest)
-    } else if my_rooks.contains(corner) {
-        Some(corner)
-    } else {
-        nearest
-    };
-
-    let mut attacked = Vec::new();
-    let them = !color;
-    if let Some(k) = king {
-        let at = board.attacks_to(k, them, board.occupied());
-        if at.any() {
-            attacked.push((k, at));
-        }
-        if k.rank() == back && k != destination {
-            let mut lifted = board.occupied();
-            lifted.discard(k);
-            if let Some(r) = rook {
-                lifted.discard(r);
-            }
-            for sq in attacks::between(k, destination) {
-                let at = board.attacks_to(sq, them, lifted);
-                if at.any() {
-                    attacked.push((sq, at));
-                }
-            }
-            let after = lifted | destination | rook_destination;
-            let mut at = board.attacks_to(destination, them, after);
-            at.discard(destination);
-            if at.any() {
-                attacked.push((destination, at));
-            }
-        }
-    }
-
-    let mut moved = Bitboard::EMPTY;
-    if let Some(k) = king
-        && (has("king_moved") || has("king_displaced"))
-    {
-        moved.add(k);
-    }
-    if has("rook_moved") || has("rook_captured") || has("rook_displaced") {
-        if !chess960 {
-            moved.add(corner);
-        }
-        if let Some(r) = rook {
-            moved.add(r);
-        }
-    }
-
-    let mut way = Bitboard::EMPTY;
-    if let Some(k) = king.filter(|k| k.rank() == back) {
-        way |= attacks::between(k, destination) | destination;
-    }
-    if let Some(r) = rook {
-        way |= attacks::between(r, rook_destination) | rook_destination;
-    }
-    let mut blockers = way & board.occupied();
-    if let Some(k) = king {
-        blockers.discard(k);
-    }
-    if let Some(r) = rook {
-        blockers.discard(r);
-    }
-    CastleMarks {
-        king,
-        destination,
-        rook,
-        attacked,
-        moved,
-        blockers,
+    let short = 0.3 / len;
+    let f = |v: f64| format!("{v:.3}");
+    html! {
+        line class=(class) data-from=(from) data-to=(to)
+            x1=(f(x1 + nx * shift)) y1=(f(y1 + ny * shift))
+            x2=(f(x2 - dx * short + nx * shift)) y2=(f(y2 - dy * short + ny * shift))
+            marker-end={ "url(#" (marker) ")" } {}
     }
 }
 
-fn parse_fen(fen: &str) -> Option<shakmaty::Setup> {
-    Fen::from_ascii(fen.as_bytes()).ok().map(Fen::into_setup)
-}
-
-/// An SVG board with its pieces and, for a castle, its marks.
+/// An SVG board of `setup` with, for a castle, its marks; `extra` shades
+/// squares blue (a claim's castling rights and en-passant square).
 fn board_svg(
     id: &str,
     fen: &str,
     board: &Board,
     marks: Option<&CastleMarks>,
     extra: &[(Square, &str)],
-) -> String {
-    let mut s = format!(
-        r#"<svg class="board" id="{id}" data-fen="{}" viewBox="-0.32 0 8.32 8.32" role="img"><rect width="8" height="8" fill="url(#chk)"/>"#,
-        esc(fen)
-    );
-    let rect = |s: &mut String, sq: Square, class: &str, fill: &str, attrs: &str| {
-        let (x, y) = square_xy(sq);
-        let _ = write!(
-            s,
-            r#"<rect class="{class}" data-sq="{sq}"{attrs} x="{x}" y="{y}" width="1" height="1" fill="{fill}"/>"#
-        );
+) -> Markup {
+    let g = marks.map(|m| &m.geometry);
+    html! {
+        svg.board id=(id) data-fen=(shown(fen)) viewBox="-0.32 0 8.32 8.32" role="img"
+            data-king=[g.map(|g| g.king)]
+            data-king-to=[g.map(|g| g.king_to)]
+            data-rook=[g.and_then(|g| g.rook)]
+            data-rook-to=[g.filter(|g| g.rook.is_some() && g.on_back_rank).map(|g| g.rook_to)]
+            data-king-path=[g.map(|g| squares(g.king_path))]
+            data-rook-path=[g.map(|g| squares(g.rook_path))]
+            data-blockers=[g.map(|g| squares(g.blocker_squares()))]
+            data-checkers=[g.map(|g| squares(g.checkers))]
+            data-through=[g.map(|g| attacked_list(&g.crossed_attacks))]
+            data-into=[g.map(|g| squares(g.landing_attackers))]
+        {
+            rect width="8" height="8" fill="url(#chk)" {}
+            @for (sq, class) in extra { (square_mark(*sq, class, None)) }
+            @if let Some(m) = marks {
+                @for sq in m.geometry.king_path { (square_mark(sq, "path", None)) }
+                @for sq in m.geometry.rook_path.without(m.geometry.king_path) { (square_mark(sq, "rook-path", None)) }
+                @for (sq, by) in m.geometry.attacked() { (square_mark(sq, "attacked", Some(by))) }
+                @for sq in m.geometry.blocker_squares() { (square_mark(sq, "blocker", None)) }
+                @for sq in m.moved { (square_mark(sq, "moved", None)) }
+                @if let Some(sq) = m.captured { (square_mark(sq, "captured", None)) }
+            }
+            // The pieces go over the square marks, the arrows over the pieces.
+            @for (sq, piece) in board.iter() { (piece_glyph(sq, piece)) }
+            @if let Some(m) = marks {
+                @let g = &m.geometry;
+                @if g.on_back_rank && g.king != g.king_to {
+                    (arrow("king-arrow", g.king, g.king_to, 0.22, "ah-path"))
+                }
+                @if let Some(r) = g.rook.filter(|r| g.on_back_rank && *r != g.rook_to) {
+                    (arrow("rook-arrow", r, g.rook_to, -0.22, "ah-rook"))
+                }
+                @for (sq, by) in g.attacked() {
+                    @for a in by { (arrow("attack", a, sq, 0.0, "ah-attack")) }
+                }
+                @for a in g.attacked().iter().fold(Bitboard::EMPTY, |acc, (_, by)| acc | *by) {
+                    @let (x, y) = xy(a);
+                    circle.attacker data-sq=(a) cx={ (x) ".5" } cy={ (y) ".5" } r=".44" {}
+                }
+            }
+            use href="#coords" {}
+        }
+    }
+}
+
+fn piece_glyph(sq: Square, piece: Piece) -> Markup {
+    let (x, y) = xy(sq);
+    html! {
+        text class={ "pc " (if piece.color.is_white() { "w" } else { "b" }) }
+            data-sq=(sq) data-piece=(piece.char()) x={ (x) ".5" } y={ (y) ".8" } { (glyph(piece.role)) }
+    }
+}
+
+fn no_board() -> Markup {
+    html! { p.muted { "(no board: the FEN cannot be read)" } }
+}
+
+const LEGEND_CASTLE: &str = concat!(
+    r#"<p class="legend"><i class="l-path"></i>king's path "#,
+    r#"<i class="l-rook"></i>rook's path "#,
+    r#"<i class="l-attacked"></i>attacked (arrows from the attackers) "#,
+    r#"<i class="l-blocker"></i>in the way "#,
+    r#"<i class="l-moved"></i>had moved or is displaced "#,
+    r#"<i class="l-captured"></i>rook's square, its rook captured</p>"#,
+);
+
+/// A group of examples: its heading and, one line each, its rows, whose
+/// boards open on demand.
+fn example_group(
+    id: &str,
+    title: Markup,
+    total: u64,
+    shown_rows: usize,
+    file: &str,
+    rows: Markup,
+) -> Markup {
+    html! {
+        details.group id=(id) data-total=(total) data-shown=(shown_rows) open {
+            summary { (title) " " span.muted { "(" (total) ")" } }
+            div.rows { (rows) }
+            @if total > shown_rows as u64 {
+                p.more { "… and " (total - shown_rows as u64) " more in " (file) "." }
+            }
+        }
+    }
+}
+
+/// One example: a line that names the game and the finding, and, opened,
+/// the board and the details.
+fn example(
+    id: &str,
+    class: &str,
+    data: &[(&str, String)],
+    line: Markup,
+    board: Markup,
+    body: Markup,
+    open: bool,
+) -> Markup {
+    html! {
+        details class={ "ex " (class) } id=(id) open[open]
+            data-reasons=[data.iter().find(|(k, _)| *k == "reasons").map(|(_, v)| v)]
+            data-verdict=[data.iter().find(|(k, _)| *k == "verdict").map(|(_, v)| v)]
+            data-plies=[data.iter().find(|(k, _)| *k == "plies").map(|(_, v)| v)]
+            data-ply=[data.iter().find(|(k, _)| *k == "ply").map(|(_, v)| v)]
+            data-variant=[data.iter().find(|(k, _)| *k == "variant").map(|(_, v)| v)]
+        {
+            summary { (line) }
+            div.body { (board) div.info { (body) } }
+        }
+    }
+}
+
+fn examples(h: &HtmlReport) -> Markup {
+    let mut n = 0usize;
+    html! {
+        section #examples {
+            h2 { "Examples" }
+            p.muted { "At most " (h.limit) " per group, in input order; open a line for its board. The CSV files hold every row." }
+            h3 #castle-examples { "Illegal castles" }
+            @if h.castle_examples.is_empty() { p.muted { "None." } } @else {
+                p.muted { "Grouped by each castle's first reason. Each board shows the position before the castle." }
+                (PreEscaped(LEGEND_CASTLE))
+                @for (reason, g) in ordered(&h.castle_examples, CastlingReason::ALL.iter().map(|r| r.code())) {
+                    (example_group(&format!("castles-{}", shown(reason)),
+                        html! { "First reason " code.reason { (shown(reason)) } }, g.total, g.rows.len(), "castling.csv",
+                        html! { @for row in &g.rows { ({ n += 1; castle_example(n, row) }) } }))
+                }
+            }
+            h3 #claim-examples { "False claims" }
+            @if h.claim_examples.is_empty() { p.muted { "None." } } @else {
+                p.muted { "Each board shows the final position; the en-passant square and the rooks that keep a castling right are shaded blue." }
+                @for (verdict, g) in ordered(&h.claim_examples, ClaimVerdict::ALL.iter().map(|v| v.code())) {
+                    (example_group(&format!("claims-{}", shown(verdict)),
+                        html! { "Verdict " code.reason { (shown(verdict)) } }, g.total, g.rows.len(), "claims.csv",
+                        html! { @for row in &g.rows { ({ n += 1; claim_example(n, row) }) } }))
+                }
+            }
+            h3 #result-examples { "Results that contradict the board" }
+            @if h.results.is_empty() { p.muted { "None." } } @else {
+                @for (code, g) in ordered(&h.results, ResultCode::ALL.iter().map(|c| c.code())) {
+                    (example_group(&format!("results-{}", shown(code)),
+                        html! { code.reason { (shown(code)) } }, g.total, g.rows.len(), "results.csv",
+                        html! { @for row in &g.rows { ({ n += 1; result_example(n, row) }) } }))
+                }
+            }
+            h3 #missed-examples { "Missed automatic draws" }
+            @if h.missed.is_empty() { p.muted { "None." } } @else {
+                @for (rule, g) in ordered(&h.missed, DrawRule::ALL.iter().map(|r| r.code())) {
+                    (example_group(&format!("missed-{}", shown(rule)),
+                        html! { code.reason { (shown(rule)) } }, g.total, g.rows.len(), "missed_draws.csv",
+                        html! { @for row in &g.rows { ({ n += 1; missed_example(n, row) }) } }))
+                }
+            }
+            h3 #error-examples { "Errors" }
+            @if h.errors.is_empty() { p.muted { "None." } } @else {
+                @for (kind, g) in ordered(&h.errors, ErrorKind::ALL.iter().map(|k| k.code())) {
+                    (example_group(&format!("errors-{}", shown(kind)),
+                        html! { code.reason { (shown(kind)) } }, g.total, g.rows.len(), "errors.csv",
+                        html! { @for row in &g.rows { ({ n += 1; error_example(n, row) }) } }))
+                }
+            }
+        }
+    }
+}
+
+fn codes(list: &str) -> Markup {
+    html! { @for r in list.split(';').filter(|r| !r.is_empty()) { code.reason { (shown(r)) } " " } }
+}
+
+fn castle_example(n: usize, row: &CastlingRow) -> Markup {
+    let setup = parse_fen(&row.fen);
+    let marks = setup.as_ref().and_then(|s| castle_marks(row, s));
+    let board = match &setup {
+        Some(s) => board_svg(
+            &format!("board-{n}"),
+            &row.fen,
+            &s.board,
+            marks.as_ref(),
+            &[],
+        ),
+        None => no_board(),
     };
-    for (sq, class) in extra {
-        rect(&mut s, *sq, class, "rgba(60,140,255,.45)", "");
-    }
-    if let Some(m) = marks {
-        for sq in m.moved {
-            rect(&mut s, sq, "moved", "rgba(250,200,0,.7)", "");
-        }
-        for sq in m.blockers {
-            rect(&mut s, sq, "blocker", "rgba(255,120,0,.75)", "");
-        }
-        for (sq, at) in &m.attacked {
-            let attrs = format!(r#" data-attackers="{}""#, squares(*at));
-            rect(&mut s, *sq, "attacked", "rgba(230,30,30,.55)", &attrs);
-        }
-        for at in m.attacked.iter().fold(Bitboard::EMPTY, |a, (_, b)| a | *b) {
-            let (x, y) = square_xy(at);
-            let _ = write!(
-                s,
-                r##"<circle class="attacker" data-sq="{at}" cx="{}.5" cy="{}.5" r=".46" fill="none" stroke="#d0191b" stroke-width=".07"/>"##,
-                x, y
-            );
-        }
-    }
-    if let Some(m) = marks {
-        if let Some(k) = m.king.filter(|k| *k != m.destination) {
-            let ((x1, y1), (x2, y2)) = (square_xy(k), square_xy(m.destination));
-            let _ = write!(
-                s,
-                r##"<line class="path" data-from="{k}" data-to="{d}" x1="{x1}.5" y1="{y1}.5" x2="{x2}.5" y2="{y2}.5" stroke="#1f5fd1" stroke-width=".13" stroke-opacity=".85" marker-end="url(#ah-path)"/>"##,
-                d = m.destination
-            );
-        }
-        for (sq, at) in &m.attacked {
-            for a in *at {
-                let ((x1, y1), (x2, y2)) = (square_xy(a), square_xy(*sq));
-                let _ = write!(
-                    s,
-                    r##"<line class="attack" data-from="{a}" data-to="{sq}" x1="{x1}.5" y1="{y1}.5" x2="{x2}.5" y2="{y2}.5" stroke="#d0191b" stroke-width=".06" marker-end="url(#ah-attack)"/>"##
-                );
-            }
-        }
-    }
-    // The pieces go over the marks and lines.
-    for (sq, piece) in board.iter() {
-        let (x, y) = square_xy(sq);
-        let _ = write!(
-            s,
-            r#"<text class="pc {c}" data-sq="{sq}" data-piece="{p}" x="{x}.5" y="{y}.8">{g}</text>"#,
-            c = if piece.color.is_white() { "w" } else { "b" },
-            p = piece_code(piece),
-            g = glyph(piece.role),
-        );
-    }
-    for i in 0..8u8 {
-        let _ = write!(
-            s,
-            r#"<text class="coord" x="-0.2" y="{}.6">{}</text><text class="coord" x="{}.42" y="8.27">{}</text>"#,
-            i,
-            8 - i,
-            i,
-            (b'a' + i) as char
-        );
-    }
-    s.push_str("</svg>");
-    s
-}
-
-fn identity_html<S: AsRef<str>>(row: &[S]) -> String {
-    let white = col(row, WHITE);
-    let black = col(row, BLACK);
-    let mut s = format!(
-        "<h4>{} – {} <span class=\"muted\">{}</span></h4>",
-        if white.is_empty() {
-            "?".to_owned()
-        } else {
-            esc(white)
+    let mv = move_name(row.move_number, row.side != "black", &row.san);
+    example(
+        &format!("ex-{n}"),
+        "castle",
+        &[
+            ("reasons", shown(&row.reasons)),
+            ("ply", row.ply.to_string()),
+            ("variant", shown(&row.id.variant)),
+        ],
+        html! {
+            span.move { b { (mv) } " " small.ply { "ply " (row.ply) } }
+            (identity(&row.id))
+            span.codes { (codes(&row.reasons)) }
         },
-        if black.is_empty() {
-            "?".to_owned()
-        } else {
-            esc(black)
+        board,
+        html! {
+            p { (shown(&row.side)) " castles " (shown(&row.castle)) ": " b { (mv) } }
+            p.detail { (shown(&row.detail)) }
+            p { code.fen { (shown(&row.fen)) } }
         },
-        esc(col(row, RESULT))
-    );
-    let mut parts = Vec::new();
-    for (i, label) in [(EVENT, ""), (ROUND, "round "), (DATE, "")] {
-        let v = col(row, i);
-        if !v.is_empty() && v != "?" {
-            parts.push(format!("{label}{}", esc(v)));
-        }
-    }
-    let site = col(row, SITE);
-    if is_url(site) {
-        parts.push(format!(
-            r#"<a href="{0}" rel="noopener noreferrer">{0}</a>"#,
-            esc(site)
-        ));
-    } else if !site.is_empty() && site != "?" {
-        parts.push(esc(site));
-    }
-    if col(row, VARIANT) != "standard" {
-        parts.push(esc(col(row, VARIANT)));
-    }
-    let _ = write!(s, "<p>{}</p>", parts.join(" · "));
-    let _ = write!(
-        s,
-        r#"<p class="src">{}, game {}, line {}, byte {}</p>"#,
-        esc(col(row, SOURCE)),
-        esc(col(row, GAME)),
-        esc(col(row, LINE)),
-        esc(col(row, OFFSET))
-    );
-    s
-}
-
-fn missed_row(row: &[String]) -> String {
-    use missed_col::*;
-    format!(
-        "<tr><td>{}</td><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td><code>{}</code></td></tr>",
-        game_cell(row),
-        esc(col(row, RULE)),
-        esc(col(row, PLY)),
-        esc(col(row, PLIES_AFTER)),
-        esc(col(row, FEN))
+        n == 1,
     )
 }
 
-fn result_row(row: &[String]) -> String {
-    use results_col::*;
-    format!(
-        "<tr><td>{}</td><td>{}</td><td class=\"n\">{}</td><td>{}</td><td>{}</td><td>{}</td><td><code>{}</code></td></tr>",
-        game_cell(row),
-        esc(col(row, CODE)),
-        esc(col(row, PLY)),
-        esc(col(row, RECORDED)),
-        esc(col(row, EXPECTED)),
-        esc(col(row, DETAIL)),
-        esc(col(row, FEN))
-    )
-}
-
-fn error_row(row: &[String]) -> String {
-    use errors_col::*;
-    format!(
-        "<tr><td>{}</td><td>{}</td><td class=\"n\">{}</td><td><code>{}</code></td><td>{}</td><td><code>{}</code></td></tr>",
-        game_cell(row),
-        esc(col(row, KIND)),
-        esc(col(row, PLY)),
-        esc(col(row, SAN)),
-        esc(col(row, DETAIL)),
-        esc(col(row, FEN))
-    )
-}
-
-fn game_cell(row: &[String]) -> String {
-    let site = col(row, SITE);
-    let who = format!("{} – {}", esc(col(row, WHITE)), esc(col(row, BLACK)));
-    let who = if is_url(site) {
-        format!(
-            r#"<a href="{}" rel="noopener noreferrer">{who}</a>"#,
-            esc(site)
-        )
-    } else {
-        who
-    };
-    format!(
-        "{who}<br><span class=\"src\">{} #{}, line {} · {}</span>",
-        esc(col(row, SOURCE)),
-        esc(col(row, GAME)),
-        esc(col(row, LINE)),
-        esc(col(row, DATE))
-    )
-}
-
-impl Page {
-    fn head(&mut self) {
-        self.out.push_str(
-            "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
-             <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
-             <title>pgn-audit report</title>\n<style>",
-        );
-        self.out.push_str(STYLE);
-        self.out.push_str("</style>\n</head>\n<body>\n");
-        self.out.push_str(DEFS);
-    }
-
-    fn glance(&mut self, s: &Summary) {
-        let o = &mut self.out;
-        o.push_str("<header><h1>pgn-audit report</h1>");
-        let n = s.sources.len();
-        let shown: Vec<String> = s
-            .sources
-            .iter()
-            .take(MAX_SOURCES)
-            .map(|x| format!("<code>{}</code>", esc(x)))
-            .collect();
-        let _ = write!(
-            o,
-            r#"<p class="muted" id="sources" data-count="{n}">{}: {}{}</p>"#,
-            if n == 1 { "Source" } else { "Sources" },
-            shown.join(", "),
-            if n > MAX_SOURCES {
-                format!(" and {} more", n - MAX_SOURCES)
-            } else {
-                String::new()
-            }
-        );
-        o.push_str(concat!(
-            r##"<nav><a href="#glance">At a glance</a><a href="#castling">Illegal castles</a>"##,
-            r##"<a href="#claims">Draw claims</a><a href="#results">Results</a><a href="#missed-draws">Missed draws</a><a href="#errors">Errors</a>"##,
-            r##"<a href="#castle-examples">Castles in detail</a><a href="#claim-examples">False claims in detail</a></nav></header>"##,
-            "\n"
-        ));
-        if s.interrupted {
-            o.push_str(
-                r#"<p class="banner" id="interrupted">The run was interrupted: this report covers the games done so far.</p>"#,
-            );
-        }
-        let pct = |k: u64| {
-            if s.games == 0 {
-                String::new()
-            } else {
-                format!(" · {:.1}%", k as f64 * 100.0 / s.games as f64)
-            }
-        };
-        // As summary.json gives it, so that a page built from a report
-        // folder is the same as the run's.
-        let seconds = (s.seconds * 1000.0).round() / 1000.0;
-        let rate = if seconds > 0.0 {
-            s.games as f64 / seconds
-        } else {
-            0.0
-        };
-        o.push_str(r#"<section id="glance"><h2>At a glance</h2><div class="cards">"#);
-        for (class, value, label) in [
-            ("games", s.games.to_string(), "games".to_owned()),
-            (
-                "clean",
-                s.clean.to_string(),
-                format!("clean{}", pct(s.clean)),
-            ),
-            (
-                "flagged",
-                s.flagged.to_string(),
-                format!("flagged{}", pct(s.flagged)),
-            ),
-            (
-                "incomplete",
-                s.incomplete.to_string(),
-                format!("incomplete{}", pct(s.incomplete)),
-            ),
-            (
-                "quirks",
-                s.notation_quirks.to_string(),
-                "notation quirks".to_owned(),
-            ),
-            (
-                "bytes",
-                format!("{:.1}", s.bytes as f64 / (1 << 20) as f64),
-                "MiB read".to_owned(),
-            ),
-            ("seconds", format!("{seconds:.2}"), "seconds".to_owned()),
-            ("rate", format!("{rate:.0}"), "games/s".to_owned()),
-            ("threads", s.threads.to_string(), "threads".to_owned()),
-        ] {
-            let _ = write!(
-                o,
-                r#"<div class="stat {class}" id="stat-{class}" data-value="{value}"><b>{value}</b><span>{label}</span></div>"#
-            );
-        }
-        o.push_str("</div>");
-        if s.games > 0 {
-            // One stacked bar: clean, flagged, incomplete.
-            let mut x = 0.0;
-            o.push_str(r#"<svg id="classes" width="100%" height="18" viewBox="0 0 1000 18" preserveAspectRatio="none" role="img">"#);
-            for (k, fill) in [
-                (s.clean, "#2e8b57"),
-                (s.flagged, "#d68910"),
-                (s.incomplete, "#c0392b"),
-            ] {
-                let w = 1000.0 * k as f64 / s.games as f64;
-                let _ = write!(
-                    o,
-                    r#"<rect x="{x:.2}" width="{w:.2}" height="18" fill="{fill}"/>"#
-                );
-                x += w;
-            }
-            o.push_str("</svg>");
-        }
-        o.push_str("</section>\n");
-    }
-
-    fn castles(&mut self, h: &HtmlReport) {
-        let o = &mut self.out;
-        let _ = write!(
-            o,
-            r#"<section id="castling"><h2>Illegal castles <span class="muted" id="castles-total" data-count="{0}">({1})</span></h2>"#,
-            h.castles,
-            plural(h.castles, "castle", "castles")
-        );
-        if h.castles == 0 {
-            o.push_str(r#"<p class="muted">No castling move broke the rules.</p></section>"#);
-            return;
-        }
-        o.push_str(r#"<div class="grid"><div class="panel"><h3>By reason</h3><p class="muted">A castle can break several rules; it counts once for each.</p>"#);
-        let items: Vec<(String, u64)> = ordered(
-            &h.castle_reasons,
-            CastlingReason::ALL.iter().map(|r| r.code()),
-        )
-        .into_iter()
-        .map(|(k, v)| (k.to_owned(), *v))
-        .collect();
-        o.push_str(&bar_chart("chart-castle-reasons", &items));
-        o.push_str(r#"</div><div class="panel"><h3>By decade (Date tag)</h3>"#);
-        let items: Vec<(String, u64)> = h
-            .castle_decades
-            .iter()
-            .map(|(k, v)| (k.clone(), *v))
-            .collect();
-        o.push_str(&bar_chart("chart-castle-decades", &items));
-        o.push_str(r#"</div><div class="panel"><h3>By variant</h3>"#);
-        let items: Vec<(String, u64)> = h
-            .castle_variants
-            .iter()
-            .map(|(k, v)| (k.clone(), *v))
-            .collect();
-        o.push_str(&bar_chart("chart-castle-variants", &items));
-        o.push_str(r#"</div><div class="panel"><h3>Most frequent reason combinations</h3>"#);
-        let mut combos: Vec<(&String, &u64)> = h.castle_combos.iter().collect();
-        combos.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
-        o.push_str(
-            r#"<table id="castle-combos"><tr><th>reasons</th><th class="n">castles</th></tr>"#,
-        );
-        for (k, v) in combos.iter().take(MAX_COMBOS) {
-            let _ = write!(
-                o,
-                r#"<tr data-reasons="{0}"><td><code>{1}</code></td><td class="n">{v}</td></tr>"#,
-                esc(k),
-                esc(&k.replace(';', " + "))
-            );
-        }
-        o.push_str("</table>");
-        if combos.len() > MAX_COMBOS {
-            let _ = write!(
-                o,
-                r#"<p class="more">{} other combinations.</p>"#,
-                combos.len() - MAX_COMBOS
-            );
-        }
-        o.push_str("</div></div></section>\n");
-    }
-
-    fn claims(&mut self, h: &HtmlReport) {
-        let o = &mut self.out;
-        let total: u64 = h.claim_counts.values().sum();
-        let _ = write!(
-            o,
-            r#"<section id="claims"><h2>Draw claims <span class="muted" id="claims-total" data-count="{total}">({})</span></h2>"#,
-            plural(total, "claim", "claims")
-        );
-        if total == 0 {
-            o.push_str(r#"<p class="muted">No draw claim was audited.</p></section>"#);
-            return;
-        }
-        let mut by_verdict: BTreeMap<String, u64> = BTreeMap::new();
-        let mut sources: Vec<&str> = ClaimSource::ALL.iter().map(|c| c.code()).collect();
-        for ((v, src), n) in &h.claim_counts {
-            *by_verdict.entry(v.clone()).or_default() += n;
-            if !sources.contains(&src.as_str()) {
-                sources.push(src);
-            }
-        }
-        let verdicts = ordered(&by_verdict, ClaimVerdict::ALL.iter().map(|v| v.code()));
-        o.push_str(r#"<div class="grid"><div class="panel"><h3>By verdict</h3>"#);
-        let items: Vec<(String, u64)> = verdicts
-            .iter()
-            .map(|(k, v)| ((*k).to_owned(), **v))
-            .collect();
-        o.push_str(&bar_chart("chart-claim-verdicts", &items));
-        o.push_str(r#"</div><div class="panel"><h3>By verdict and source</h3><table id="claim-table"><tr><th>verdict</th>"#);
-        for src in &sources {
-            let _ = write!(o, r#"<th class="n">{}</th>"#, esc(src));
-        }
-        o.push_str(r#"<th class="n">all</th></tr>"#);
-        for (v, n) in &verdicts {
-            let _ = write!(o, r#"<tr data-verdict="{0}"><td>{0}</td>"#, esc(v));
-            for src in &sources {
-                let k = h
-                    .claim_counts
-                    .get(&((*v).to_owned(), (*src).to_owned()))
-                    .copied()
-                    .unwrap_or(0);
-                let _ = write!(o, r#"<td class="n" data-source="{}">{k}</td>"#, esc(src));
-            }
-            let _ = write!(o, r#"<td class="n">{n}</td></tr>"#);
-        }
-        o.push_str("</table><h3>By claim</h3>");
-        let items: Vec<(String, u64)> =
-            h.claim_kinds.iter().map(|(k, v)| (k.clone(), *v)).collect();
-        o.push_str(&bar_chart("chart-claim-kinds", &items));
-        o.push_str(r#"<p class="muted">An <code>implied</code> claim (a drawn game whose final position repeats) flags nothing.</p></div></div></section>"#);
-        o.push('\n');
-    }
-
-    /// Every results code with its count, zeros included.
-    fn results(&mut self, s: &Summary) {
-        let o = &mut self.out;
-        let total: u64 = s.results.iter().sum();
-        let _ = write!(
-            o,
-            r#"<section id="results"><h2>Results that contradict the board <span class="muted" id="results-total" data-count="{total}">({total})</span></h2><p class="muted">Recorded results that the final position or the Laws contradict (FIDE 5.1.1, 5.2.1, 5.2.2, 6.9).</p><table id="results-counts"><tr><th>code</th><th class="n">games</th></tr>"#
-        );
-        for (code, n) in ResultCode::ALL.iter().zip(&s.results) {
-            let _ = write!(
-                o,
-                r#"<tr data-code="{0}"><td>{0}</td><td class="n">{n}</td></tr>"#,
-                code.code()
-            );
-        }
-        o.push_str("</table></section>\n");
-    }
-
-    fn missed(&mut self, h: &HtmlReport) {
-        self.counts_section(
-            "missed-draws",
-            "Missed automatic draws",
-            "Games played on past a fivefold repetition or 75 moves (FIDE 9.6), or past a position that insufficient material makes dead (FIDE 5.2.2)",
-            &h.missed,
-            DrawRule::ALL.iter().map(|r| r.code()),
-            "chart-missed",
-        );
-    }
-
-    fn errors(&mut self, h: &HtmlReport) {
-        self.counts_section(
-            "errors",
-            "Errors",
-            "Games that could not be audited to their end",
-            &h.errors,
-            ErrorKind::ALL.iter().map(|k| k.code()),
-            "chart-errors",
-        );
-    }
-
-    fn counts_section(
-        &mut self,
-        id: &str,
-        title: &str,
-        what: &str,
-        groups: &BTreeMap<String, Group>,
-        known: impl Iterator<Item = &'static str>,
-        chart: &str,
-    ) {
-        let total: u64 = groups.values().map(|g| g.total).sum();
-        let _ = write!(
-            self.out,
-            r#"<section id="{id}"><h2>{title} <span class="muted" id="{id}-total" data-count="{total}">({total})</span></h2><p class="muted">{what}.</p>"#
-        );
-        if total > 0 {
-            let items: Vec<(String, u64)> = ordered(groups, known)
+fn claim_example(n: usize, row: &ClaimRow) -> Markup {
+    let setup = parse_fen(&row.fen);
+    let board = match &setup {
+        Some(s) => {
+            let mut extra: Vec<(Square, &str)> = s
+                .castling_rights
                 .into_iter()
-                .map(|(k, g)| (k.to_owned(), g.total))
+                .map(|sq| (sq, "right"))
                 .collect();
-            self.out.push_str(r#"<div class="panel">"#);
-            self.out.push_str(&bar_chart(chart, &items));
-            self.out.push_str("</div>");
+            if let Some(ep) = s.ep_square {
+                extra.push((ep, "ep"));
+            }
+            board_svg(&format!("board-{n}"), &row.fen, &s.board, None, &extra)
         }
-        self.out.push_str("</section>\n");
-    }
+        None => no_board(),
+    };
+    // The claim is made after the game's last move; each earlier position
+    // is named by the move that led to it.
+    let end = setup.as_ref().map(half_moves);
+    let after = |ply: u32| match end {
+        Some(end) => {
+            html! { (move_before((end + u64::from(ply)).saturating_sub(u64::from(row.ply)))) " " small.ply { "ply " (ply) } }
+        }
+        None => html! { "ply " (ply) },
+    };
+    let plies: Vec<u32> = row
+        .plies
+        .split(';')
+        .filter_map(|p| p.parse().ok())
+        .collect();
+    let threefold = row.claim == "threefold";
+    example(
+        &format!("ex-{n}"),
+        "claim",
+        &[
+            ("verdict", shown(&row.verdict)),
+            ("plies", shown(&row.plies)),
+        ],
+        html! {
+            span.move { "after " b { (after(row.ply)) } }
+            (identity(&row.id))
+            span.codes { (shown(&row.claim)) " claim from the " (shown(&row.claim_source)) " " (codes(&row.verdict)) }
+        },
+        board,
+        html! {
+            @if threefold {
+                p { "The final position occurred " b { (times(row.occurrences)) } " under FIDE identity (9.2.3), "
+                    (times(row.occurrences_ignoring_rights)) " ignoring castling and en-passant rights"
+                    @if !plies.is_empty() { ": after " @for (i, p) in plies.iter().enumerate() { @if i > 0 { ", " } (after(*p)) } }
+                    "." }
+            } @else {
+                @let clock = setup.as_ref().map(|s| s.halfmoves);
+                p { "The fifty-move rule (FIDE 9.3) needs 50 moves of each side, 100 plies, without a capture or a pawn move"
+                    @if let Some(c) = clock { "; the last one was " b { (plural(u64::from(c), "ply", "plies")) } " before the claim" }
+                    "." }
+            }
+            p.detail { (shown(&row.detail)) }
+            p { code.fen { (shown(&row.fen)) } }
+        },
+        false,
+    )
+}
 
-    fn castle_examples(&mut self, h: &HtmlReport) {
-        use castling_col::*;
-        let o = &mut self.out;
-        o.push_str(r#"<section id="castle-examples"><h2>Illegal castles in detail</h2>"#);
-        if h.castles == 0 {
-            o.push_str(r#"<p class="muted">None.</p></section>"#);
-            return;
-        }
-        let _ = write!(
-            o,
-            r#"<p class="muted">Grouped by each castle's first reason; at most {} per group, in input order. Each board shows the position before the castle.</p>"#,
-            h.limit
-        );
-        o.push_str(LEGEND_CASTLE);
-        let mut n = 0usize;
-        for (reason, g) in ordered(
-            &h.castle_examples,
-            CastlingReason::ALL.iter().map(|r| r.code()),
-        ) {
-            let _ = write!(
-                o,
-                r#"<h3 id="castles-{0}" data-total="{1}" data-shown="{2}">First reason <code class="reason">{0}</code>: {3}</h3>"#,
-                esc(reason),
-                g.total,
-                g.rows.len(),
-                plural(g.total, "castle", "castles"),
-            );
-            for row in &g.rows {
-                n += 1;
-                let fen = col(row, FEN);
-                let white = col(row, SIDE) != "black";
-                let reasons = col(row, REASONS);
-                let board = parse_fen(fen).map(|setup| {
-                    let marks = castle_marks(
-                        &setup.board,
-                        setup.castling_rights,
-                        white,
-                        col(row, CASTLE) != "queenside",
-                        col(row, VARIANT) == "chess960",
-                        reasons,
-                    );
-                    board_svg(
-                        &format!("board-castle-{n}"),
-                        fen,
-                        &setup.board,
-                        Some(&marks),
-                        &[],
-                    )
-                });
-                let _ = write!(
-                    o,
-                    r#"<article class="example castle" id="castle-{n}" data-reasons="{}" data-ply="{}">"#,
-                    esc(reasons),
-                    esc(col(row, PLY))
-                );
-                o.push_str(
-                    board
-                        .as_deref()
-                        .unwrap_or(r#"<p class="muted">(no board: the FEN cannot be read)</p>"#),
-                );
-                o.push_str(r#"<div class="info">"#);
-                o.push_str(&identity_html(row));
-                let dots = if white { "." } else { "…" };
-                let _ = write!(
-                    o,
-                    r#"<p>Ply {}: <b>{}{dots} {}</b> ({} {})</p>"#,
-                    esc(col(row, PLY)),
-                    esc(col(row, MOVE_NUMBER)),
-                    esc(col(row, SAN)),
-                    esc(col(row, SIDE)),
-                    esc(col(row, CASTLE))
-                );
-                let codes: Vec<String> = reasons
-                    .split(';')
-                    .filter(|r| !r.is_empty())
-                    .map(|r| format!(r#"<code class="reason">{}</code>"#, esc(r)))
-                    .collect();
-                let _ = write!(o, "<p>{}</p>", codes.join(" "));
-                let _ = write!(
-                    o,
-                    r#"<p class="detail">{}</p><p><code>{}</code></p></div></article>"#,
-                    esc(col(row, DETAIL)),
-                    esc(fen)
-                );
-                o.push('\n');
-            }
-            if g.total > g.rows.len() as u64 {
-                let _ = write!(
-                    o,
-                    r#"<p class="more">… and {} more in castling.csv.</p>"#,
-                    g.total - g.rows.len() as u64
-                );
-            }
-        }
-        o.push_str("</section>\n");
-    }
+fn result_example(n: usize, row: &ResultRow) -> Markup {
+    let setup = parse_fen(&row.fen);
+    let board = match &setup {
+        Some(s) => board_svg(&format!("board-{n}"), &row.fen, &s.board, None, &[]),
+        None => html! {},
+    };
+    example(
+        &format!("ex-{n}"),
+        "result",
+        &[("ply", row.ply.to_string())],
+        html! {
+            span.move { "recorded " b { (shown(&row.recorded)) }
+                @if !row.expected.is_empty() { ", the Laws give " b { (shown(&row.expected)) } } }
+            (identity(&row.id))
+            span.codes { (codes(&row.code)) }
+        },
+        board,
+        html! {
+            p.detail { (shown(&row.detail)) }
+            @if !row.fen.is_empty() { p { code.fen { (shown(&row.fen)) } } }
+        },
+        false,
+    )
+}
 
-    fn claim_examples(&mut self, h: &HtmlReport) {
-        use claims_col::*;
-        let o = &mut self.out;
-        o.push_str(r#"<section id="claim-examples"><h2>False claims in detail</h2>"#);
-        if h.claim_examples.is_empty() {
-            o.push_str(r#"<p class="muted">None.</p></section>"#);
-            return;
-        }
-        let _ = write!(
-            o,
-            r#"<p class="muted">At most {} per verdict, in input order. Each board shows the final position; the en-passant square and the rooks that keep a castling right are shaded blue.</p>"#,
-            h.limit
-        );
-        let mut n = 0usize;
-        for (verdict, g) in ordered(
-            &h.claim_examples,
-            ClaimVerdict::ALL.iter().map(|v| v.code()),
-        ) {
-            let _ = write!(
-                o,
-                r#"<h3 id="claims-{0}" data-total="{1}" data-shown="{2}">Verdict <code class="reason">{0}</code>: {3}</h3>"#,
-                esc(verdict),
-                g.total,
-                g.rows.len(),
-                plural(g.total, "claim", "claims"),
-            );
-            for row in &g.rows {
-                n += 1;
-                let fen = col(row, FEN);
-                let board = parse_fen(fen).map(|setup| {
-                    let mut extra: Vec<(Square, &str)> = setup
-                        .castling_rights
-                        .into_iter()
-                        .map(|sq| (sq, "right"))
-                        .collect();
-                    if let Some(ep) = setup.ep_square {
-                        extra.push((ep, "ep"));
-                    }
-                    board_svg(&format!("board-claim-{n}"), fen, &setup.board, None, &extra)
-                });
-                let _ = write!(
-                    o,
-                    r#"<article class="example claim" id="claim-{n}" data-verdict="{}" data-plies="{}">"#,
-                    esc(verdict),
-                    esc(col(row, PLIES))
-                );
-                o.push_str(
-                    board
-                        .as_deref()
-                        .unwrap_or(r#"<p class="muted">(no board: the FEN cannot be read)</p>"#),
-                );
-                o.push_str(r#"<div class="info">"#);
-                o.push_str(&identity_html(row));
-                let plies = col(row, PLIES).replace(';', ", ");
-                let _ = write!(
-                    o,
-                    r#"<p><b>{}</b> claim from the <b>{}</b>, at ply {}: <code class="reason">{}</code></p><p>The position occurred {} (FIDE identity), {} ignoring castling and en-passant rights, at plies {}.</p>"#,
-                    esc(col(row, CLAIM)),
-                    esc(col(row, SOURCE)),
-                    esc(col(row, PLY)),
-                    esc(verdict),
-                    times(col(row, OCCURRENCES)),
-                    times(col(row, LOOSE)),
-                    if plies.is_empty() {
-                        "none".to_owned()
-                    } else {
-                        esc(&plies)
-                    }
-                );
-                let _ = write!(
-                    o,
-                    r#"<p class="detail">{}</p><p><code>{}</code></p></div></article>"#,
-                    esc(col(row, DETAIL)),
-                    esc(fen)
-                );
-                o.push('\n');
-            }
-            if g.total > g.rows.len() as u64 {
-                let _ = write!(
-                    o,
-                    r#"<p class="more">… and {} more in claims.csv.</p>"#,
-                    g.total - g.rows.len() as u64
-                );
-            }
-        }
-        o.push_str("</section>\n");
-    }
+fn missed_example(n: usize, row: &MissedDrawRow) -> Markup {
+    let setup = parse_fen(&row.fen);
+    let board = match &setup {
+        Some(s) => board_svg(&format!("board-{n}"), &row.fen, &s.board, None, &[]),
+        None => no_board(),
+    };
+    let at = match &setup {
+        Some(s) => html! { (move_before(half_moves(s))) " " small.ply { "ply " (row.ply) } },
+        None => html! { "ply " (row.ply) },
+    };
+    example(
+        &format!("ex-{n}"),
+        "missed",
+        &[("ply", row.ply.to_string())],
+        html! {
+            span.move { "drawn after " b { (at) } ", " (plural(u64::from(row.plies_after), "ply", "plies")) " played on" }
+            (identity(&row.id))
+            span.codes { (codes(&row.rule)) }
+        },
+        board,
+        html! { p { code.fen { (shown(&row.fen)) } } },
+        false,
+    )
+}
 
-    /// Example tables, one per group.
-    fn tables(
-        &mut self,
-        id: &str,
-        title: &str,
-        groups: &BTreeMap<String, Group>,
-        known: impl Iterator<Item = &'static str>,
-        limit: usize,
-        row: fn(&[String]) -> String,
-    ) {
-        if groups.is_empty() {
-            return;
+fn error_example(n: usize, row: &ErrorRow) -> Markup {
+    let setup = parse_fen(&row.fen);
+    let board = match &setup {
+        Some(s) => board_svg(&format!("board-{n}"), &row.fen, &s.board, None, &[]),
+        None => html! {},
+    };
+    let mv = match (&setup, row.san.is_empty()) {
+        (Some(s), false) => {
+            html! { b { (move_name(s.fullmoves.get(), s.turn.is_white(), &row.san)) } " " small.ply { "ply " (row.ply) } }
         }
-        let o = &mut self.out;
-        let _ = write!(
-            o,
-            r#"<section id="{id}"><h2>{title}</h2><p class="muted">At most {limit} per group, in input order.</p>"#
-        );
-        let header = match id {
-            "missed" => {
-                r#"<tr><th>game</th><th>rule</th><th class="n">ply</th><th class="n">plies after</th><th>fen</th></tr>"#
-            }
-            "results-list" => {
-                r#"<tr><th>game</th><th>code</th><th class="n">ply</th><th>recorded</th><th>expected</th><th>detail</th><th>fen</th></tr>"#
-            }
-            _ => {
-                r#"<tr><th>game</th><th>kind</th><th class="n">ply</th><th>move</th><th>detail</th><th>fen</th></tr>"#
-            }
-        };
-        for (key, g) in ordered(groups, known) {
-            let _ = write!(
-                o,
-                r#"<h3>{} <span class="muted">({})</span></h3><div class="wide"><table id="{id}-{}" data-total="{}">{header}"#,
-                esc(key),
-                g.total,
-                esc(key),
-                g.total
-            );
-            for r in &g.rows {
-                o.push_str(&row(r));
-            }
-            o.push_str("</table></div>");
-            if g.total > g.rows.len() as u64 {
-                let _ = write!(
-                    o,
-                    r#"<p class="more">… and {} more.</p>"#,
-                    g.total - g.rows.len() as u64
-                );
-            }
-        }
-        o.push_str("</section>\n");
-    }
+        (_, false) => html! { b { (shown(&row.san)) } " " small.ply { "ply " (row.ply) } },
+        (_, true) => html! { "ply " (row.ply) },
+    };
+    example(
+        &format!("ex-{n}"),
+        "error",
+        &[("ply", row.ply.to_string())],
+        html! {
+            span.move { (mv) }
+            (identity(&row.id))
+            span.codes { (codes(&row.kind)) }
+        },
+        board,
+        html! {
+            p.detail { (shown(&row.detail)) }
+            @if !row.fen.is_empty() { p { code.fen { (shown(&row.fen)) } } }
+        },
+        false,
+    )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn marks(fen: &str, white: bool, kingside: bool, reasons: &str) -> CastleMarks {
-        let setup = parse_fen(fen).unwrap();
-        castle_marks(
-            &setup.board,
-            setup.castling_rights,
-            white,
-            kingside,
-            false,
-            reasons,
-        )
-    }
-
     #[test]
-    fn decades() {
+    fn decades_and_dates() {
         assert_eq!(decade("1986.11.??"), "1980s");
         assert_eq!(decade("2025.05.01"), "2020s");
         assert_eq!(decade("????.??.??"), "unknown");
         assert_eq!(decade(""), "unknown");
+        assert_eq!(date("1986.11.??"), Some("1986.11"));
+        assert_eq!(date("1986.??.??"), Some("1986"));
+        assert_eq!(date("????.??.??"), None);
+        assert_eq!(date(""), None);
+        assert_eq!(date("2025.05.01"), Some("2025.05.01"));
+    }
+
+    /// Karpov–Miles: the claim after Black's 25th move... the positions
+    /// named by the moves that led to them.
+    #[test]
+    fn moves_are_named_by_number() {
+        // White to move at move 26: the last move was Black's 25th.
+        let s = parse_fen("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 26").unwrap();
+        assert_eq!(move_before(half_moves(&s)), "25…");
+        assert_eq!(move_before(half_moves(&s) - 1), "25.");
+        assert_eq!(move_before(half_moves(&s) - 2), "24…");
+        let s = parse_fen("r3k2r/8/8/8/8/8/8/R3K2R b KQkq - 0 26").unwrap();
+        assert_eq!(move_before(half_moves(&s)), "26.");
+        assert_eq!(move_name(26, true, "Nb5"), "26.Nb5");
+        assert_eq!(move_name(30, false, "O-O-O"), "30…O-O-O");
+        // A FEN's counter at its limit.
+        let s = parse_fen("8/8/8/8/8/8/8/K6k b - - 0 4294967295").unwrap();
+        assert_eq!(move_before(half_moves(&s)), "4294967295.");
     }
 
     /// A kept value shows as the whole value does.
@@ -1428,75 +1412,11 @@ mod tests {
     fn kept_values_show_as_whole_ones() {
         let long = "é".repeat(MAX_TEXT * 3);
         assert_eq!(kept(&long).chars().count(), MAX_TEXT + 1);
-        assert_eq!(esc(&kept(&long)), esc(&long));
-        let plies = (1..400)
-            .map(|p| p.to_string())
-            .collect::<Vec<_>>()
-            .join(";");
-        assert_eq!(
-            esc(&kept(&plies).replace(';', ", ")),
-            esc(&plies.replace(';', ", "))
-        );
+        assert_eq!(shown(kept(&long)), shown(&long));
+        assert_eq!(shown(&long).chars().count(), MAX_TEXT + 1);
         let url = format!("https://example.org/{}", "a".repeat(MAX_TEXT));
-        assert!(!is_url(&url) && !is_url(&kept(&url)));
-        let short = "https://lichess.org/abcdefgh";
-        assert_eq!(kept(short), short);
-        assert_eq!(kept(&"x".repeat(MAX_TEXT + 1)), "x".repeat(MAX_TEXT + 1));
-    }
-
-    #[test]
-    fn escaping() {
-        assert_eq!(
-            esc(r#"<a href="x">&'"#),
-            "&lt;a href=&quot;x&quot;&gt;&amp;&#39;"
-        );
-        assert_eq!(esc(&"x".repeat(1000)).chars().count(), MAX_TEXT + 1);
-    }
-
-    #[test]
-    fn through_check_marks_the_passed_square() {
-        // White king e1, rook h1, black bishop c4 attacks f1.
-        let m = marks(
-            "4k3/8/8/8/2b5/8/8/4K2R w K - 0 1",
-            true,
-            true,
-            "through_check",
-        );
-        assert_eq!(m.king, Some(Square::E1));
-        assert_eq!(m.rook, Some(Square::H1));
-        assert_eq!(m.destination, Square::G1);
-        assert_eq!(m.attacked, vec![(Square::F1, Bitboard::from(Square::C4))]);
-        assert!(m.blockers.is_empty());
-        assert!(m.moved.is_empty());
-    }
-
-    #[test]
-    fn blockers_moved_and_checks() {
-        // Black king e8 in check from a knight on d6, which also attacks
-        // c8; the bishop on b8 is in the rook's way; the a8 rook had moved.
-        let m = marks(
-            "rb2k3/8/3N4/8/8/8/8/4K3 b q - 0 1",
-            false,
-            false,
-            "rook_moved;path_blocked;in_check",
-        );
-        assert_eq!(m.rook, Some(Square::A8));
-        let d6 = Bitboard::from(Square::D6);
-        assert_eq!(m.attacked, vec![(Square::E8, d6), (Square::C8, d6)]);
-        assert_eq!(m.blockers, Bitboard::from(Square::B8));
-        assert_eq!(m.moved, Bitboard::from(Square::A8));
-    }
-
-    #[test]
-    fn into_check_is_judged_after_the_castle() {
-        // Queenside: the king goes to c1, where the black queen on b2
-        // attacks it; the rook on h8 attacks nothing on the way.
-        let m = marks(
-            "4k2r/8/8/8/8/8/1q6/R3K3 w Q - 0 1",
-            true,
-            false,
-            "into_check",
-        );
-        assert_eq!(m.attacked, vec![(Square::C1, Bitboard::from(Square::B2))]);
+        assert!(!is_url(&url) && !is_url(kept(&url)));
+        assert!(is_url("https://lichess.org/abcdefgh"));
+        assert_eq!(shown("a\u{7}b"), "a\u{fffd}b");
     }
 }

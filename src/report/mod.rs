@@ -5,6 +5,7 @@
 
 pub(crate) mod folder;
 pub mod html;
+pub mod rows;
 mod summary;
 
 pub use summary::{Findings, Options, SourceDetail, Summary, VERSION};

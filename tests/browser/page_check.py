@@ -1,0 +1,324 @@
+#!/usr/bin/env python3
+"""Opens a report folder's report.html in headless Chromium (Debian's
+chromium and chromedriver, driven by selenium) at 390, 1024, 1280, 1440 and
+1920 px and checks, at each width, what a person would see (issue 16):
+
+- nothing wider than the window: documentElement.scrollWidth <= innerWidth,
+  with every example closed as the page opens and with every one opened;
+- every chart's labels, bars and counts inside its card (bounding boxes);
+- every count shown equal to summary.json (`data-key`) or to the rows of
+  the CSV reports (`data-rows`, the totals, each group's `data-total`);
+- each castle board's marked squares equal to the castle's geometry,
+  worked out here from the row's FEN with python-chess (an independent
+  check of src/audit/geometry.rs), and drawn on the squares they name.
+
+    page_check.py REPORT_DIR [--screenshots DIR]
+
+With --screenshots, writes report-390.png and report-1440.png there.
+Prints one line per width and `ok` at the end; exits 1 on the first failure.
+"""
+import argparse
+import csv
+import json
+import os
+import sys
+import tempfile
+
+import chess
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+
+WIDTHS = [390, 1024, 1280, 1440, 1920]
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync",
+         "--hide-scrollbars", "--disable-dev-shm-usage"]
+
+
+def fail(msg):
+    print(f"FAIL: {msg}")
+    sys.exit(1)
+
+
+def rows(folder, name):
+    with open(os.path.join(folder, name), newline="", encoding="utf-8") as f:
+        return list(csv.DictReader(f))
+
+
+def summary_value(summary, key):
+    total = 0
+    for part in key.split("+"):
+        v = summary
+        for k in part.split("."):
+            v = v[k]
+        total += v
+    return total
+
+
+def squares(text):
+    return sorted(s for s in (text or "").split() if s)
+
+
+def sq_names(mask):
+    return sorted(chess.square_name(s) for s in chess.SquareSet(mask))
+
+
+def between(a, b):
+    return chess.SquareSet(chess.between(a, b))
+
+
+def expected_geometry(fen, king_to_name, rook_name, chess960):
+    """The castle's geometry from python-chess: the king's path, the rook's,
+    the pieces in the way, the checkers, the attacked squares the king
+    crosses (king and rook lifted), the attackers of its landing square."""
+    board = chess.Board(fen, chess960=chess960)
+    color = board.turn
+    them = not color
+    king = board.king(color)
+    king_to = chess.parse_square(king_to_name)
+    side_king = chess.square_file(king_to) == 6
+    back = 0 if color == chess.WHITE else 7
+    # The rook, checked on its own: standard chess uses the corner, else the
+    # nearest rook on that side; Chess960 a rook of the mover on that side.
+    # A king off its back rank castles from the e-file, as written.
+    king_file = chess.square_file(king) if chess.square_rank(king) == back else 4
+    ours = [s for s in chess.SquareSet(board.rooks & board.occupied_co[color])
+            if chess.square_rank(s) == back and chess.square_file(s) != king_file
+            and ((chess.square_file(s) > king_file) == side_king)]
+    rook = chess.parse_square(rook_name) if rook_name else None
+    if not chess960:
+        corner = chess.square(7 if side_king else 0, back)
+        nearest = min(ours, key=lambda s: abs(chess.square_file(s) - king_file), default=None)
+        want = corner if corner in ours else nearest
+        if rook != want:
+            fail(f"{fen}: the page castles with {rook_name}, python-chess says {want}")
+    elif rook is not None and rook not in ours:
+        fail(f"{fen}: {rook_name} is no rook of the mover on that side")
+    checkers = sq_names(board.attackers_mask(them, king))
+    g = {"checkers": checkers, "king_path": [], "rook_path": [], "blockers": [],
+         "through": [], "into": []}
+    if chess.square_rank(king) != back:
+        return g
+    rook_to = chess.square(5 if side_king else 3, back)
+    king_path = between(king, king_to) | chess.SquareSet([king_to])
+    rook_path = chess.SquareSet()
+    if rook is not None:
+        rook_path = between(rook, rook_to) | chess.SquareSet([rook_to])
+    movers = chess.SquareSet([king] + ([rook] if rook is not None else []))
+    empty = (king_path | rook_path) - movers
+    g["king_path"] = sq_names(int(king_path))
+    g["rook_path"] = sq_names(int(rook_path))
+    g["blockers"] = sq_names(int(empty) & board.occupied)
+    lifted = board.occupied & ~int(movers)
+    g["through"] = sorted(
+        f"{chess.square_name(s)}:{','.join(sq_names(board.attackers_mask(them, s, lifted)))}"
+        for s in between(king, king_to) if board.attackers_mask(them, s, lifted))
+    landing = lifted | chess.BB_SQUARES[king_to] | (chess.BB_SQUARES[rook_to] if rook is not None else 0)
+    g["into"] = sq_names(board.attackers_mask(them, king_to, landing))
+    return g
+
+
+JS_MARKS = """
+const out = [];
+for (const svg of document.querySelectorAll('svg.board[data-king]')) {
+  const box = svg.getBoundingClientRect();
+  const marks = [];
+  for (const m of svg.querySelectorAll('rect[data-sq]')) {
+    const r = m.getBoundingClientRect();
+    marks.push({cls: m.getAttribute('class'), sq: m.dataset.sq, attackers: m.dataset.attackers || '',
+                x: r.left + r.width / 2 - box.left, y: r.top + r.height / 2 - box.top,
+                shown: r.width > 0 && getComputedStyle(m).display !== 'none'});
+  }
+  const d = svg.dataset;
+  out.push({fen: d.fen, king: d.king, kingTo: d.kingTo, rook: d.rook || null, kingPath: d.kingPath,
+            rookPath: d.rookPath, blockers: d.blockers, checkers: d.checkers, through: d.through,
+            into: d.into, w: box.width, h: box.height,
+            chess960: svg.closest('details.ex').dataset.variant === 'chess960',
+            marks});
+}
+return out;
+"""
+
+JS_CHARTS = """
+const bad = [];
+let n = 0;
+for (const chart of document.querySelectorAll('.chart')) {
+  const card = chart.closest('.panel, .stat, section');
+  const c = card.getBoundingClientRect();
+  for (const part of chart.querySelectorAll('.bar > .label, .bar .fill, .bar > .n')) {
+    const r = part.getBoundingClientRect();
+    n++;
+    if (r.left < c.left - 0.5 || r.right > c.right + 0.5 || r.top < c.top - 0.5 || r.bottom > c.bottom + 0.5)
+      bad.push(chart.id + ' ' + part.className + ' ' + part.textContent + ' ' + JSON.stringify([r.left, r.right, c.left, c.right]));
+    if (r.right > window.innerWidth + 0.5) bad.push(chart.id + ' past the window');
+  }
+}
+return [n, bad];
+"""
+
+JS_COUNTS = """
+const out = [];
+for (const e of document.querySelectorAll('[data-key], [data-rows]')) {
+  out.push({key: e.dataset.key || null, rows: e.dataset.rows || null,
+            text: e.textContent.trim(), value: e.dataset.value || null,
+            visible: e.getBoundingClientRect().width > 0});
+}
+const totals = {};
+for (const id of ['castles-total', 'claims-total', 'missed-draws-total', 'results-total', 'errors-total'])
+  totals[id] = document.getElementById(id) ? document.getElementById(id).dataset.count : null;
+const groups = [];
+for (const g of document.querySelectorAll('details.group'))
+  groups.push({id: g.id, total: g.dataset.total, shown: g.dataset.shown,
+               listed: g.querySelectorAll('details.ex').length});
+return {counts: out, totals, groups};
+"""
+
+
+def check_counts(driver, folder, summary):
+    got = driver.execute_script(JS_COUNTS)
+    reports = {name: rows(folder, name) for name in
+               ["castling.csv", "claims.csv", "missed_draws.csv", "results.csv", "errors.csv"]}
+    flagging = sum(1 for r in reports["claims.csv"]
+                   if r["claim_source"] != "implied" and not r["verdict"].startswith("valid"))
+    checked = 0
+    for c in got["counts"]:
+        if not c["visible"]:
+            fail(f"a count is not visible: {c}")
+        if c["key"]:
+            want = summary_value(summary, c["key"])
+            if int(c["text"]) != want:
+                fail(f"{c['key']}: the page shows {c['text']}, summary.json has {want}")
+        elif c["rows"] == "claims.csv:flagging":
+            if int(c["value"]) != flagging or not c["text"].startswith(f"{flagging} "):
+                fail(f"flagging claims: {c} vs {flagging}")
+        elif c["rows"]:
+            want = len(reports[c["rows"]])
+            if int(c["text"]) != want:
+                fail(f"{c['rows']}: the page shows {c['text']}, the file has {want} rows")
+        checked += 1
+    t = got["totals"]
+    want = {"castles-total": len(reports["castling.csv"]), "claims-total": len(reports["claims.csv"]),
+            "missed-draws-total": sum(summary["missed_draws"].values()),
+            "results-total": sum(summary["results"].values()),
+            "errors-total": sum(summary["errors"].values())}
+    for k, v in want.items():
+        if int(t[k]) != v:
+            fail(f"#{k}: {t[k]} != {v}")
+        checked += 1
+    by_group = {}
+    for r in reports["castling.csv"]:
+        k = "castles-" + r["reasons"].split(";")[0]
+        by_group[k] = by_group.get(k, 0) + 1
+    for r in reports["claims.csv"]:
+        if not r["verdict"].startswith("valid"):
+            by_group["claims-" + r["verdict"]] = by_group.get("claims-" + r["verdict"], 0) + 1
+    for name, col, prefix in [("results.csv", "code", "results-"), ("missed_draws.csv", "rule", "missed-"),
+                              ("errors.csv", "kind", "errors-")]:
+        for r in reports[name]:
+            by_group[prefix + r[col]] = by_group.get(prefix + r[col], 0) + 1
+    seen = set()
+    for g in got["groups"]:
+        if int(g["total"]) != by_group.get(g["id"], -1):
+            fail(f"group {g['id']}: {g['total']} != {by_group.get(g['id'])}")
+        if int(g["shown"]) != g["listed"] or g["listed"] != min(50, int(g["total"])):
+            fail(f"group {g['id']}: {g}")
+        seen.add(g["id"])
+        checked += 1
+    if seen != set(by_group):
+        fail(f"groups shown {sorted(seen)} != {sorted(by_group)}")
+    return checked
+
+
+def check_boards(driver):
+    boards = driver.execute_script(JS_MARKS)
+    for b in boards:
+        g = expected_geometry(b["fen"], b["kingTo"], b["rook"], b["chess960"])
+        written = {"checkers": squares(b["checkers"]), "king_path": squares(b["kingPath"]),
+                   "rook_path": squares(b["rookPath"]), "blockers": squares(b["blockers"]),
+                   "through": sorted((b["through"] or "").split()), "into": squares(b["into"])}
+        for k, v in g.items():
+            if written[k] != v:
+                fail(f"{b['fen']}: {k} written {written[k]}, python-chess {v}")
+        by_class = {}
+        size = b["w"] / 8.32
+        for m in b["marks"]:
+            if not m["shown"]:
+                fail(f"{b['fen']}: a mark on {m['sq']} is not drawn")
+            # The mark lies on the square it names (the board's view box
+            # starts 0.32 of a square left of the a-file).
+            file = int(m["x"] / size - 0.32)
+            rank = 7 - int(m["y"] / size)
+            if chess.square_name(chess.square(file, rank)) != m["sq"]:
+                fail(f"{b['fen']}: the {m['cls']} mark of {m['sq']} is drawn on file {file} rank {rank + 1}")
+            by_class.setdefault(m["cls"], []).append(m)
+        drawn = lambda cls: sorted(m["sq"] for m in by_class.get(cls, []))
+        if drawn("path") != g["king_path"]:
+            fail(f"{b['fen']}: king path drawn {drawn('path')}, geometry {g['king_path']}")
+        if drawn("rook-path") != sorted(set(g["rook_path"]) - set(g["king_path"])):
+            fail(f"{b['fen']}: rook path drawn {drawn('rook-path')}")
+        if drawn("blocker") != g["blockers"]:
+            fail(f"{b['fen']}: blockers drawn {drawn('blocker')}, geometry {g['blockers']}")
+        attacked = {}
+        if g["checkers"]:
+            attacked[b["king"]] = g["checkers"]
+        for t in g["through"]:
+            sq, by = t.split(":")
+            attacked[sq] = sorted(by.split(","))
+        if g["into"] and b["kingTo"] != b["king"]:
+            attacked[b["kingTo"]] = g["into"]
+        shown = {m["sq"]: sorted(m["attackers"].split()) for m in by_class.get("attacked", [])}
+        if shown != attacked:
+            fail(f"{b['fen']}: attacked drawn {shown}, geometry {attacked}")
+    return len(boards)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("folder")
+    ap.add_argument("--screenshots")
+    args = ap.parse_args()
+    folder = os.path.abspath(args.folder)
+    summary = json.load(open(os.path.join(folder, "summary.json")))
+    options = webdriver.ChromeOptions()
+    options.binary_location = "/usr/bin/chromium"
+    profile = tempfile.mkdtemp(prefix="pgn-audit-chromium-")
+    for f in FLAGS + [f"--user-data-dir={profile}"]:
+        options.add_argument(f)
+    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    try:
+        url = "file://" + os.path.join(folder, "report.html")
+        for width in WIDTHS:
+            driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+                "width": width, "height": 1000, "deviceScaleFactor": 1, "mobile": width < 600})
+            driver.get(url)
+            inner = driver.execute_script("return window.innerWidth")
+            if inner != width:
+                fail(f"innerWidth {inner} at {width}")
+            if args.screenshots and width in (390, 1440):
+                height = driver.execute_script("return document.documentElement.scrollHeight")
+                driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+                    "width": width, "height": min(height, 2400 if width == 390 else 1700),
+                    "deviceScaleFactor": 1, "mobile": width < 600})
+                driver.save_screenshot(os.path.join(args.screenshots, f"report-{width}.png"))
+                driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+                    "width": width, "height": 1000, "deviceScaleFactor": 1, "mobile": width < 600})
+            for state in ("as opened", "every example open"):
+                if state == "every example open":
+                    driver.execute_script("document.querySelectorAll('details').forEach(d => d.open = true)")
+                sw = driver.execute_script("return document.documentElement.scrollWidth")
+                if sw > width:
+                    fail(f"{width}px, {state}: scrollWidth {sw} > innerWidth {width}")
+                bars, bad = driver.execute_script(JS_CHARTS)
+                if bad:
+                    fail(f"{width}px, {state}: outside its card: {bad[:5]}")
+            counts = check_counts(driver, folder, summary)
+            boards = check_boards(driver)
+            print(f"{width}px: fits; {bars} chart parts inside their cards; {counts} counts; {boards} castle boards")
+            if boards == 0 or bars == 0:
+                fail("nothing to check")
+    finally:
+        driver.quit()
+    print("ok")
+
+
+if __name__ == "__main__":
+    main()

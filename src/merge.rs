@@ -11,26 +11,42 @@ use crate::audit::{ClaimSource, ClaimVerdict};
 use crate::report::folder::OutFolder;
 use crate::report::html::HtmlReport;
 use crate::report::{
-    CSV_REPORTS, Findings, IDENTITY, Options, QUIRKS_REPORT, Summary, VERSION, header_line,
+    CSV_REPORTS, Findings, IDENTITY, Options, OutputError, QUIRKS_REPORT, Summary, VERSION,
+    header_line,
 };
 
-/// Why a merge cannot be done: the folder or file, and the cause.
-#[derive(Debug)]
-pub struct MergeError {
-    pub path: PathBuf,
-    pub cause: String,
-}
-
-impl std::fmt::Display for MergeError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}: {}", self.path.display(), self.cause)
-    }
+/// Why a merge cannot be done, said in one line: `PATH: CAUSE`.
+#[derive(Debug, thiserror::Error)]
+pub enum MergeError {
+    /// A folder given to merge, or one of its files, that cannot be
+    /// merged.
+    #[error("{}: {cause}", path.display())]
+    Refused {
+        path: PathBuf,
+        cause: String,
+        /// The error behind the cause, where there is one.
+        #[source]
+        source: Option<Box<dyn std::error::Error + Send + Sync>>,
+    },
+    /// The merged folder cannot be written.
+    #[error(transparent)]
+    Output(#[from] OutputError),
 }
 
 fn fail(path: &Path, cause: impl Into<String>) -> MergeError {
-    MergeError {
+    MergeError::Refused {
         path: path.to_path_buf(),
         cause: cause.into(),
+        source: None,
+    }
+}
+
+/// A folder's file that cannot be read, or a CSV row in it.
+fn unreadable(path: &Path, e: impl std::error::Error + Send + Sync + 'static) -> MergeError {
+    MergeError::Refused {
+        path: path.to_path_buf(),
+        cause: e.to_string(),
+        source: Some(Box::new(e)),
     }
 }
 
@@ -49,7 +65,11 @@ struct Shard {
 }
 
 fn read(path: &Path) -> Result<Vec<u8>, MergeError> {
-    fs::read(path).map_err(|e| fail(path, crate::input::io_cause(&e)))
+    fs::read(path).map_err(|e| MergeError::Refused {
+        path: path.to_path_buf(),
+        cause: crate::input::io_cause(&e),
+        source: Some(Box::new(e)),
+    })
 }
 
 fn read_shard(dir: &Path) -> Result<Shard, MergeError> {
@@ -124,8 +144,11 @@ fn read_shard(dir: &Path) -> Result<Shard, MergeError> {
 /// without `version` is of contract v1; one of another version may judge
 /// games otherwise, so its rows cannot stand next to this version's.
 fn check_version(dir: &Path, path: &Path, text: &str) -> Result<(), MergeError> {
-    let v: serde_json::Value =
-        serde_json::from_str(text).map_err(|e| fail(path, format!("not JSON: {e}")))?;
+    let v: serde_json::Value = serde_json::from_str(text).map_err(|e| MergeError::Refused {
+        path: path.to_path_buf(),
+        cause: format!("not JSON: {e}"),
+        source: Some(Box::new(e)),
+    })?;
     match v.get("version") {
         None => Err(fail(dir, "a report folder of contract v1 (no version)")),
         Some(serde_json::Value::String(found)) if found == VERSION => Ok(()),
@@ -144,7 +167,6 @@ fn check_version(dir: &Path, path: &Path, text: &str) -> Result<(), MergeError> 
 /// games, claims.csv rows with a false verdict.
 fn findings(dir: &Path, rows: &[Vec<u8>]) -> Result<Findings, MergeError> {
     let mut f = Findings::default();
-    let unreadable = |name: &str, e: String| fail(&dir.join(name), e);
     let column = |k: usize, name: &str| {
         IDENTITY.len()
             + CSV_REPORTS[k]
@@ -159,7 +181,7 @@ fn findings(dir: &Path, rows: &[Vec<u8>]) -> Result<Findings, MergeError> {
         .from_reader(&rows[0][..])
         .into_records()
     {
-        let record = record.map_err(|e| unreadable(CSV_REPORTS[0].0, e.to_string()))?;
+        let record = record.map_err(|e| unreadable(&dir.join(CSV_REPORTS[0].0), e))?;
         let game = (record[0].to_owned(), record[1].to_owned());
         f.castles += 1;
         if last_game.as_ref() != Some(&game) {
@@ -173,7 +195,7 @@ fn findings(dir: &Path, rows: &[Vec<u8>]) -> Result<Findings, MergeError> {
         .from_reader(&rows[1][..])
         .into_records()
     {
-        let record = record.map_err(|e| unreadable(CSV_REPORTS[1].0, e.to_string()))?;
+        let record = record.map_err(|e| unreadable(&dir.join(CSV_REPORTS[1].0), e))?;
         let source = ClaimSource::ALL
             .iter()
             .find(|c| record.get(source_at) == Some(c.code()));
@@ -181,9 +203,9 @@ fn findings(dir: &Path, rows: &[Vec<u8>]) -> Result<Findings, MergeError> {
             .iter()
             .find(|c| record.get(verdict_at) == Some(c.code()));
         let (Some(source), Some(verdict)) = (source, verdict) else {
-            return Err(unreadable(
-                CSV_REPORTS[1].0,
-                "a row whose claim_source or verdict is no code of the report contract".into(),
+            return Err(fail(
+                &dir.join(CSV_REPORTS[1].0),
+                "a row whose claim_source or verdict is no code of the report contract",
             ));
         };
         f.add_claim(*source, *verdict);
@@ -289,7 +311,7 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Summary, MergeError> {
         names.push("report.html");
     }
     names.push("summary.json");
-    let folder = OutFolder::claim(out, &names).map_err(|e| fail(&e.path, e.cause))?;
+    let folder = OutFolder::claim(out, &names)?;
     let mut files: Vec<(&str, Vec<u8>)> = Vec::new();
     for (k, (name, columns)) in CSV_REPORTS.iter().enumerate() {
         let mut bytes = header_line(columns).into_bytes();
@@ -321,7 +343,9 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Summary, MergeError> {
     for shard in &shards {
         summary.merge(&shard.summary);
     }
-    let json = summary.to_json();
+    let json = summary
+        .to_json()
+        .map_err(|e| unreadable(&folder.path("summary.json"), e))?;
     if html {
         let page = html_page(&files[..CSV_REPORTS.len()], &json)
             .map_err(|e| fail(&folder.path("report.html"), e))?;
@@ -330,11 +354,8 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Summary, MergeError> {
     let written = files
         .iter()
         .map(|(name, bytes)| folder.write(name, bytes))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| fail(&e.path, e.cause))?;
-    folder
-        .finish(written, &json)
-        .map_err(|e| fail(&e.path, e.cause))?;
+        .collect::<Result<Vec<_>, _>>()?;
+    folder.finish(written, &json)?;
     Ok(summary)
 }
 

@@ -323,7 +323,7 @@ fn write_dir(f: &Fixture, dir: &Path) {
     let mut w = csv::Writer::from_path(dir.join("results.csv")).unwrap();
     w.write_record(IDENTITY.iter().chain(&results)).unwrap();
     w.flush().unwrap();
-    std::fs::write(dir.join("summary.json"), f.summary.to_json()).unwrap();
+    std::fs::write(dir.join("summary.json"), f.summary.to_json().unwrap()).unwrap();
 }
 
 // ---- a small reader for the page's tags and attributes ----

@@ -96,6 +96,18 @@ impl<T> Ticket<T> {
     }
 }
 
+/// Why the stage failed: the messages handed on are not the whole input.
+#[derive(Debug, thiserror::Error)]
+pub(super) enum StageError {
+    #[error("cannot start the reader thread: {0}")]
+    Spawn(#[source] std::io::Error),
+    #[error("the reader thread panicked: {0}")]
+    Panicked(String),
+    /// Message `missing` (1-based) of the `numbered` ones never came.
+    #[error("the reader's message {missing} of {numbered} never arrived")]
+    Lost { missing: u64, numbered: u64 },
+}
+
 /// How the stage ended.
 #[derive(Debug, PartialEq, Eq)]
 pub(super) enum Ended {
@@ -116,7 +128,7 @@ pub(super) fn in_order<T: Send + 'static>(
     stop: &AtomicBool,
     read: impl FnOnce(Outbox<T>) + Send + 'static,
     mut write: impl FnMut(T),
-) -> Result<Ended, String> {
+) -> Result<Ended, StageError> {
     let (slot_tx, slots) = mpsc::sync_channel::<()>(capacity);
     for _ in 0..capacity {
         let _ = slot_tx.send(());
@@ -131,7 +143,7 @@ pub(super) fn in_order<T: Send + 'static>(
     let reader = std::thread::Builder::new()
         .name("reader".to_owned())
         .spawn(move || read(outbox))
-        .map_err(|e| format!("cannot start the reader thread: {e}"))?;
+        .map_err(StageError::Spawn)?;
     let mut order = Reorder::new();
     loop {
         match rx.recv_timeout(Duration::from_millis(50)) {
@@ -153,17 +165,16 @@ pub(super) fn in_order<T: Send + 'static>(
         }
     }
     if let Err(panic) = reader.join() {
-        return Err(format!(
-            "the reader thread panicked: {}",
-            panic_message(panic.as_ref())
+        return Err(StageError::Panicked(
+            panic_message(panic.as_ref()).to_owned(),
         ));
     }
     let numbered = issued.load(Ordering::SeqCst);
     if order.handed() != numbered || order.waiting() > 0 {
-        return Err(format!(
-            "the reader's message {} of {numbered} never arrived",
-            order.handed() + 1
-        ));
+        return Err(StageError::Lost {
+            missing: order.handed() + 1,
+            numbered,
+        });
     }
     Ok(Ended::Complete)
 }
@@ -227,7 +238,7 @@ mod tests {
             },
             |m| written.push(m),
         );
-        assert_eq!(ended, Ok(Ended::Complete));
+        assert_eq!(ended.unwrap(), Ended::Complete);
         let mut expected: Vec<u32> = (0..50).collect();
         expected.push(999);
         assert_eq!(written, expected);
@@ -249,8 +260,8 @@ mod tests {
             |m| written.push(m),
         );
         assert_eq!(
-            ended,
-            Err("the reader thread panicked: reader broke".to_owned())
+            ended.unwrap_err().to_string(),
+            "the reader thread panicked: reader broke"
         );
         assert_eq!(written, [1]);
     }
@@ -270,8 +281,8 @@ mod tests {
             |m| written.push(m),
         );
         assert_eq!(
-            ended,
-            Err("the reader's message 1 of 2 never arrived".to_owned())
+            ended.unwrap_err().to_string(),
+            "the reader's message 1 of 2 never arrived"
         );
         assert!(written.is_empty());
     }
@@ -299,7 +310,7 @@ mod tests {
                 }
             },
         );
-        assert_eq!(ended, Ok(Ended::Stopped));
+        assert_eq!(ended.unwrap(), Ended::Stopped);
         assert_eq!(written, [1, 2]);
         assert!(started.elapsed() < Duration::from_secs(5));
         drop(release);
@@ -341,7 +352,7 @@ mod tests {
                 written += 1;
             },
         );
-        assert_eq!(ended, Ok(Ended::Complete));
+        assert_eq!(ended.unwrap(), Ended::Complete);
         assert_eq!(written, 20);
         assert_eq!(most, 3);
     }

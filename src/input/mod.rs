@@ -37,16 +37,36 @@ pub struct Source {
     pub origin: Origin,
 }
 
-/// An input error: the path and the cause, for a one-line message.
-#[derive(Debug)]
+/// An input that cannot be read, said in one line: `PATH: CAUSE`.
+#[derive(Debug, thiserror::Error)]
+#[error("{path}: {cause}")]
 pub struct InputError {
+    /// The input as the reports name it.
     pub path: String,
+    /// Why it cannot be read, for a person.
     pub cause: String,
+    /// The I/O error behind the cause, where there is one.
+    #[source]
+    pub source: Option<io::Error>,
 }
 
-impl std::fmt::Display for InputError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}: {}", self.path, self.cause)
+impl InputError {
+    /// An error that no I/O error caused.
+    pub fn new(path: impl Into<String>, cause: impl Into<String>) -> InputError {
+        InputError {
+            path: path.into(),
+            cause: cause.into(),
+            source: None,
+        }
+    }
+
+    /// An I/O error, its cause said without the "(os error N)" noise.
+    pub fn io(path: impl Into<String>, e: io::Error) -> InputError {
+        InputError {
+            path: path.into(),
+            cause: io_cause(&e),
+            source: Some(e),
+        }
     }
 }
 
@@ -87,20 +107,17 @@ pub fn collect_sources(inputs: &[String], out: &Path) -> Result<Vec<Source>, Inp
             continue;
         }
         let path = Path::new(input);
-        let meta = std::fs::metadata(path).map_err(|e| InputError {
-            path: input.clone(),
-            cause: io_cause(&e),
-        })?;
+        let meta = std::fs::metadata(path).map_err(|e| InputError::io(input, e))?;
         if let Some(out) = &out
             && out.holds(path)
         {
-            return Err(InputError {
-                path: input.clone(),
-                cause: format!(
+            return Err(InputError::new(
+                input,
+                format!(
                     "inside the output folder {}: the output folder is never read",
                     out.named.display()
                 ),
-            });
+            ));
         }
         if meta.is_dir() {
             let mut files = Vec::new();
@@ -168,10 +185,10 @@ impl ReadOnce {
     /// Standard input, read once; where it is a file, that file.
     fn stdin(&mut self, name: &str) -> Result<(), InputError> {
         if std::mem::replace(&mut self.stdin, true) {
-            return Err(InputError {
-                path: name.to_owned(),
-                cause: "standard input is named twice: it can be read only once".to_owned(),
-            });
+            return Err(InputError::new(
+                name,
+                "standard input is named twice: it can be read only once",
+            ));
         }
         match std::fs::metadata("/dev/stdin") {
             Ok(meta) if meta.is_file() => self.file(&meta, name),
@@ -181,10 +198,10 @@ impl ReadOnce {
 
     fn file(&mut self, meta: &std::fs::Metadata, name: &str) -> Result<(), InputError> {
         match self.files.entry(file_id(meta)) {
-            std::collections::hash_map::Entry::Occupied(first) => Err(InputError {
-                path: name.to_owned(),
-                cause: format!("the same file as {}, named twice", first.get()),
-            }),
+            std::collections::hash_map::Entry::Occupied(first) => Err(InputError::new(
+                name,
+                format!("the same file as {}, named twice", first.get()),
+            )),
             std::collections::hash_map::Entry::Vacant(slot) => {
                 slot.insert(name.to_owned());
                 Ok(())
@@ -196,10 +213,7 @@ impl ReadOnce {
 /// Collects the PGN files below `dir`, skipping the output folder `out` and
 /// links into it.
 fn walk(dir: &Path, out: Option<&OutFolderId>, found: &mut Vec<PathBuf>) -> Result<(), InputError> {
-    let err = |e: io::Error| InputError {
-        path: dir.to_string_lossy().into_owned(),
-        cause: io_cause(&e),
-    };
+    let err = |e: io::Error| InputError::io(dir.to_string_lossy(), e);
     for entry in std::fs::read_dir(dir).map_err(err)? {
         let entry = entry.map_err(err)?;
         let path = entry.path();
@@ -406,10 +420,7 @@ pub fn open(
     pool: &Arc<rayon::ThreadPool>,
     threads: usize,
 ) -> Result<Opened, InputError> {
-    let err = |e: io::Error| InputError {
-        path: source.name.clone(),
-        cause: io_cause(&e),
-    };
+    let err = |e: io::Error| InputError::io(&source.name, e);
     let raw: Box<dyn Read + Send> = match &source.origin {
         Origin::File(p) => Box::new(File::open(p).map_err(err)?),
         Origin::Stdin => Box::new(io::stdin()),
@@ -441,10 +452,10 @@ pub fn open(
         }
     }
     if archive::is_zip(&head[..sniffed]) {
-        return Err(InputError {
-            path: source.name.clone(),
-            cause: archive::refusal(&source.origin),
-        });
+        return Err(InputError::new(
+            &source.name,
+            archive::refusal(&source.origin),
+        ));
     }
     if let Some(format) = refused_format(&head[..sniffed]) {
         let cause = if format.ends_with(" text") {
@@ -452,10 +463,7 @@ pub fn open(
         } else {
             format!("refused: {format}, not PGN text")
         };
-        return Err(InputError {
-            path: source.name.clone(),
-            cause,
-        });
+        return Err(InputError::new(&source.name, cause));
     }
     let compression = Compression::detect(&head[..sniffed]);
     let rest: Box<dyn Read + Send> = if ended {

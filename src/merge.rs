@@ -255,8 +255,42 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Summary, MergeError> {
         .iter()
         .map(|d| read_shard(d))
         .collect::<Result<Vec<_>, _>>()?;
-    let mut seen: HashMap<&str, &Path> = HashMap::new();
+    let options = check_shards(&shards, out)?;
+    let split = shards.iter().any(|s| s.split.is_some());
+    let folder = OutFolder::claim(out, &merged_names(options, split))?;
+    let mut files = merged_files(&shards, options, split);
+    let mut summary = Summary {
+        options,
+        ..Summary::default()
+    };
     for shard in &shards {
+        summary.merge(&shard.summary);
+    }
+    let json = summary
+        .to_json()
+        .map_err(|e| unreadable(&folder.path("summary.json"), e))?;
+    if options.html {
+        let page = html_page(&files[..CSV_REPORTS.len()], &json)
+            .map_err(|e| fail(&folder.path("report.html"), e))?;
+        files.push(("report.html", page.into_bytes()));
+    }
+    let written = files
+        .iter()
+        .map(|(name, bytes)| folder.write(name, bytes))
+        .collect::<Result<Vec<_>, _>>()?;
+    folder.finish(written, &json)?;
+    Ok(summary)
+}
+
+/// Checks that the folders can be merged: no source in two of them, the
+/// split files in all or none, the same options in all, and none of them
+/// the output folder `out`. Returns their options.
+fn check_shards(shards: &[Shard], out: &Path) -> Result<Options, MergeError> {
+    let Some(first) = shards.first() else {
+        return Err(fail(out, "no report folder to merge"));
+    };
+    let mut seen: HashMap<&str, &Path> = HashMap::new();
+    for shard in shards {
         for source in &shard.summary.sources {
             if let Some(first) = seen.insert(source, &shard.dir) {
                 return Err(fail(
@@ -270,23 +304,23 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Summary, MergeError> {
         }
     }
     let with_split = shards.iter().filter(|s| s.split.is_some()).count();
-    if with_split != 0 && with_split != shards.len() {
-        let odd = shards
-            .iter()
-            .find(|s| s.split.is_none())
-            .map_or(out, |s| &s.dir);
+    if let Some(odd) = shards
+        .iter()
+        .find(|s| s.split.is_none())
+        .filter(|_| with_split != 0)
+    {
         return Err(fail(
-            odd,
+            &odd.dir,
             "has no clean.pgn and rejected.pgn while other folders have them",
         ));
     }
-    let options = shards[0].summary.options;
+    let options = first.summary.options;
     if let Some(odd) = shards.iter().find(|s| s.summary.options != options) {
         return Err(fail(
             &odd.dir,
             format!(
                 "written with other options than {} ({}): merge folders written with the same options",
-                shards[0].dir.display(),
+                first.dir.display(),
                 options_differ(options, odd.summary.options)
             ),
         ));
@@ -298,65 +332,53 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Summary, MergeError> {
     {
         return Err(fail(&s.dir, "is also the output folder"));
     }
+    Ok(options)
+}
 
-    let html = options.html;
+/// The files a merge writes, summary.json last.
+fn merged_names(options: Options, split: bool) -> Vec<&'static str> {
     let mut names: Vec<&str> = CSV_REPORTS.iter().map(|(name, _)| *name).collect();
     if options.quirks {
         names.push(QUIRKS_REPORT.0);
     }
-    if with_split != 0 {
+    if split {
         names.extend(SPLIT);
     }
-    if html {
+    if options.html {
         names.push("report.html");
     }
     names.push("summary.json");
-    let folder = OutFolder::claim(out, &names)?;
-    let mut files: Vec<(&str, Vec<u8>)> = Vec::new();
+    names
+}
+
+/// The merged CSV reports (as [`CSV_REPORTS`] orders them), quirks.csv
+/// and the split files: each folder's part in folder order.
+fn merged_files(shards: &[Shard], options: Options, split: bool) -> Vec<(&'static str, Vec<u8>)> {
+    let mut files = Vec::new();
     for (k, (name, columns)) in CSV_REPORTS.iter().enumerate() {
         let mut bytes = header_line(columns).into_bytes();
-        for shard in &shards {
+        for shard in shards {
             bytes.extend_from_slice(&shard.rows[k]);
         }
-        files.push((name, bytes));
+        files.push((*name, bytes));
     }
     if options.quirks {
         let mut bytes = header_line(QUIRKS_REPORT.1).into_bytes();
-        for shard in &shards {
+        for shard in shards {
             bytes.extend_from_slice(shard.quirks.as_deref().unwrap_or_default());
         }
         files.push((QUIRKS_REPORT.0, bytes));
     }
-    if with_split != 0 {
+    if split {
         for (k, name) in SPLIT.iter().enumerate() {
             let parts: Vec<&[u8]> = shards
                 .iter()
                 .filter_map(|s| s.split.as_ref().map(|p| &p[k][..]))
                 .collect();
-            files.push((name, join_pgn(&parts)));
+            files.push((*name, join_pgn(&parts)));
         }
     }
-    let mut summary = Summary {
-        options,
-        ..Summary::default()
-    };
-    for shard in &shards {
-        summary.merge(&shard.summary);
-    }
-    let json = summary
-        .to_json()
-        .map_err(|e| unreadable(&folder.path("summary.json"), e))?;
-    if html {
-        let page = html_page(&files[..CSV_REPORTS.len()], &json)
-            .map_err(|e| fail(&folder.path("report.html"), e))?;
-        files.push(("report.html", page.into_bytes()));
-    }
-    let written = files
-        .iter()
-        .map(|(name, bytes)| folder.write(name, bytes))
-        .collect::<Result<Vec<_>, _>>()?;
-    folder.finish(written, &json)?;
-    Ok(summary)
+    files
 }
 
 /// Which options differ: `--split here, not there`.

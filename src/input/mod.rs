@@ -435,36 +435,8 @@ pub fn open(
     // The magic bytes are sniffed with reads of their own, so that a plain
     // source's text goes from the file straight into the batches: sniffing
     // through a 1 MiB buffer would copy its first MiB twice.
-    let mut head = [0u8; SNIFF];
-    let mut sniffed = 0;
-    // Whether the sniff reached the end: a terminal gives its end (Ctrl-D)
-    // once, and a read after it waits for more.
-    let mut ended = false;
-    while sniffed < head.len() {
-        match counted.read(&mut head[sniffed..]) {
-            Ok(0) => {
-                ended = true;
-                break;
-            }
-            Ok(n) => sniffed += n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(err(e)),
-        }
-    }
-    if archive::is_zip(&head[..sniffed]) {
-        return Err(InputError::new(
-            &source.name,
-            archive::refusal(&source.origin),
-        ));
-    }
-    if let Some(format) = refused_format(&head[..sniffed]) {
-        let cause = if format.ends_with(" text") {
-            format!("refused: {format}, not UTF-8 (convert it to UTF-8)")
-        } else {
-            format!("refused: {format}, not PGN text")
-        };
-        return Err(InputError::new(&source.name, cause));
-    }
+    let (head, sniffed, ended) = sniff(&mut counted).map_err(err)?;
+    refuse(source, &head[..sniffed])?;
     let compression = Compression::detect(&head[..sniffed]);
     let rest: Box<dyn Read + Send> = if ended {
         Box::new(io::empty())
@@ -472,8 +444,59 @@ pub fn open(
         Box::new(counted)
     };
     let stream = io::Cursor::new(head).take(sniffed as u64).chain(rest);
+    let reader = decoder(compression, stream, pool, threads).map_err(err)?;
+    Ok(Opened {
+        reader,
+        compression,
+    })
+}
+
+/// The first bytes of a source, up to [`SNIFF`]: the bytes, how many were
+/// read, and whether the source ended there (a terminal gives its end,
+/// Ctrl-D, once, and a read after it waits for more).
+fn sniff(source: &mut impl Read) -> io::Result<([u8; SNIFF], usize, bool)> {
+    let mut head = [0u8; SNIFF];
+    let mut sniffed = 0;
+    while sniffed < head.len() {
+        match source.read(&mut head[sniffed..]) {
+            Ok(0) => return Ok((head, sniffed, true)),
+            Ok(n) => sniffed += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok((head, sniffed, false))
+}
+
+/// Refuses a source whose first bytes are a zip archive's (its members
+/// were not taken from it) or a format that is not PGN text.
+fn refuse(source: &Source, head: &[u8]) -> Result<(), InputError> {
+    if archive::is_zip(head) {
+        return Err(InputError::new(
+            &source.name,
+            archive::refusal(&source.origin),
+        ));
+    }
+    if let Some(format) = refused_format(head) {
+        let cause = if format.ends_with(" text") {
+            format!("refused: {format}, not UTF-8 (convert it to UTF-8)")
+        } else {
+            format!("refused: {format}, not PGN text")
+        };
+        return Err(InputError::new(&source.name, cause));
+    }
+    Ok(())
+}
+
+/// The decompressed bytes of `stream`, compressed with `compression`.
+fn decoder(
+    compression: Compression,
+    stream: impl Read + Send + 'static,
+    pool: &Arc<rayon::ThreadPool>,
+    threads: usize,
+) -> io::Result<Box<dyn Read + Send>> {
     let buffered = |stream| BufReader::with_capacity(1 << 20, stream);
-    let reader: Box<dyn Read + Send> = match compression {
+    Ok(match compression {
         Compression::None => Box::new(stream),
         // Frames in parallel only where a core is left over: with two or
         // fewer, the audit keeps every core busy, and frames decoded on the
@@ -484,9 +507,7 @@ pub fn open(
         // per MiB (zstd 1.06x -> 1.02x, pzstd 1.08x -> 1.06x the plain
         // input's time at -j2, 15 interleaved rounds); the reader thread
         // still cuts games while the workers audit.
-        Compression::Zstd if threads <= 2 => {
-            Box::new(decode::ZstdStream::new(buffered(stream)).map_err(err)?)
-        }
+        Compression::Zstd if threads <= 2 => Box::new(decode::ZstdStream::new(buffered(stream))?),
         Compression::Zstd => Box::new(decode::spawn_zstd(buffered(stream), pool.clone(), threads)),
         Compression::Gzip => Box::new(decode::spawn_stream(Box::new(
             flate2::read::MultiGzDecoder::new(buffered(stream)),
@@ -498,10 +519,6 @@ pub fn open(
         Compression::Xz => Box::new(decode::spawn_stream(Box::new(
             liblzma::bufread::XzDecoder::new_multi_decoder(buffered(stream)),
         ))),
-    };
-    Ok(Opened {
-        reader,
-        compression,
     })
 }
 

@@ -224,6 +224,10 @@ fn audit_inputs(config: &Config) -> Result<Exit, Failure> {
     let stats = stat_sources(&sources);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(config.threads)
+        // A worker's panic (a bug: a game's own panic is caught as its
+        // error row) was said by the panic hook; its batch's ticket,
+        // dropped unsent, makes the run an internal error, not an abort.
+        .panic_handler(|_| {})
         .build()
         .map_err(|source| Failure::Threads {
             threads: config.threads,

@@ -76,49 +76,13 @@ fn read_shard(dir: &Path) -> Result<Shard, MergeError> {
     if !dir.is_dir() {
         return Err(fail(dir, "not a report folder"));
     }
-    let summary_path = dir.join("summary.json");
-    if !summary_path.exists() {
-        return Err(fail(
-            &summary_path,
-            "missing: not a complete pgn-audit report folder",
-        ));
-    }
-    let text =
-        String::from_utf8(read(&summary_path)?).map_err(|_| fail(&summary_path, "not UTF-8"))?;
-    check_version(dir, &summary_path, &text)?;
-    let mut summary = Summary::from_json(&text).ok_or_else(|| {
-        fail(
-            &summary_path,
-            "not a summary of version 2 of the report contract",
-        )
-    })?;
-    if summary.interrupted {
-        return Err(fail(
-            &summary_path,
-            "the run was interrupted: its reports cover only part of its input",
-        ));
-    }
-    let body = |(name, columns): (&str, &[&str])| -> Result<Vec<u8>, MergeError> {
-        let path = dir.join(name);
-        if !path.exists() {
-            return Err(fail(&path, "missing"));
-        }
-        let bytes = read(&path)?;
-        let header = header_line(columns);
-        match bytes.strip_prefix(header.as_bytes()) {
-            Some(body) => Ok(body.to_vec()),
-            None => Err(fail(
-                &path,
-                "its columns are not those of version 2 of the report contract",
-            )),
-        }
-    };
+    let mut summary = read_summary(dir)?;
     let rows = CSV_REPORTS
         .into_iter()
-        .map(body)
+        .map(|report| csv_body(dir, report))
         .collect::<Result<Vec<_>, _>>()?;
     let quirks = match summary.options.quirks {
-        true => Some(body(QUIRKS_REPORT)?),
+        true => Some(csv_body(dir, QUIRKS_REPORT)?),
         false => None,
     };
     summary.findings = findings(dir, &rows)?;
@@ -138,6 +102,51 @@ fn read_shard(dir: &Path) -> Result<Shard, MergeError> {
         quirks,
         split,
     })
+}
+
+/// A folder's summary.json: of this version, and of a run that completed.
+fn read_summary(dir: &Path) -> Result<Summary, MergeError> {
+    let summary_path = dir.join("summary.json");
+    if !summary_path.exists() {
+        return Err(fail(
+            &summary_path,
+            "missing: not a complete pgn-audit report folder",
+        ));
+    }
+    let text =
+        String::from_utf8(read(&summary_path)?).map_err(|_| fail(&summary_path, "not UTF-8"))?;
+    check_version(dir, &summary_path, &text)?;
+    let summary = Summary::from_json(&text).ok_or_else(|| {
+        fail(
+            &summary_path,
+            "not a summary of version 2 of the report contract",
+        )
+    })?;
+    if summary.interrupted {
+        return Err(fail(
+            &summary_path,
+            "the run was interrupted: its reports cover only part of its input",
+        ));
+    }
+    Ok(summary)
+}
+
+/// The rows of CSV report `name` in `dir`, after its header line, which
+/// must be the contract's `columns`.
+fn csv_body(dir: &Path, (name, columns): (&str, &[&str])) -> Result<Vec<u8>, MergeError> {
+    let path = dir.join(name);
+    if !path.exists() {
+        return Err(fail(&path, "missing"));
+    }
+    let bytes = read(&path)?;
+    let header = header_line(columns);
+    match bytes.strip_prefix(header.as_bytes()) {
+        Some(body) => Ok(body.to_vec()),
+        None => Err(fail(
+            &path,
+            "its columns are not those of version 2 of the report contract",
+        )),
+    }
 }
 
 /// Refuses a summary.json that another version of pgn-audit wrote: one

@@ -308,19 +308,7 @@ fn zstd_frames<R: BufRead + Send + 'static>(
         while tail.is_none() && queue.len() < in_flight {
             let mut frame = Vec::new();
             match next_frame(&mut src, &mut frame) {
-                Ok(Walk::Frame(start)) => {
-                    let (ftx, frx) = mpsc::sync_channel(1);
-                    // A panic leaves the frame's channel without a
-                    // result (below: the stream fails), rather than
-                    // aborting the process from the pool.
-                    pool.spawn(move || {
-                        let out = std::panic::catch_unwind(|| decompress_frame(&frame[start..]));
-                        if let Ok(out) = out {
-                            let _ = ftx.send((frame, out));
-                        }
-                    });
-                    queue.push_back(frx);
-                }
+                Ok(Walk::Frame(start)) => queue.push_back(spawn_frame(pool, frame, start)),
                 Ok(Walk::End) => break,
                 // A read error comes out of the stream decoder in turn.
                 Ok(Walk::Stream) | Err(_) => tail = Some(frame),
@@ -347,22 +335,54 @@ fn zstd_frames<R: BufRead + Send + 'static>(
                 // A frame that failed or outgrew MAX_FRAME: from its first
                 // byte on, the rest is one stream, as a single-threaded
                 // decoder would have read it.
-                let mut taken = frame;
-                for later in queue.drain(..) {
-                    let Ok((f, _)) = later.recv() else {
-                        let _ = tx.send(Piece::Failed(frame_failed()));
-                        return;
-                    };
-                    taken.extend_from_slice(&f);
-                }
-                if let Some(t) = tail.take() {
-                    taken.extend_from_slice(&t);
-                }
+                let Some(taken) = taken_since(frame, &mut queue, tail.take()) else {
+                    let _ = tx.send(Piece::Failed(frame_failed()));
+                    return;
+                };
                 tail = Some(taken);
                 break;
             }
         }
     }
+    stream_rest(tail, src, tx);
+}
+
+/// Decompresses `frame[start..]` on the pool; its result comes back on
+/// the returned channel. A panic leaves the channel without a result (the
+/// stream then fails), rather than reaching the pool.
+fn spawn_frame(pool: &rayon::ThreadPool, frame: Vec<u8>, start: usize) -> Receiver<FrameResult> {
+    let (ftx, frx) = mpsc::sync_channel(1);
+    pool.spawn(move || {
+        let out = std::panic::catch_unwind(|| decompress_frame(&frame[start..]));
+        if let Ok(out) = out {
+            let _ = ftx.send((frame, out));
+        }
+    });
+    frx
+}
+
+/// The bytes of `frame`, of every frame after it in `queue`, and of
+/// `tail`, in order: what a stream decoder reads from there on. `None`
+/// when a frame's decompression panicked.
+fn taken_since(
+    frame: Vec<u8>,
+    queue: &mut VecDeque<Receiver<FrameResult>>,
+    tail: Option<Vec<u8>>,
+) -> Option<Vec<u8>> {
+    let mut taken = frame;
+    for later in queue.drain(..) {
+        let (f, _) = later.recv().ok()?;
+        taken.extend_from_slice(&f);
+    }
+    if let Some(t) = tail {
+        taken.extend_from_slice(&t);
+    }
+    Some(taken)
+}
+
+/// Ends the stream: the bytes taken, then the rest of `src`, through a
+/// stream decoder; or the end, where every frame was walked.
+fn stream_rest<R: BufRead + Send + 'static>(tail: Option<Vec<u8>>, src: R, tx: &Sender) {
     match tail {
         Some(taken) => match stream_decoder(Cursor::new(taken).chain(src)) {
             Ok(d) => pump(d, tx),

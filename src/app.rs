@@ -58,7 +58,7 @@ pub enum Exit {
 
 impl Exit {
     /// The process's exit status: 0, 1, 2, 101 or 130.
-    pub fn status(self) -> u8 {
+    pub(crate) fn status(self) -> u8 {
         match self {
             Exit::Completed => 0,
             Exit::Findings => 1,

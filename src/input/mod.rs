@@ -52,7 +52,7 @@ pub struct InputError {
 
 impl InputError {
     /// An error that no I/O error caused.
-    pub fn new(path: impl Into<String>, cause: impl Into<String>) -> InputError {
+    pub(crate) fn new(path: impl Into<String>, cause: impl Into<String>) -> InputError {
         InputError {
             path: path.into(),
             cause: cause.into(),
@@ -61,7 +61,7 @@ impl InputError {
     }
 
     /// An I/O error, its cause said without the "(os error N)" noise.
-    pub fn io(path: impl Into<String>, e: io::Error) -> InputError {
+    pub(crate) fn io(path: impl Into<String>, e: io::Error) -> InputError {
         InputError {
             path: path.into(),
             cause: io_cause(&e),
@@ -606,6 +606,24 @@ mod tests {
         ] {
             assert_eq!(refused_format(head), None, "{head:?}");
         }
+    }
+
+    /// An input error says `PATH: CAUSE` in one line and keeps the I/O
+    /// error behind it as its source.
+    #[test]
+    fn input_errors_keep_their_source() {
+        let missing = "no/such/file.pgn".to_owned();
+        let e = collect_sources(std::slice::from_ref(&missing), Path::new("reports")).unwrap_err();
+        assert_eq!(e.to_string(), "no/such/file.pgn: no such file or directory");
+        let source = std::error::Error::source(&e).and_then(|s| s.downcast_ref::<io::Error>());
+        assert_eq!(source.map(io::Error::kind), Some(io::ErrorKind::NotFound));
+        let twice = collect_sources(&["-".to_owned(), "-".to_owned()], Path::new("reports"));
+        let e = twice.unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "-: standard input is named twice: it can be read only once"
+        );
+        assert!(std::error::Error::source(&e).is_none());
     }
 
     #[test]

@@ -1,45 +1,114 @@
-//! Wires the stages: one reader thread cuts each source into batches of
-//! whole games, a rayon pool audits the batches, and this thread writes
-//! the results back in input order, so the reports are byte-identical for
-//! any number of threads. Owns the progress bar, the interrupt flag and the
-//! exit status.
+//! Wires the stages: the reader ([`reader`], on a thread of its own) cuts
+//! each source into batches of whole games, a rayon pool audits them
+//! ([`worker`]), the reorder buffer ([`ordered`]) hands them back in input
+//! order, and the sink ([`sink`]) writes them, so the reports are
+//! byte-identical for any number of threads. Owns the progress bar, the
+//! interrupt flag ([`signals`]) and the exit status.
 
 mod ordered;
+mod reader;
+mod signals;
+mod sink;
+mod worker;
 
 use std::io::{self, IsTerminal};
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
+use std::process::ExitCode;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
+use std::sync::atomic::AtomicU64;
 use std::sync::mpsc;
 use std::time::Instant;
 
-use ordered::{Ended, Outbox};
+use ordered::{Ended, StageError};
+use reader::Reader;
+use signals::Signals;
+use sink::{Sink, Stat};
+use worker::Audited;
 
-use crate::audit::{self, ErrorKind, GameError, GameReport};
+use crate::audit;
 use crate::cli::{AuditArgs, MergeArgs};
-use crate::input::{self, Batch, Origin, Source};
-use crate::pgn::{Game, Tags};
-use crate::report::{GameId, Options, Reports, SourceDetail, Summary};
+use crate::input::{self, InputError, Origin, Source};
+use crate::merge::MergeError;
+use crate::pgn::Game;
+use crate::report::{Options, OutputError, Reports, SourceDetail, Summary};
 
-/// Exit status: the run completed (findings are not failures).
-pub const EXIT_OK: i32 = 0;
-/// Exit status with `--fail-on-findings`: the run completed, and at least
-/// one game is flagged or incomplete.
-pub const EXIT_FINDINGS: i32 = 1;
-/// Exit status: a usage or input/output error.
-pub const EXIT_INPUT: i32 = 2;
-/// Exit status: interrupted (Ctrl-C, SIGTERM or SIGHUP). The reports cover
-/// the games done and summary.json says `"interrupted": true`. A signal
-/// before the output folder is touched ends the run at once, writing
-/// nothing; a second signal ends the process at once, leaving only
-/// `.partial` files (and no summary.json).
-pub const EXIT_INTERRUPTED: i32 = 130;
-/// Exit status: an internal error (a bug: the reader thread panicked, the
-/// signal handler could not be installed), as for a panic. The message
-/// says `pgn-audit: internal error: ...`; no summary.json is written, so
-/// that no folder vouches for a run that did not complete.
-pub const EXIT_INTERNAL: i32 = 101;
+/// How a run ends: its exit status.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Exit {
+    /// The run completed (findings are not failures).
+    Completed,
+    /// With `--fail-on-findings`: the run completed, and at least one game
+    /// is flagged or incomplete.
+    Findings,
+    /// A usage or input/output error.
+    Input,
+    /// An internal error (a bug: the reader thread panicked, the signal
+    /// handler could not be installed), as for a panic. The message says
+    /// `pgn-audit: internal error: ...`; no summary.json is written, so
+    /// that no folder vouches for a run that did not complete.
+    Internal,
+    /// Interrupted (Ctrl-C, SIGTERM or SIGHUP). The reports cover the
+    /// games done and summary.json says `"interrupted": true`. A signal
+    /// before the output folder is touched ends the run at once, writing
+    /// nothing; a second signal ends the process at once, leaving only
+    /// `.partial` files (and no summary.json).
+    Interrupted,
+}
+
+impl Exit {
+    /// The process's exit status: 0, 1, 2, 101 or 130.
+    pub(crate) fn status(self) -> u8 {
+        match self {
+            Exit::Completed => 0,
+            Exit::Findings => 1,
+            Exit::Input => 2,
+            Exit::Internal => 101,
+            Exit::Interrupted => 130,
+        }
+    }
+}
+
+impl From<Exit> for ExitCode {
+    fn from(exit: Exit) -> ExitCode {
+        ExitCode::from(exit.status())
+    }
+}
+
+/// Why a run or a merge ends before it completes, said in one line after
+/// `pgn-audit: `.
+#[derive(Debug, thiserror::Error)]
+enum Failure {
+    /// The inputs cannot be read (a missing file, an input named twice).
+    #[error(transparent)]
+    Input(#[from] InputError),
+    /// The output folder names something other than a folder.
+    #[error("{}: is not a directory", .0.display())]
+    NotAFolder(PathBuf),
+    #[error("cannot start {threads} threads: {source}")]
+    Threads {
+        threads: usize,
+        source: rayon::ThreadPoolBuildError,
+    },
+    #[error("cannot write reports: {0}")]
+    Output(#[from] OutputError),
+    #[error("merge: {0}")]
+    Merge(#[from] MergeError),
+    #[error("internal error: cannot install the signal handler: {0}")]
+    Signals(#[from] ctrlc::Error),
+    /// The reader stage failed: the reports are not the whole input.
+    #[error("internal error: {0}")]
+    Stage(#[from] StageError),
+}
+
+impl Failure {
+    fn exit(&self) -> Exit {
+        match self {
+            Failure::Signals(_) | Failure::Stage(_) => Exit::Internal,
+            _ => Exit::Input,
+        }
+    }
+}
 
 /// Worker threads per core at most: workers only audit (the reader and
 /// the decompressors have threads of their own), and each holds up to two
@@ -67,7 +136,7 @@ pub struct Config {
     pub html: bool,
     /// No progress bar, table or notes (`--quiet`).
     pub quiet: bool,
-    /// Exit [`EXIT_FINDINGS`] when a game is flagged or incomplete.
+    /// Exit with [`Exit::Findings`] when a game is flagged or incomplete.
     pub fail_on_findings: bool,
 }
 
@@ -97,16 +166,6 @@ fn most_threads(cores: usize) -> usize {
     cores.saturating_mul(THREADS_PER_CORE).max(THREADS_ALWAYS)
 }
 
-/// One audited game, ready to be written.
-struct Audited {
-    index: u64,
-    offset: u64,
-    line: u64,
-    range: (usize, usize),
-    tags: Tags,
-    report: GameReport,
-}
-
 /// What the reader and the workers send to the writer, numbered in input
 /// order.
 enum Message {
@@ -122,7 +181,8 @@ enum Message {
     SourceEnd {
         source: usize,
         bytes: u64,
-        error: Option<String>,
+        /// The error that ended the source, if one did.
+        error: Option<InputError>,
     },
 }
 
@@ -139,167 +199,19 @@ fn to_stderr(text: &str) {
     let _ = io::Write::write_all(&mut io::stderr().lock(), text.as_bytes());
 }
 
-/// Audits one batch. A panic while reading or auditing a game becomes an
-/// error row for that game. `cut` is the read error that broke the source
-/// inside the batch's last game.
-fn audit_batch(batch: &Batch, cut: Option<&str>) -> Vec<Audited> {
-    let last = batch.games.len().wrapping_sub(1);
-    batch
-        .games
-        .iter()
-        .enumerate()
-        .map(|(k, span)| {
-            let range = (
-                (span.start - batch.base) as usize,
-                (span.end - batch.base) as usize,
-            );
-            let bytes = &batch.bytes[range.0..range.1];
-            let (tags, report) = std::panic::catch_unwind(|| {
-                let game = Game::parse(bytes);
-                let report = audit::audit_game_caught(&game);
-                (game.tags, report)
-            })
-            .unwrap_or_else(|_| {
-                let report = GameReport {
-                    error: Some(GameError {
-                        ply: 0,
-                        san: String::new(),
-                        kind: ErrorKind::ParseError,
-                        detail: "internal error: reading this game panicked".to_owned(),
-                        fen: String::new(),
-                    }),
-                    ..GameReport::default()
-                };
-                (Tags::default(), report)
-            });
-            let mut report = report;
-            if batch.capped && k == last {
-                mark_cut(
-                    &mut report,
-                    format!(
-                        "the game is longer than {} MiB; the rest of it, up to the next game, was skipped",
-                        input::batch::GAME_CAP >> 20
-                    ),
-                );
-            } else if let Some(cause) = cut.filter(|_| k == last) {
-                mark_cut(
-                    &mut report,
-                    format!("the input breaks off in this game: {cause}"),
-                );
-            }
-            Audited {
-                index: batch.first_game + k as u64,
-                offset: span.start,
-                line: batch.lines[k],
-                range,
-                tags,
-                report,
-            }
-        })
-        .collect()
+/// Runs the audit; says why it failed, if it did.
+pub fn run(config: &Config) -> Exit {
+    audit_inputs(config).unwrap_or_else(|e| {
+        say(&e.to_string());
+        e.exit()
+    })
 }
 
-/// A game whose text stops short of its end (the source's read error broke
-/// it off, or it is longer than the cap and the rest was skipped): whatever
-/// its end says (a cut move or comment, or nothing amiss) is replaced by a
-/// parse_error with `detail`. An error found before the cut stays.
-fn mark_cut(report: &mut GameReport, detail: String) {
-    let ply = report.plies + 1;
-    let (san, fen) = match report.error.take() {
-        Some(e) if e.kind != ErrorKind::ParseError || e.ply != ply => {
-            report.error = Some(e);
-            return;
-        }
-        Some(e) => (e.san, e.fen),
-        None => (String::new(), String::new()),
-    };
-    report.claims.clear();
-    report.error = Some(GameError {
-        ply,
-        san,
-        kind: ErrorKind::ParseError,
-        detail,
-        fen,
-    });
-}
-
-/// What the run does on Ctrl-C, SIGTERM and SIGHUP. Before the output
-/// folder is touched, a signal ends the run at once with
-/// [`EXIT_INTERRUPTED`]: there is nothing to finish. Once
-/// the reports are begun, the first signal stops the reader; the batches
-/// in flight are finished and every report is completed and renamed. A
-/// second one ends the process at once.
-struct Signals {
-    /// Set by a signal, and when a report cannot be written: the reader
-    /// stops.
-    interrupted: Arc<AtomicBool>,
-    /// Set by a signal only.
-    signalled: Arc<AtomicBool>,
-    /// [`STARTING`], [`WRITING`] or [`STOPPED`].
-    stage: Arc<AtomicU8>,
-}
-
-/// Before the output folder is touched.
-const STARTING: u8 = 0;
-/// The reports are begun.
-const WRITING: u8 = 1;
-/// Interrupted while starting: the process is ending.
-const STOPPED: u8 = 2;
-
-impl Signals {
-    /// Installs the handler, the first thing a run does, so that a signal
-    /// is honoured from the start.
-    fn install() -> Result<Signals, String> {
-        let signals = Signals {
-            interrupted: Arc::new(AtomicBool::new(false)),
-            signalled: Arc::new(AtomicBool::new(false)),
-            stage: Arc::new(AtomicU8::new(STARTING)),
-        };
-        let (flag, signal, stage) = (
-            signals.interrupted.clone(),
-            signals.signalled.clone(),
-            signals.stage.clone(),
-        );
-        ctrlc::set_handler(move || {
-            flag.store(true, Ordering::SeqCst);
-            if signal.swap(true, Ordering::SeqCst) {
-                say("interrupted twice: stopping now, the reports are left unfinished");
-                std::process::exit(EXIT_INTERRUPTED);
-            }
-            if stage
-                .compare_exchange(STARTING, STOPPED, Ordering::SeqCst, Ordering::SeqCst)
-                .is_ok()
-            {
-                say("interrupted before any report was begun");
-                std::process::exit(EXIT_INTERRUPTED);
-            }
-        })
-        .map_err(|e| format!("cannot install the signal handler: {e}"))?;
-        Ok(signals)
-    }
-
-    /// Moves on to writing the reports; `false` when a signal came first
-    /// (its handler is ending the process).
-    fn begin_reports(&self) -> bool {
-        self.stage
-            .compare_exchange(STARTING, WRITING, Ordering::SeqCst, Ordering::SeqCst)
-            .is_ok()
-    }
-}
-
-/// Says `internal error: CAUSE`; returns [`EXIT_INTERNAL`].
-fn internal_error(cause: &str) -> i32 {
-    say(&format!("internal error: {cause}"));
-    EXIT_INTERNAL
-}
-
-/// Runs the audit; returns the exit status.
-pub fn run(config: &Config) -> i32 {
+/// The run's stages, in order: the signal handler, the sources, the pool,
+/// the output folder, then reader, pool and sink until the input ends.
+fn audit_inputs(config: &Config) -> Result<Exit, Failure> {
     let started = Instant::now();
-    let signals = match Signals::install() {
-        Ok(s) => s,
-        Err(e) => return internal_error(&e),
-    };
+    let signals = Signals::install()?;
     if let Some(asked) = config.threads_asked.filter(|_| !config.quiet) {
         say(&format!(
             "-j {asked}: using {} threads, the most this machine allows \
@@ -307,20 +219,69 @@ pub fn run(config: &Config) -> i32 {
             config.threads
         ));
     }
-    if let Err(e) = check_out_folder(&config.out) {
-        say(&e);
-        return EXIT_INPUT;
-    }
-    let sources = match input::collect_sources(&config.inputs, &config.out) {
-        Ok(s) => s,
-        Err(e) => {
-            say(&e.to_string());
-            return EXIT_INPUT;
-        }
+    check_out_folder(&config.out)?;
+    let sources = input::collect_sources(&config.inputs, &config.out)?;
+    let stats = stat_sources(&sources);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(config.threads)
+        // A worker's panic (a bug: a game's own panic is caught as its
+        // error row) was said by the panic hook; its batch's ticket,
+        // dropped unsent, makes the run an internal error, not an abort.
+        .panic_handler(|_| {})
+        .build()
+        .map_err(|source| Failure::Threads {
+            threads: config.threads,
+            source,
+        })?;
+    signals.begin_reports();
+    let mut reports = Reports::create(&config.out, config.split, config.quirks, config.html)?;
+    reports.summary.options = Options {
+        split: config.split,
+        quirks: config.quirks,
+        html: config.html,
     };
-    // Size and modification time as the run starts, before any is read
-    // (of a zip member, those of its archive).
-    let stats: Vec<(Option<u64>, Option<String>)> = sources
+    if !config.quiet
+        && sources.iter().any(|s| s.origin == Origin::Stdin)
+        && io::stdin().is_terminal()
+    {
+        say("reading PGN from standard input (end with Ctrl-D)");
+    }
+    let bar = crate::progress::bar(raw_size(&sources, &stats), config.quiet);
+    let stages = Stages {
+        config,
+        sources: &sources,
+        stats: &stats,
+        bar: &bar,
+        started,
+    };
+    let summary = stages.run(reports, Arc::new(pool), &signals)?;
+    let Some(summary) = summary else {
+        return Ok(Exit::Input);
+    };
+    if !config.quiet {
+        to_stderr(&summary.table(&config.out, crate::progress::table_width()));
+    }
+    Ok(exit_status(config, &summary, &signals))
+}
+
+/// The exit status of a run that wrote its reports: interrupted, a source
+/// that could not be read, findings with `--fail-on-findings`, or none.
+fn exit_status(config: &Config, summary: &Summary, signals: &Signals) -> Exit {
+    if signals.signalled() {
+        Exit::Interrupted
+    } else if summary.source_details.iter().any(|d| d.error.is_some()) {
+        Exit::Input
+    } else if config.fail_on_findings && summary.flagged + summary.incomplete > 0 {
+        Exit::Findings
+    } else {
+        Exit::Completed
+    }
+}
+
+/// Size and modification time of each source as the run starts, before
+/// any is read (of a zip member, those of its archive).
+fn stat_sources(sources: &[Source]) -> Vec<Stat> {
+    sources
         .iter()
         .map(|s| match &s.origin {
             Origin::File(p) | Origin::ZipMember { archive: p, .. } => {
@@ -328,214 +289,109 @@ pub fn run(config: &Config) -> i32 {
             }
             Origin::Stdin => (None, None),
         })
-        .collect();
-    let pool = match rayon::ThreadPoolBuilder::new()
-        .num_threads(config.threads)
-        .build()
-    {
-        Ok(p) => Arc::new(p),
-        Err(e) => {
-            say(&format!("cannot start {} threads: {e}", config.threads));
-            return EXIT_INPUT;
-        }
-    };
-    if !signals.begin_reports() {
-        // The handler is ending the process with EXIT_INTERRUPTED.
-        loop {
-            std::thread::park();
-        }
-    }
-    let mut reports = match Reports::create(&config.out, config.split, config.quirks, config.html) {
-        Ok(r) => r,
-        Err(e) => {
-            say(&format!("cannot write reports: {e}"));
-            return EXIT_INPUT;
-        }
-    };
-    reports.summary.options = Options {
-        split: config.split,
-        quirks: config.quirks,
-        html: config.html,
-    };
-    let total = sources
+        .collect()
+}
+
+/// The raw size of the input, where every source's is known: the
+/// progress bar's total.
+fn raw_size(sources: &[Source], stats: &[Stat]) -> Option<u64> {
+    sources
         .iter()
-        .zip(&stats)
+        .zip(stats)
         .map(|(s, (size, _))| match s.origin {
             Origin::File(_) => *size,
             Origin::Stdin | Origin::ZipMember { .. } => None,
         })
-        .sum::<Option<u64>>();
-    if !config.quiet
-        && sources.iter().any(|s| s.origin == Origin::Stdin)
-        && io::stdin().is_terminal()
-    {
-        say("reading PGN from standard input (end with Ctrl-D)");
-    }
-    let bar = crate::progress::bar(total, config.quiet);
-    let raw_read = Arc::new(AtomicU64::new(0));
-    let interrupted = signals.interrupted.clone();
+        .sum()
+}
 
-    // Buffers of written batches, back to the reader to read into again.
-    let (spare_tx, spare_rx) = mpsc::channel::<Vec<u8>>();
-    let reader = {
-        let sources = sources.clone();
-        let interrupted = interrupted.clone();
-        let raw_read = raw_read.clone();
-        move |outbox: Outbox<Message>| {
-            let stages = Stages {
-                pool: &pool,
-                outbox: &outbox,
-                spares: &spare_rx,
-                interrupted: &interrupted,
-                raw_read: &raw_read,
-            };
-            read_sources(&sources, &stages)
-        }
-    };
+/// What the stages of a run share.
+struct Stages<'a> {
+    config: &'a Config,
+    sources: &'a [Source],
+    stats: &'a [Stat],
+    bar: &'a indicatif::ProgressBar,
+    started: Instant,
+}
 
-    let mut status = EXIT_OK;
-    let mut write_failed = false;
-    // Games written before the current source.
-    let mut games_before = 0;
-    let mut source_ended =
-        |summary: &mut Summary, source: usize, bytes: u64, error: Option<String>| {
-            let (size, modified) = stats[source].clone();
-            summary.bytes += bytes;
-            summary.sources.push(sources[source].name.clone());
-            summary.source_details.push(SourceDetail {
-                name: sources[source].name.clone(),
-                size,
-                modified,
-                bytes,
-                games: summary.games - games_before,
-                error,
-            });
-            games_before = summary.games;
+impl Stages<'_> {
+    /// Reads every source into `reports` through the pool, in input order;
+    /// completes the reports, summary.json last. `None` when a report
+    /// could not be written (said as it happened).
+    fn run(
+        &self,
+        reports: Reports,
+        pool: Arc<rayon::ThreadPool>,
+        signals: &Signals,
+    ) -> Result<Option<Summary>, Failure> {
+        let raw_read = Arc::new(AtomicU64::new(0));
+        let (spare_tx, spare_rx) = mpsc::channel::<Vec<u8>>();
+        let reader = Reader {
+            sources: self.sources.to_vec(),
+            pool,
+            spares: spare_rx,
+            interrupted: signals.interrupted.clone(),
+            raw_read: raw_read.clone(),
         };
-    // The source being written, and its bytes so far, until its end.
-    let mut open_source: Option<(usize, u64)> = None;
-    let ended = ordered::in_order(
-        config.threads * 2 + 2,
-        &signals.signalled,
-        reader,
-        |message| match message {
-            Message::Batch {
-                source,
-                end,
-                bytes,
-                games,
-            } => {
-                if write_failed {
-                    return;
-                }
-                open_source = Some((source, end));
-                for g in &games {
-                    let id = GameId {
-                        source: &sources[source].name,
-                        game: g.index,
-                        offset: g.offset,
-                        line: g.line,
-                        tags: &g.tags,
-                    };
-                    if let Err(e) = reports.write_game(&id, &g.report, &bytes[g.range.0..g.range.1])
-                    {
-                        bar.suspend(|| say(&format!("cannot write reports: {e}")));
-                        write_failed = true;
-                        interrupted.store(true, Ordering::SeqCst);
-                        break;
-                    }
-                }
-                let _ = spare_tx.send(bytes);
-                bar.set_position(raw_read.load(Ordering::Relaxed));
-                bar.set_message(crate::progress::message(
-                    reports.summary.games,
-                    started.elapsed().as_secs_f64(),
-                ));
-            }
-            Message::SourceEnd {
-                source,
-                bytes,
-                error,
-            } => {
-                open_source = None;
-                if let Some(e) = &error {
-                    bar.suspend(|| say(&format!("{}: {e}", sources[source].name)));
-                    status = EXIT_INPUT;
-                }
-                source_ended(&mut reports.summary, source, bytes, error);
-            }
-        },
-    );
-    bar.finish_and_clear();
-    match ended {
-        Err(e) => return internal_error(&e),
-        Ok(Ended::Stopped) => {
-            // Interrupted while the reader waits for input: the source
-            // being read counts with the bytes of its games written.
-            if let Some((source, bytes)) = open_source {
-                source_ended(&mut reports.summary, source, bytes, None);
-            }
+        let mut sink = Sink {
+            reports,
+            sources: self.sources,
+            stats: self.stats,
+            bar: self.bar,
+            started: self.started,
+            raw_read: &raw_read,
+            interrupted: &signals.interrupted,
+            spares: spare_tx,
+            write_failed: false,
+            games_before: 0,
+            open_source: None,
+        };
+        let ended = ordered::in_order(
+            self.config.threads * 2 + 2,
+            &signals.signalled,
+            move |outbox| reader.run(&outbox),
+            |message| sink.take(message),
+        );
+        self.bar.finish_and_clear();
+        if ended? == Ended::Stopped {
+            sink.stopped();
         }
-        Ok(Ended::Complete) => {}
-    }
-    if write_failed {
-        return EXIT_INPUT;
-    }
-    reports.summary.seconds = started.elapsed().as_secs_f64();
-    reports.summary.threads = config.threads;
-    let was_interrupted = signals.signalled.load(Ordering::SeqCst);
-    reports.summary.interrupted = was_interrupted;
-    let summary = match reports.finish() {
-        Ok(summary) => summary,
-        Err(e) => {
-            say(&format!("cannot write reports: {e}"));
-            return EXIT_INPUT;
+        if sink.write_failed {
+            return Ok(None);
         }
-    };
-    if !config.quiet {
-        to_stderr(&summary.table(&config.out, crate::progress::table_width()));
+        let mut reports = sink.reports;
+        reports.summary.seconds = self.started.elapsed().as_secs_f64();
+        reports.summary.threads = self.config.threads;
+        reports.summary.interrupted = signals.signalled();
+        Ok(Some(reports.finish()?))
     }
-    if was_interrupted {
-        return EXIT_INTERRUPTED;
-    }
-    if status == EXIT_OK && config.fail_on_findings && summary.flagged + summary.incomplete > 0 {
-        return EXIT_FINDINGS;
-    }
-    status
 }
 
 /// An output folder that names something other than a folder is a usage
 /// error, said before anything is read.
-fn check_out_folder(out: &Path) -> Result<(), String> {
+fn check_out_folder(out: &Path) -> Result<(), Failure> {
     match std::fs::metadata(out) {
-        Ok(m) if !m.is_dir() => Err(format!("{}: is not a directory", out.display())),
+        Ok(m) if !m.is_dir() => Err(Failure::NotAFolder(out.to_path_buf())),
         _ => Ok(()),
     }
 }
 
-/// Runs `pgn-audit merge`; returns the exit status.
-pub fn run_merge(args: &MergeArgs) -> i32 {
-    if let Err(e) = check_out_folder(&args.out) {
-        say(&e);
-        return EXIT_INPUT;
-    }
-    match crate::merge::merge(&args.dirs, &args.out) {
-        Ok(summary) => {
-            if !args.quiet {
-                to_stderr(&summary.table(&args.out, crate::progress::table_width()));
-            }
-            EXIT_OK
-        }
-        Err(e) => {
-            say(&format!("merge: {e}"));
-            EXIT_INPUT
-        }
-    }
+/// Runs `pgn-audit merge`; says why it failed, if it did.
+pub fn run_merge(args: &MergeArgs) -> Exit {
+    merge_folders(args).unwrap_or_else(|e| {
+        say(&e.to_string());
+        e.exit()
+    })
 }
 
-/// How many sources after the one being read are opened (and decompressed)
-/// ahead of it.
-const SOURCES_AHEAD: usize = 2;
+fn merge_folders(args: &MergeArgs) -> Result<Exit, Failure> {
+    check_out_folder(&args.out)?;
+    let summary = crate::merge::merge(&args.dirs, &args.out)?;
+    if !args.quiet {
+        to_stderr(&summary.table(&args.out, crate::progress::table_width()));
+    }
+    Ok(Exit::Completed)
+}
 
 /// The whole-input path without files or threads: `data` cut into games and
 /// batches exactly as a source is, every game read and audited (a panic is
@@ -561,141 +417,6 @@ pub fn audit_bytes(data: &[u8], batch_bytes: usize) -> Summary {
     summary
 }
 
-/// What the reader thread works with.
-struct Stages<'a> {
-    pool: &'a Arc<rayon::ThreadPool>,
-    /// Numbers the messages to the writer; a batch waits for a slot.
-    outbox: &'a Outbox<Message>,
-    /// Buffers of batches written, to read into again.
-    spares: &'a mpsc::Receiver<Vec<u8>>,
-    interrupted: &'a AtomicBool,
-    raw_read: &'a Arc<AtomicU64>,
-}
-
-/// The reader thread: every source in order, cut into batches that are
-/// audited on the pool. Stops early when interrupted.
-fn read_sources(sources: &[Source], st: &Stages) {
-    let Stages {
-        pool,
-        outbox,
-        spares,
-        interrupted,
-        raw_read,
-    } = *st;
-    // Sources opened ahead of the one being read, so that their
-    // decompression (on threads of their own, but for zstd at two threads
-    // or fewer) runs meanwhile.
-    let mut ahead: std::collections::VecDeque<Result<input::Opened, input::InputError>> =
-        std::collections::VecDeque::new();
-    let mut next_open = 0;
-    for (index, _) in sources.iter().enumerate() {
-        if interrupted.load(Ordering::SeqCst) {
-            break;
-        }
-        while next_open < sources.len() && next_open <= index + SOURCES_AHEAD {
-            ahead.push_back(input::open(
-                &sources[next_open],
-                raw_read.clone(),
-                pool,
-                pool.current_num_threads(),
-            ));
-            next_open += 1;
-        }
-        let opened = match ahead.pop_front().expect("opened ahead") {
-            Ok(o) => o,
-            Err(e) => {
-                outbox.number().send(Message::SourceEnd {
-                    source: index,
-                    bytes: 0,
-                    error: Some(e.cause),
-                });
-                continue;
-            }
-        };
-        let compression = opened.compression;
-        // The read error, seen as it happens, with the bytes read before
-        // it: the batch handed out after it is the last one, and its last
-        // game may be cut.
-        let failed: std::cell::RefCell<Option<(u64, io::Error)>> = std::cell::RefCell::new(None);
-        let spy = ErrorSpy {
-            inner: opened.reader,
-            read: 0,
-            failed: &failed,
-        };
-        let spare = || spares.try_recv().ok();
-        let (bytes, error) = input::read_batches(spy, input::batch::BATCH_BYTES, spare, |batch| {
-            if interrupted.load(Ordering::SeqCst) {
-                return ControlFlow::Break(());
-            }
-            let Some(ticket) = outbox.slot() else {
-                return ControlFlow::Break(());
-            };
-            // The stream broke inside the source's last game unless that
-            // game's text ends with its result token and a line end: then
-            // the error came after it, and the game is whole. (The bytes of
-            // the reads before the failed one may fill several batches.)
-            let cut = failed
-                .borrow()
-                .as_ref()
-                .filter(|_| batch.last)
-                .and_then(|(at, e)| {
-                    let last = batch.games.last()?;
-                    let text = &batch.bytes[(last.start - batch.base) as usize..batch.len];
-                    (!input::ends_with_result_line(text)).then(|| read_error(compression, *at, e))
-                });
-            pool.spawn(move || {
-                let games = audit_batch(&batch, cut.as_deref());
-                ticket.send(Message::Batch {
-                    source: index,
-                    end: batch.base + batch.len as u64,
-                    bytes: batch.bytes,
-                    games,
-                });
-            });
-            ControlFlow::Continue(())
-        });
-        let error = error.map(|e| read_error(compression, bytes, &e));
-        outbox.number().send(Message::SourceEnd {
-            source: index,
-            bytes,
-            error,
-        });
-    }
-}
-
-/// The one-line cause of a read error.
-fn read_error(compression: input::Compression, bytes: u64, e: &io::Error) -> String {
-    match compression {
-        input::Compression::None => format!("read error: {}", input::io_cause(e)),
-        c => format!(
-            "{} stream is corrupt or truncated after {bytes} bytes: {}",
-            c.name(),
-            input::io_cause(e)
-        ),
-    }
-}
-
-/// Passes reads on, keeping a copy of the first error with the number of
-/// bytes read before it.
-struct ErrorSpy<'a, R> {
-    inner: R,
-    read: u64,
-    failed: &'a std::cell::RefCell<Option<(u64, io::Error)>>,
-}
-
-impl<R: io::Read> io::Read for ErrorSpy<'_, R> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let n = self.inner.read(buf).inspect_err(|e| {
-            let mut failed = self.failed.borrow_mut();
-            if failed.is_none() && e.kind() != io::ErrorKind::Interrupted {
-                *failed = Some((self.read, io::Error::new(e.kind(), e.to_string())));
-            }
-        })?;
-        self.read += n as u64;
-        Ok(n)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -714,12 +435,13 @@ mod tests {
     #[test]
     fn a_handler_that_cannot_be_installed_is_an_error() {
         let _first = Signals::install();
+        let failure = Failure::from(Signals::install().err().unwrap());
         assert_eq!(
-            Signals::install().err().as_deref(),
-            Some(
-                "cannot install the signal handler: \
-                 Ctrl-C error: Ctrl-C signal handler already registered"
-            )
+            failure.to_string(),
+            "internal error: cannot install the signal handler: \
+             Ctrl-C error: Ctrl-C signal handler already registered"
         );
+        assert_eq!(failure.exit(), Exit::Internal);
+        assert!(std::error::Error::source(&failure).is_some());
     }
 }

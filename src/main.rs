@@ -1,13 +1,15 @@
 //! pgn-audit: parse the command line, run, exit with the run's status.
 
+use std::process::ExitCode;
+
 use pgn_audit::{app, cli};
 
-fn main() {
+fn main() -> ExitCode {
     let cli = cli::Cli::try_parse_args(std::env::args_os()).unwrap_or_else(|e| e.exit());
-    let status = match cli.command {
+    let exit = match cli.command {
         Some(cli::Command::Merge(args)) => app::run_merge(&args),
         Some(cli::Command::Audit(args)) => app::run(&app::Config::from_args(args)),
         None => app::run(&app::Config::from_args(cli.audit)),
     };
-    std::process::exit(status);
+    exit.into()
 }

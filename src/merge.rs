@@ -11,26 +11,42 @@ use crate::audit::{ClaimSource, ClaimVerdict};
 use crate::report::folder::OutFolder;
 use crate::report::html::HtmlReport;
 use crate::report::{
-    CSV_REPORTS, Findings, IDENTITY, Options, QUIRKS_REPORT, Summary, VERSION, header_line,
+    CSV_REPORTS, Findings, IDENTITY, Options, OutputError, QUIRKS_REPORT, Summary, VERSION,
+    header_line,
 };
 
-/// Why a merge cannot be done: the folder or file, and the cause.
-#[derive(Debug)]
-pub struct MergeError {
-    pub path: PathBuf,
-    pub cause: String,
-}
-
-impl std::fmt::Display for MergeError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}: {}", self.path.display(), self.cause)
-    }
+/// Why a merge cannot be done, said in one line: `PATH: CAUSE`.
+#[derive(Debug, thiserror::Error)]
+pub enum MergeError {
+    /// A folder given to merge, or one of its files, that cannot be
+    /// merged.
+    #[error("{}: {cause}", path.display())]
+    Refused {
+        path: PathBuf,
+        cause: String,
+        /// The error behind the cause, where there is one.
+        #[source]
+        source: Option<Box<dyn std::error::Error + Send + Sync>>,
+    },
+    /// The merged folder cannot be written.
+    #[error(transparent)]
+    Output(#[from] OutputError),
 }
 
 fn fail(path: &Path, cause: impl Into<String>) -> MergeError {
-    MergeError {
+    MergeError::Refused {
         path: path.to_path_buf(),
         cause: cause.into(),
+        source: None,
+    }
+}
+
+/// A folder's file that cannot be read, or a CSV row in it.
+fn unreadable(path: &Path, e: impl std::error::Error + Send + Sync + 'static) -> MergeError {
+    MergeError::Refused {
+        path: path.to_path_buf(),
+        cause: e.to_string(),
+        source: Some(Box::new(e)),
     }
 }
 
@@ -49,56 +65,24 @@ struct Shard {
 }
 
 fn read(path: &Path) -> Result<Vec<u8>, MergeError> {
-    fs::read(path).map_err(|e| fail(path, crate::input::io_cause(&e)))
+    fs::read(path).map_err(|e| MergeError::Refused {
+        path: path.to_path_buf(),
+        cause: crate::input::io_cause(&e),
+        source: Some(Box::new(e)),
+    })
 }
 
 fn read_shard(dir: &Path) -> Result<Shard, MergeError> {
     if !dir.is_dir() {
         return Err(fail(dir, "not a report folder"));
     }
-    let summary_path = dir.join("summary.json");
-    if !summary_path.exists() {
-        return Err(fail(
-            &summary_path,
-            "missing: not a complete pgn-audit report folder",
-        ));
-    }
-    let text =
-        String::from_utf8(read(&summary_path)?).map_err(|_| fail(&summary_path, "not UTF-8"))?;
-    check_version(dir, &summary_path, &text)?;
-    let mut summary = Summary::from_json(&text).ok_or_else(|| {
-        fail(
-            &summary_path,
-            "not a summary of version 2 of the report contract",
-        )
-    })?;
-    if summary.interrupted {
-        return Err(fail(
-            &summary_path,
-            "the run was interrupted: its reports cover only part of its input",
-        ));
-    }
-    let body = |(name, columns): (&str, &[&str])| -> Result<Vec<u8>, MergeError> {
-        let path = dir.join(name);
-        if !path.exists() {
-            return Err(fail(&path, "missing"));
-        }
-        let bytes = read(&path)?;
-        let header = header_line(columns);
-        match bytes.strip_prefix(header.as_bytes()) {
-            Some(body) => Ok(body.to_vec()),
-            None => Err(fail(
-                &path,
-                "its columns are not those of version 2 of the report contract",
-            )),
-        }
-    };
+    let mut summary = read_summary(dir)?;
     let rows = CSV_REPORTS
         .into_iter()
-        .map(body)
+        .map(|report| csv_body(dir, report))
         .collect::<Result<Vec<_>, _>>()?;
     let quirks = match summary.options.quirks {
-        true => Some(body(QUIRKS_REPORT)?),
+        true => Some(csv_body(dir, QUIRKS_REPORT)?),
         false => None,
     };
     summary.findings = findings(dir, &rows)?;
@@ -120,12 +104,60 @@ fn read_shard(dir: &Path) -> Result<Shard, MergeError> {
     })
 }
 
+/// A folder's summary.json: of this version, and of a run that completed.
+fn read_summary(dir: &Path) -> Result<Summary, MergeError> {
+    let summary_path = dir.join("summary.json");
+    if !summary_path.exists() {
+        return Err(fail(
+            &summary_path,
+            "missing: not a complete pgn-audit report folder",
+        ));
+    }
+    let text =
+        String::from_utf8(read(&summary_path)?).map_err(|_| fail(&summary_path, "not UTF-8"))?;
+    check_version(dir, &summary_path, &text)?;
+    let summary = Summary::from_json(&text).ok_or_else(|| {
+        fail(
+            &summary_path,
+            "not a summary of version 2 of the report contract",
+        )
+    })?;
+    if summary.interrupted {
+        return Err(fail(
+            &summary_path,
+            "the run was interrupted: its reports cover only part of its input",
+        ));
+    }
+    Ok(summary)
+}
+
+/// The rows of CSV report `name` in `dir`, after its header line, which
+/// must be the contract's `columns`.
+fn csv_body(dir: &Path, (name, columns): (&str, &[&str])) -> Result<Vec<u8>, MergeError> {
+    let path = dir.join(name);
+    if !path.exists() {
+        return Err(fail(&path, "missing"));
+    }
+    let bytes = read(&path)?;
+    let header = header_line(columns);
+    match bytes.strip_prefix(header.as_bytes()) {
+        Some(body) => Ok(body.to_vec()),
+        None => Err(fail(
+            &path,
+            "its columns are not those of version 2 of the report contract",
+        )),
+    }
+}
+
 /// Refuses a summary.json that another version of pgn-audit wrote: one
 /// without `version` is of contract v1; one of another version may judge
 /// games otherwise, so its rows cannot stand next to this version's.
 fn check_version(dir: &Path, path: &Path, text: &str) -> Result<(), MergeError> {
-    let v: serde_json::Value =
-        serde_json::from_str(text).map_err(|e| fail(path, format!("not JSON: {e}")))?;
+    let v: serde_json::Value = serde_json::from_str(text).map_err(|e| MergeError::Refused {
+        path: path.to_path_buf(),
+        cause: format!("not JSON: {e}"),
+        source: Some(Box::new(e)),
+    })?;
     match v.get("version") {
         None => Err(fail(dir, "a report folder of contract v1 (no version)")),
         Some(serde_json::Value::String(found)) if found == VERSION => Ok(()),
@@ -144,7 +176,6 @@ fn check_version(dir: &Path, path: &Path, text: &str) -> Result<(), MergeError> 
 /// games, claims.csv rows with a false verdict.
 fn findings(dir: &Path, rows: &[Vec<u8>]) -> Result<Findings, MergeError> {
     let mut f = Findings::default();
-    let unreadable = |name: &str, e: String| fail(&dir.join(name), e);
     let column = |k: usize, name: &str| {
         IDENTITY.len()
             + CSV_REPORTS[k]
@@ -159,7 +190,7 @@ fn findings(dir: &Path, rows: &[Vec<u8>]) -> Result<Findings, MergeError> {
         .from_reader(&rows[0][..])
         .into_records()
     {
-        let record = record.map_err(|e| unreadable(CSV_REPORTS[0].0, e.to_string()))?;
+        let record = record.map_err(|e| unreadable(&dir.join(CSV_REPORTS[0].0), e))?;
         let game = (record[0].to_owned(), record[1].to_owned());
         f.castles += 1;
         if last_game.as_ref() != Some(&game) {
@@ -173,7 +204,7 @@ fn findings(dir: &Path, rows: &[Vec<u8>]) -> Result<Findings, MergeError> {
         .from_reader(&rows[1][..])
         .into_records()
     {
-        let record = record.map_err(|e| unreadable(CSV_REPORTS[1].0, e.to_string()))?;
+        let record = record.map_err(|e| unreadable(&dir.join(CSV_REPORTS[1].0), e))?;
         let source = ClaimSource::ALL
             .iter()
             .find(|c| record.get(source_at) == Some(c.code()));
@@ -181,9 +212,9 @@ fn findings(dir: &Path, rows: &[Vec<u8>]) -> Result<Findings, MergeError> {
             .iter()
             .find(|c| record.get(verdict_at) == Some(c.code()));
         let (Some(source), Some(verdict)) = (source, verdict) else {
-            return Err(unreadable(
-                CSV_REPORTS[1].0,
-                "a row whose claim_source or verdict is no code of the report contract".into(),
+            return Err(fail(
+                &dir.join(CSV_REPORTS[1].0),
+                "a row whose claim_source or verdict is no code of the report contract",
             ));
         };
         f.add_claim(*source, *verdict);
@@ -233,8 +264,42 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Summary, MergeError> {
         .iter()
         .map(|d| read_shard(d))
         .collect::<Result<Vec<_>, _>>()?;
-    let mut seen: HashMap<&str, &Path> = HashMap::new();
+    let options = check_shards(&shards, out)?;
+    let split = shards.iter().any(|s| s.split.is_some());
+    let folder = OutFolder::claim(out, &merged_names(options, split))?;
+    let mut files = merged_files(&shards, options, split);
+    let mut summary = Summary {
+        options,
+        ..Summary::default()
+    };
     for shard in &shards {
+        summary.merge(&shard.summary);
+    }
+    let json = summary
+        .to_json()
+        .map_err(|e| unreadable(&folder.path("summary.json"), e))?;
+    if options.html {
+        let page = html_page(&files[..CSV_REPORTS.len()], &json)
+            .map_err(|e| fail(&folder.path("report.html"), e))?;
+        files.push(("report.html", page.into_bytes()));
+    }
+    let written = files
+        .iter()
+        .map(|(name, bytes)| folder.write(name, bytes))
+        .collect::<Result<Vec<_>, _>>()?;
+    folder.finish(written, &json)?;
+    Ok(summary)
+}
+
+/// Checks that the folders can be merged: no source in two of them, the
+/// split files in all or none, the same options in all, and none of them
+/// the output folder `out`. Returns their options.
+fn check_shards(shards: &[Shard], out: &Path) -> Result<Options, MergeError> {
+    let Some(first) = shards.first() else {
+        return Err(fail(out, "no report folder to merge"));
+    };
+    let mut seen: HashMap<&str, &Path> = HashMap::new();
+    for shard in shards {
         for source in &shard.summary.sources {
             if let Some(first) = seen.insert(source, &shard.dir) {
                 return Err(fail(
@@ -248,23 +313,23 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Summary, MergeError> {
         }
     }
     let with_split = shards.iter().filter(|s| s.split.is_some()).count();
-    if with_split != 0 && with_split != shards.len() {
-        let odd = shards
-            .iter()
-            .find(|s| s.split.is_none())
-            .map_or(out, |s| &s.dir);
+    if let Some(odd) = shards
+        .iter()
+        .find(|s| s.split.is_none())
+        .filter(|_| with_split != 0)
+    {
         return Err(fail(
-            odd,
+            &odd.dir,
             "has no clean.pgn and rejected.pgn while other folders have them",
         ));
     }
-    let options = shards[0].summary.options;
+    let options = first.summary.options;
     if let Some(odd) = shards.iter().find(|s| s.summary.options != options) {
         return Err(fail(
             &odd.dir,
             format!(
                 "written with other options than {} ({}): merge folders written with the same options",
-                shards[0].dir.display(),
+                first.dir.display(),
                 options_differ(options, odd.summary.options)
             ),
         ));
@@ -276,66 +341,53 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Summary, MergeError> {
     {
         return Err(fail(&s.dir, "is also the output folder"));
     }
+    Ok(options)
+}
 
-    let html = options.html;
+/// The files a merge writes, summary.json last.
+fn merged_names(options: Options, split: bool) -> Vec<&'static str> {
     let mut names: Vec<&str> = CSV_REPORTS.iter().map(|(name, _)| *name).collect();
     if options.quirks {
         names.push(QUIRKS_REPORT.0);
     }
-    if with_split != 0 {
+    if split {
         names.extend(SPLIT);
     }
-    if html {
+    if options.html {
         names.push("report.html");
     }
     names.push("summary.json");
-    let folder = OutFolder::claim(out, &names).map_err(|e| fail(&e.path, e.cause))?;
-    let mut files: Vec<(&str, Vec<u8>)> = Vec::new();
+    names
+}
+
+/// The merged CSV reports (as [`CSV_REPORTS`] orders them), quirks.csv
+/// and the split files: each folder's part in folder order.
+fn merged_files(shards: &[Shard], options: Options, split: bool) -> Vec<(&'static str, Vec<u8>)> {
+    let mut files = Vec::new();
     for (k, (name, columns)) in CSV_REPORTS.iter().enumerate() {
         let mut bytes = header_line(columns).into_bytes();
-        for shard in &shards {
+        for shard in shards {
             bytes.extend_from_slice(&shard.rows[k]);
         }
-        files.push((name, bytes));
+        files.push((*name, bytes));
     }
     if options.quirks {
         let mut bytes = header_line(QUIRKS_REPORT.1).into_bytes();
-        for shard in &shards {
+        for shard in shards {
             bytes.extend_from_slice(shard.quirks.as_deref().unwrap_or_default());
         }
         files.push((QUIRKS_REPORT.0, bytes));
     }
-    if with_split != 0 {
+    if split {
         for (k, name) in SPLIT.iter().enumerate() {
             let parts: Vec<&[u8]> = shards
                 .iter()
                 .filter_map(|s| s.split.as_ref().map(|p| &p[k][..]))
                 .collect();
-            files.push((name, join_pgn(&parts)));
+            files.push((*name, join_pgn(&parts)));
         }
     }
-    let mut summary = Summary {
-        options,
-        ..Summary::default()
-    };
-    for shard in &shards {
-        summary.merge(&shard.summary);
-    }
-    let json = summary.to_json();
-    if html {
-        let page = html_page(&files[..CSV_REPORTS.len()], &json)
-            .map_err(|e| fail(&folder.path("report.html"), e))?;
-        files.push(("report.html", page.into_bytes()));
-    }
-    let written = files
-        .iter()
-        .map(|(name, bytes)| folder.write(name, bytes))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| fail(&e.path, e.cause))?;
-    folder
-        .finish(written, &json)
-        .map_err(|e| fail(&e.path, e.cause))?;
-    Ok(summary)
+    files
 }
 
 /// Which options differ: `--split here, not there`.

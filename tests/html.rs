@@ -357,7 +357,7 @@ fn write_dir(f: &Fixture, dir: &Path) {
     write_rows(dir, &f.missed);
     write_rows(dir, &f.errors);
     write_rows(dir, &f.results);
-    std::fs::write(dir.join("summary.json"), f.summary.to_json()).unwrap();
+    std::fs::write(dir.join("summary.json"), f.summary.to_json().unwrap()).unwrap();
 }
 
 // ---- a small reader for the page's tags and attributes ----

@@ -46,11 +46,16 @@ impl<T> Reorder<T> {
     pub(super) fn waiting(&self) -> usize {
         self.arrived.len()
     }
+
+    /// Takes every item that waits for an earlier one.
+    pub(super) fn drain(&mut self) -> impl Iterator<Item = T> + use<T> {
+        std::mem::take(&mut self.arrived).into_values()
+    }
 }
 
 /// What travels to the writer: the number, whether the message holds a
-/// slot, and the message.
-type Numbered<T> = (u64, bool, T);
+/// slot, and the message (`None` from a ticket dropped unsent).
+type Numbered<T> = (u64, bool, Option<T>);
 
 /// The reader's side of the stage: numbers the messages and bounds the
 /// ones in flight.
@@ -77,7 +82,7 @@ impl<T> Outbox<T> {
         Ticket {
             seq: self.issued.fetch_add(1, Ordering::SeqCst),
             slot,
-            tx: self.tx.clone(),
+            tx: Some(self.tx.clone()),
         }
     }
 }
@@ -86,14 +91,78 @@ impl<T> Outbox<T> {
 pub(super) struct Ticket<T> {
     seq: u64,
     slot: bool,
-    tx: mpsc::Sender<Numbered<T>>,
+    /// Until sent.
+    tx: Option<mpsc::Sender<Numbered<T>>>,
 }
 
 impl<T> Ticket<T> {
     /// Sends the message; one the writer no longer waits for is dropped.
-    pub(super) fn send(self, item: T) {
-        let _ = self.tx.send((self.seq, self.slot, item));
+    pub(super) fn send(mut self, item: T) {
+        if let Some(tx) = self.tx.take() {
+            let _ = tx.send((self.seq, self.slot, Some(item)));
+        }
     }
+}
+
+/// A ticket dropped unsent (the worker that held it panicked) tells the
+/// writer that its message will never come.
+impl<T> Drop for Ticket<T> {
+    fn drop(&mut self) {
+        if let Some(tx) = self.tx.take() {
+            let _ = tx.send((self.seq, self.slot, None));
+        }
+    }
+}
+
+/// The writer's side of the stage: the reorder buffer, and the slots it
+/// frees as messages are written.
+struct Inbox<T> {
+    order: Reorder<(bool, T)>,
+    slots: mpsc::SyncSender<()>,
+    /// A message was dropped unsent: nothing after it can be written, so
+    /// the rest are only taken, their slots freed, and the reader runs to
+    /// its end instead of waiting for a slot forever.
+    lost: bool,
+}
+
+impl<T> Inbox<T> {
+    fn take(&mut self, seq: u64, slot: bool, item: Option<T>, write: &mut impl FnMut(T)) {
+        match item {
+            Some(item) if !self.lost => {
+                self.order.arrive(seq, (slot, item));
+                while let Some((slot, item)) = self.order.pop() {
+                    write(item);
+                    self.free(slot);
+                }
+            }
+            Some(_) => self.free(slot),
+            None => {
+                self.lost = true;
+                self.free(slot);
+                for (slot, _) in self.order.drain() {
+                    self.free(slot);
+                }
+            }
+        }
+    }
+
+    fn free(&self, slot: bool) {
+        if slot {
+            let _ = self.slots.send(());
+        }
+    }
+}
+
+/// Why the stage failed: the messages handed on are not the whole input.
+#[derive(Debug, thiserror::Error)]
+pub(super) enum StageError {
+    #[error("cannot start the reader thread: {0}")]
+    Spawn(#[source] std::io::Error),
+    #[error("the reader thread panicked: {0}")]
+    Panicked(String),
+    /// Message `missing` (1-based) of the `numbered` ones never came.
+    #[error("the reader's message {missing} of {numbered} never arrived")]
+    Lost { missing: u64, numbered: u64 },
 }
 
 /// How the stage ended.
@@ -116,7 +185,7 @@ pub(super) fn in_order<T: Send + 'static>(
     stop: &AtomicBool,
     read: impl FnOnce(Outbox<T>) + Send + 'static,
     mut write: impl FnMut(T),
-) -> Result<Ended, String> {
+) -> Result<Ended, StageError> {
     let (slot_tx, slots) = mpsc::sync_channel::<()>(capacity);
     for _ in 0..capacity {
         let _ = slot_tx.send(());
@@ -131,39 +200,41 @@ pub(super) fn in_order<T: Send + 'static>(
     let reader = std::thread::Builder::new()
         .name("reader".to_owned())
         .spawn(move || read(outbox))
-        .map_err(|e| format!("cannot start the reader thread: {e}"))?;
-    let mut order = Reorder::new();
+        .map_err(StageError::Spawn)?;
+    let mut inbox = Inbox {
+        order: Reorder::new(),
+        slots: slot_tx,
+        lost: false,
+    };
+    let lost = |inbox: &Inbox<T>| StageError::Lost {
+        missing: inbox.order.handed() + 1,
+        numbered: issued.load(Ordering::SeqCst),
+    };
     loop {
         match rx.recv_timeout(Duration::from_millis(50)) {
-            Ok((seq, slot, item)) => {
-                order.arrive(seq, (slot, item));
-                while let Some((slot, item)) = order.pop() {
-                    write(item);
-                    if slot {
-                        let _ = slot_tx.send(());
-                    }
-                }
-            }
+            Ok((seq, slot, item)) => inbox.take(seq, slot, item, &mut write),
             Err(mpsc::RecvTimeoutError::Disconnected) => break,
-            Err(mpsc::RecvTimeoutError::Timeout) => {
-                if stop.load(Ordering::SeqCst) && order.handed() == issued.load(Ordering::SeqCst) {
+            Err(mpsc::RecvTimeoutError::Timeout) if stop.load(Ordering::SeqCst) => {
+                if inbox.lost {
+                    return Err(lost(&inbox));
+                }
+                if inbox.order.handed() == issued.load(Ordering::SeqCst) {
                     return Ok(Ended::Stopped);
                 }
             }
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
         }
     }
     if let Err(panic) = reader.join() {
-        return Err(format!(
-            "the reader thread panicked: {}",
-            panic_message(panic.as_ref())
+        return Err(StageError::Panicked(
+            panic_message(panic.as_ref()).to_owned(),
         ));
     }
-    let numbered = issued.load(Ordering::SeqCst);
-    if order.handed() != numbered || order.waiting() > 0 {
-        return Err(format!(
-            "the reader's message {} of {numbered} never arrived",
-            order.handed() + 1
-        ));
+    if inbox.lost
+        || inbox.order.waiting() > 0
+        || inbox.order.handed() != issued.load(Ordering::SeqCst)
+    {
+        return Err(lost(&inbox));
     }
     Ok(Ended::Complete)
 }
@@ -227,7 +298,7 @@ mod tests {
             },
             |m| written.push(m),
         );
-        assert_eq!(ended, Ok(Ended::Complete));
+        assert_eq!(ended.unwrap(), Ended::Complete);
         let mut expected: Vec<u32> = (0..50).collect();
         expected.push(999);
         assert_eq!(written, expected);
@@ -249,8 +320,8 @@ mod tests {
             |m| written.push(m),
         );
         assert_eq!(
-            ended,
-            Err("the reader thread panicked: reader broke".to_owned())
+            ended.unwrap_err().to_string(),
+            "the reader thread panicked: reader broke"
         );
         assert_eq!(written, [1]);
     }
@@ -270,10 +341,51 @@ mod tests {
             |m| written.push(m),
         );
         assert_eq!(
-            ended,
-            Err("the reader's message 1 of 2 never arrived".to_owned())
+            ended.unwrap_err().to_string(),
+            "the reader's message 1 of 2 never arrived"
         );
         assert!(written.is_empty());
+    }
+
+    /// A worker that panics drops its ticket unsent: the stage ends in an
+    /// error once the reader is done, after writing what came before it,
+    /// and the slot it held is freed, so a reader with more to send than
+    /// there are slots does not wait forever.
+    #[test]
+    fn a_panicking_worker_is_an_error_not_a_hang() {
+        let (done, ended) = mpsc::channel();
+        std::thread::spawn(move || {
+            let stop = AtomicBool::new(false);
+            let mut written = Vec::new();
+            let ended = in_order(
+                2,
+                &stop,
+                |outbox: Outbox<u32>| {
+                    for i in 0..20 {
+                        let ticket = outbox.slot().unwrap();
+                        if i == 3 {
+                            let worker = std::thread::spawn(move || {
+                                let _held = ticket;
+                                panic!("worker broke");
+                            });
+                            assert!(worker.join().is_err());
+                        } else {
+                            ticket.send(i);
+                        }
+                    }
+                },
+                |m| written.push(m),
+            );
+            let _ = done.send((ended.map_err(|e| e.to_string()), written));
+        });
+        let (ended, written) = ended
+            .recv_timeout(Duration::from_secs(20))
+            .expect("the stage hangs");
+        assert_eq!(
+            ended.unwrap_err(),
+            "the reader's message 4 of 20 never arrived"
+        );
+        assert_eq!(written, [0, 1, 2]);
     }
 
     /// Once stopped, the stage ends as soon as every message numbered is
@@ -299,9 +411,38 @@ mod tests {
                 }
             },
         );
-        assert_eq!(ended, Ok(Ended::Stopped));
+        assert_eq!(ended.unwrap(), Ended::Stopped);
         assert_eq!(written, [1, 2]);
         assert!(started.elapsed() < Duration::from_secs(5));
+        drop(release);
+    }
+
+    /// An interruption does not drop the messages in flight: stopped
+    /// before anything is written, the stage still writes every message
+    /// numbered, in order, though they arrive late and out of order and
+    /// the reader is then stuck.
+    #[test]
+    fn a_stop_writes_the_messages_in_flight() {
+        let stop = Arc::new(AtomicBool::new(false));
+        let signal = stop.clone();
+        let (release, stuck) = mpsc::channel::<()>();
+        let mut written = Vec::new();
+        let ended = in_order(
+            4,
+            &stop,
+            move |outbox: Outbox<u32>| {
+                let tickets: Vec<_> = (0..3).map(|_| outbox.slot().unwrap()).collect();
+                signal.store(true, Ordering::SeqCst);
+                for (i, t) in tickets.into_iter().enumerate().rev() {
+                    std::thread::sleep(Duration::from_millis(60));
+                    t.send(i as u32);
+                }
+                let _ = stuck.recv();
+            },
+            |m| written.push(m),
+        );
+        assert_eq!(ended.unwrap(), Ended::Stopped);
+        assert_eq!(written, [0, 1, 2]);
         drop(release);
     }
 
@@ -341,7 +482,7 @@ mod tests {
                 written += 1;
             },
         );
-        assert_eq!(ended, Ok(Ended::Complete));
+        assert_eq!(ended.unwrap(), Ended::Complete);
         assert_eq!(written, 20);
         assert_eq!(most, 3);
     }

@@ -4,7 +4,7 @@
 //! not PGN are skipped.
 
 use std::fs::File;
-use std::io::{self, Read};
+use std::io::{self, Read, Write};
 use std::path::Path;
 
 use super::{Origin, Source, decode, is_pgn_name};
@@ -68,7 +68,10 @@ pub fn expand_zips(sources: Vec<Source>) -> Vec<Source> {
             }
         }
         if out.len() == before {
-            eprintln!(
+            // A standard error that cannot be written costs the warning,
+            // never the run (`eprintln!` panics on a failed write).
+            let _ = writeln!(
+                io::stderr().lock(),
                 "pgn-audit: {}: warning: no PGN member in this zip archive",
                 source.name
             );

@@ -155,11 +155,12 @@ pub(super) fn pump(mut reader: impl Read, tx: &Sender) {
 /// frames with a 2 GiB window, past the library's default limit of 128 MiB.
 const WINDOW_LOG_MAX: u32 = 31;
 
-/// The most one zstd block decompresses to (`ZSTD_BLOCKSIZE_MAX`).
-const ZSTD_BLOCK: usize = 1 << 17;
+/// The most one zstd block decompresses to.
+const ZSTD_BLOCK: usize = zstd::zstd_safe::BLOCKSIZE_MAX as usize;
 
 /// The input a zstd decoder is given before it has read a frame header:
-/// the header's fixed prefix (`ZSTD_FRAMEHEADERSIZE_PREFIX`).
+/// the header's fixed prefix (`ZSTD_FRAMEHEADERSIZE_PREFIX`, which
+/// zstd-safe exposes only with libzstd's experimental API).
 const FRAME_PREFIX: usize = 5;
 
 /// A zstd stream decoder that keeps every block decoded before a fault,
@@ -307,19 +308,7 @@ fn zstd_frames<R: BufRead + Send + 'static>(
         while tail.is_none() && queue.len() < in_flight {
             let mut frame = Vec::new();
             match next_frame(&mut src, &mut frame) {
-                Ok(Walk::Frame(start)) => {
-                    let (ftx, frx) = mpsc::sync_channel(1);
-                    // A panic leaves the frame's channel without a
-                    // result (below: the stream fails), rather than
-                    // aborting the process from the pool.
-                    pool.spawn(move || {
-                        let out = std::panic::catch_unwind(|| decompress_frame(&frame[start..]));
-                        if let Ok(out) = out {
-                            let _ = ftx.send((frame, out));
-                        }
-                    });
-                    queue.push_back(frx);
-                }
+                Ok(Walk::Frame(start)) => queue.push_back(spawn_frame(pool, frame, start)),
                 Ok(Walk::End) => break,
                 // A read error comes out of the stream decoder in turn.
                 Ok(Walk::Stream) | Err(_) => tail = Some(frame),
@@ -346,22 +335,54 @@ fn zstd_frames<R: BufRead + Send + 'static>(
                 // A frame that failed or outgrew MAX_FRAME: from its first
                 // byte on, the rest is one stream, as a single-threaded
                 // decoder would have read it.
-                let mut taken = frame;
-                for later in queue.drain(..) {
-                    let Ok((f, _)) = later.recv() else {
-                        let _ = tx.send(Piece::Failed(frame_failed()));
-                        return;
-                    };
-                    taken.extend_from_slice(&f);
-                }
-                if let Some(t) = tail.take() {
-                    taken.extend_from_slice(&t);
-                }
+                let Some(taken) = taken_since(frame, &mut queue, tail.take()) else {
+                    let _ = tx.send(Piece::Failed(frame_failed()));
+                    return;
+                };
                 tail = Some(taken);
                 break;
             }
         }
     }
+    stream_rest(tail, src, tx);
+}
+
+/// Decompresses `frame[start..]` on the pool; its result comes back on
+/// the returned channel. A panic leaves the channel without a result (the
+/// stream then fails), rather than reaching the pool.
+fn spawn_frame(pool: &rayon::ThreadPool, frame: Vec<u8>, start: usize) -> Receiver<FrameResult> {
+    let (ftx, frx) = mpsc::sync_channel(1);
+    pool.spawn(move || {
+        let out = std::panic::catch_unwind(|| decompress_frame(&frame[start..]));
+        if let Ok(out) = out {
+            let _ = ftx.send((frame, out));
+        }
+    });
+    frx
+}
+
+/// The bytes of `frame`, of every frame after it in `queue`, and of
+/// `tail`, in order: what a stream decoder reads from there on. `None`
+/// when a frame's decompression panicked.
+fn taken_since(
+    frame: Vec<u8>,
+    queue: &mut VecDeque<Receiver<FrameResult>>,
+    tail: Option<Vec<u8>>,
+) -> Option<Vec<u8>> {
+    let mut taken = frame;
+    for later in queue.drain(..) {
+        let (f, _) = later.recv().ok()?;
+        taken.extend_from_slice(&f);
+    }
+    if let Some(t) = tail {
+        taken.extend_from_slice(&t);
+    }
+    Some(taken)
+}
+
+/// Ends the stream: the bytes taken, then the rest of `src`, through a
+/// stream decoder; or the end, where every frame was walked.
+fn stream_rest<R: BufRead + Send + 'static>(tail: Option<Vec<u8>>, src: R, tx: &Sender) {
     match tail {
         Some(taken) => match stream_decoder(Cursor::new(taken).chain(src)) {
             Ok(d) => pump(d, tx),
@@ -413,13 +434,12 @@ enum Walk {
     Stream,
 }
 
-const ZSTD_MAGIC: u32 = 0xFD2F_B528;
-
 /// Reads the next frame into `frame`: skippable frames, then one zstd
-/// frame, walking its block headers. A frame is walked only when its
-/// output is known to be small: a content size up to [`MAX_FRAME`] in its
-/// header, or announced by a `pzstd` skippable frame.
+/// frame. A frame is walked only when its output is known to be small: a
+/// content size up to [`MAX_FRAME`] in its header, or announced by a
+/// `pzstd` skippable frame.
 fn next_frame(src: &mut impl BufRead, frame: &mut Vec<u8>) -> io::Result<Walk> {
+    use zstd::zstd_safe::{MAGIC_SKIPPABLE_MASK, MAGIC_SKIPPABLE_START, MAGICNUMBER};
     let mut announced = false;
     loop {
         if src.fill_buf()?.is_empty() {
@@ -429,110 +449,74 @@ fn next_frame(src: &mut impl BufRead, frame: &mut Vec<u8>) -> io::Result<Walk> {
                 Walk::Stream
             });
         }
-        let Some(magic) = take_u32(src, frame)? else {
+        let start = frame.len();
+        if !take_frame(src, frame)? {
+            return Ok(Walk::Stream);
+        }
+        let whole = &frame[start..];
+        // zstd-safe wraps no ZSTD_isSkippableFrame: the magic number tells.
+        let Some(magic) = whole.first_chunk().map(|m| u32::from_le_bytes(*m)) else {
             return Ok(Walk::Stream);
         };
-        if magic & 0xFFFF_FFF0 == 0x184D_2A50 {
-            let Some(size) = take_u32(src, frame)? else {
-                return Ok(Walk::Stream);
-            };
-            // pzstd: a 4-byte skippable frame with the next frame's size.
-            announced = magic == 0x184D_2A50 && size == 4;
-            if !take(src, frame, size as usize)? {
-                return Ok(Walk::Stream);
-            }
+        if magic & MAGIC_SKIPPABLE_MASK == MAGIC_SKIPPABLE_START {
+            // pzstd: a skippable frame of 4 bytes, the next frame's size.
+            announced = magic == MAGIC_SKIPPABLE_START && whole.len() == 12;
             continue;
         }
-        if magic != ZSTD_MAGIC {
+        if magic != MAGICNUMBER {
             return Ok(Walk::Stream);
         }
-        break;
+        let small = match zstd::zstd_safe::get_frame_content_size(whole) {
+            Ok(Some(size)) => size <= MAX_FRAME as u64,
+            Ok(None) => announced,
+            Err(_) => false,
+        };
+        return Ok(if small {
+            Walk::Frame(start)
+        } else {
+            Walk::Stream
+        });
     }
-    let start = frame.len() - 4;
-    let Some([fhd]) = take_n::<1>(src, frame)? else {
-        return Ok(Walk::Stream);
-    };
-    let fcs_flag = fhd >> 6;
-    let single_segment = fhd & 0x20 != 0;
-    let checksum = fhd & 0x04 != 0;
-    let did_size = [0, 1, 2, 4][usize::from(fhd & 3)];
-    if fhd & 0x08 != 0 {
-        return Ok(Walk::Stream); // reserved bit: let the decoder say so
-    }
-    let fcs_size = match fcs_flag {
-        0 => usize::from(single_segment),
-        1 => 2,
-        2 => 4,
-        _ => 8,
-    };
-    if !take(src, frame, usize::from(!single_segment) + did_size)? {
-        return Ok(Walk::Stream);
-    }
-    let at = frame.len();
-    if !take(src, frame, fcs_size)? {
-        return Ok(Walk::Stream);
-    }
-    let mut fcs = frame[at..]
-        .iter()
-        .rev()
-        .fold(0u64, |v, &b| (v << 8) | u64::from(b));
-    if fcs_size == 2 {
-        fcs += 256;
-    }
-    let small = if fcs_size > 0 {
-        fcs <= MAX_FRAME as u64
-    } else {
-        announced
-    };
-    if !small {
-        return Ok(Walk::Stream);
-    }
+}
+
+/// Moves the next frame (zstd or skippable) from `src` to `frame`, cut
+/// where libzstd's `ZSTD_findFrameCompressedSize` ends it. False where it
+/// cannot be cut out (damaged, cut short, longer than [`MAX_FRAME`], or
+/// announcing more output than that): `frame` then holds the bytes taken
+/// from `src` so far, for the stream decoder.
+fn take_frame(src: &mut impl BufRead, frame: &mut Vec<u8>) -> io::Result<bool> {
+    use zstd::zstd_safe::{self, zstd_sys::ZSTD_ErrorCode};
+    let start = frame.len();
     loop {
-        let Some(h) = take_n::<3>(src, frame)? else {
-            return Ok(Walk::Stream);
-        };
-        let header = u32::from(h[0]) | u32::from(h[1]) << 8 | u32::from(h[2]) << 16;
-        let last = header & 1 != 0;
-        let size = (header >> 3) as usize;
-        let body = match (header >> 1) & 3 {
-            0 | 2 => size,
-            1 => 1,
-            _ => return Ok(Walk::Stream),
-        };
-        if frame.len() + body > MAX_FRAME || !take(src, frame, body)? {
-            return Ok(Walk::Stream);
+        let taken = frame.len() - start;
+        let available = src.fill_buf()?;
+        let more = available.len().min(MAX_FRAME - taken);
+        if more == 0 {
+            return Ok(false);
         }
-        if last {
-            break;
+        frame.extend_from_slice(&available[..more]);
+        let whole = &frame[start..];
+        match zstd_safe::find_frame_compressed_size(whole) {
+            Ok(size) if size > taken => {
+                src.consume(size - taken);
+                frame.truncate(start + size);
+                return Ok(true);
+            }
+            Err(code)
+                if zstd_safe::is_error_kind(code, ZSTD_ErrorCode::ZSTD_error_srcSize_wrong)
+                    && !matches!(
+                        zstd_safe::get_frame_content_size(whole),
+                        Ok(Some(size)) if size > MAX_FRAME as u64
+                    ) =>
+            {
+                src.consume(more);
+            }
+            _ => {
+                frame.truncate(start + taken);
+                return Ok(false);
+            }
         }
     }
-    if checksum && !take(src, frame, 4)? {
-        return Ok(Walk::Stream);
-    }
-    Ok(Walk::Frame(start))
-}
-
-/// Moves `n` bytes from `src` to `frame`; false at the end of `src`.
-fn take(src: &mut impl BufRead, frame: &mut Vec<u8>, n: usize) -> io::Result<bool> {
-    let got = src.take(n as u64).read_to_end(frame)?;
-    Ok(got == n)
-}
-
-fn take_n<const N: usize>(
-    src: &mut impl BufRead,
-    frame: &mut Vec<u8>,
-) -> io::Result<Option<[u8; N]>> {
-    let at = frame.len();
-    if !take(src, frame, N)? {
-        return Ok(None);
-    }
-    let mut a = [0; N];
-    a.copy_from_slice(&frame[at..]);
-    Ok(Some(a))
-}
-
-fn take_u32(src: &mut impl BufRead, frame: &mut Vec<u8>) -> io::Result<Option<u32>> {
-    Ok(take_n::<4>(src, frame)?.map(u32::from_le_bytes))
 }
 
 #[cfg(test)]
@@ -618,6 +602,63 @@ mod tests {
             }
         }
         assert_eq!(total, z.len());
+    }
+
+    /// A frame is cut out whole however the reads cut it: through a
+    /// buffer of 7 bytes, every frame (skippable ones included) is walked.
+    #[test]
+    fn frames_are_cut_out_across_reads() {
+        let data = pgn(500);
+        for (headers, sizes) in [(true, false), (false, true)] {
+            let z = frames(&data, 3000, headers, sizes);
+            let mut src = io::BufReader::with_capacity(7, Cursor::new(&z[..]));
+            let (mut walked, mut total) = (0, 0);
+            loop {
+                let mut frame = Vec::new();
+                match next_frame(&mut src, &mut frame).unwrap() {
+                    Walk::Frame(_) => {
+                        walked += 1;
+                        total += frame.len();
+                    }
+                    Walk::End => break,
+                    Walk::Stream => panic!("{headers} {sizes}: a frame was not walked"),
+                }
+            }
+            assert_eq!(walked, data.len().div_ceil(3000));
+            assert_eq!(total, z.len());
+        }
+    }
+
+    /// A frame whose header announces more than [`MAX_FRAME`] is streamed,
+    /// and only the bytes read until its header was seen are taken; so is
+    /// a damaged frame, and one cut short.
+    #[test]
+    fn large_damaged_and_cut_frames_are_streamed() {
+        let big: Vec<u8> = pgn(1).repeat(MAX_FRAME / 40);
+        assert!(big.len() > MAX_FRAME);
+        let z = frames(&big, big.len(), false, true);
+        let mut src = io::BufReader::with_capacity(1000, Cursor::new(&z[..]));
+        let mut frame = Vec::new();
+        assert!(matches!(next_frame(&mut src, &mut frame), Ok(Walk::Stream)));
+        assert_eq!(frame.len(), 0, "nothing taken past the header's read");
+        let small = frames(&pgn(50), 1 << 20, false, true);
+        let mut cut = small.clone();
+        cut.truncate(small.len() - 2);
+        let mut damaged = small.clone();
+        damaged[small.len() / 2] = 0xff;
+        damaged[4] |= 0x08;
+        for bytes in [cut, damaged] {
+            let mut src = Cursor::new(&bytes[..]);
+            let mut frame = Vec::new();
+            assert!(matches!(next_frame(&mut src, &mut frame), Ok(Walk::Stream)));
+            let mut rest = Vec::new();
+            src.read_to_end(&mut rest).unwrap();
+            frame.extend_from_slice(&rest);
+            assert!(
+                frame == bytes,
+                "the bytes taken and the rest are the stream"
+            );
+        }
     }
 
     /// What a decoder fed one byte at a time gives before it fails (each

@@ -37,16 +37,36 @@ pub struct Source {
     pub origin: Origin,
 }
 
-/// An input error: the path and the cause, for a one-line message.
-#[derive(Debug)]
+/// An input that cannot be read, said in one line: `PATH: CAUSE`.
+#[derive(Debug, thiserror::Error)]
+#[error("{path}: {cause}")]
 pub struct InputError {
+    /// The input as the reports name it.
     pub path: String,
+    /// Why it cannot be read, for a person.
     pub cause: String,
+    /// The I/O error behind the cause, where there is one.
+    #[source]
+    pub source: Option<io::Error>,
 }
 
-impl std::fmt::Display for InputError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}: {}", self.path, self.cause)
+impl InputError {
+    /// An error that no I/O error caused.
+    pub(crate) fn new(path: impl Into<String>, cause: impl Into<String>) -> InputError {
+        InputError {
+            path: path.into(),
+            cause: cause.into(),
+            source: None,
+        }
+    }
+
+    /// An I/O error, its cause said without the "(os error N)" noise.
+    pub(crate) fn io(path: impl Into<String>, e: io::Error) -> InputError {
+        InputError {
+            path: path.into(),
+            cause: io_cause(&e),
+            source: Some(e),
+        }
     }
 }
 
@@ -87,20 +107,17 @@ pub fn collect_sources(inputs: &[String], out: &Path) -> Result<Vec<Source>, Inp
             continue;
         }
         let path = Path::new(input);
-        let meta = std::fs::metadata(path).map_err(|e| InputError {
-            path: input.clone(),
-            cause: io_cause(&e),
-        })?;
+        let meta = std::fs::metadata(path).map_err(|e| InputError::io(input, e))?;
         if let Some(out) = &out
             && out.holds(path)
         {
-            return Err(InputError {
-                path: input.clone(),
-                cause: format!(
+            return Err(InputError::new(
+                input,
+                format!(
                     "inside the output folder {}: the output folder is never read",
                     out.named.display()
                 ),
-            });
+            ));
         }
         if meta.is_dir() {
             let mut files = Vec::new();
@@ -171,10 +188,10 @@ impl ReadOnce {
     /// Standard input, read once; where it is a file, that file.
     fn stdin(&mut self, name: &str) -> Result<(), InputError> {
         if std::mem::replace(&mut self.stdin, true) {
-            return Err(InputError {
-                path: name.to_owned(),
-                cause: "standard input is named twice: it can be read only once".to_owned(),
-            });
+            return Err(InputError::new(
+                name,
+                "standard input is named twice: it can be read only once",
+            ));
         }
         match std::fs::metadata("/dev/stdin") {
             Ok(meta) if meta.is_file() => self.file(&meta, name),
@@ -184,10 +201,10 @@ impl ReadOnce {
 
     fn file(&mut self, meta: &std::fs::Metadata, name: &str) -> Result<(), InputError> {
         match self.files.entry(file_id(meta)) {
-            std::collections::hash_map::Entry::Occupied(first) => Err(InputError {
-                path: name.to_owned(),
-                cause: format!("the same file as {}, named twice", first.get()),
-            }),
+            std::collections::hash_map::Entry::Occupied(first) => Err(InputError::new(
+                name,
+                format!("the same file as {}, named twice", first.get()),
+            )),
             std::collections::hash_map::Entry::Vacant(slot) => {
                 slot.insert(name.to_owned());
                 Ok(())
@@ -199,10 +216,7 @@ impl ReadOnce {
 /// Collects the PGN files below `dir`, skipping the output folder `out` and
 /// links into it.
 fn walk(dir: &Path, out: Option<&OutFolderId>, found: &mut Vec<PathBuf>) -> Result<(), InputError> {
-    let err = |e: io::Error| InputError {
-        path: dir.to_string_lossy().into_owned(),
-        cause: io_cause(&e),
-    };
+    let err = |e: io::Error| InputError::io(dir.to_string_lossy(), e);
     for entry in std::fs::read_dir(dir).map_err(err)? {
         let entry = entry.map_err(err)?;
         let path = entry.path();
@@ -409,10 +423,7 @@ pub fn open(
     pool: &Arc<rayon::ThreadPool>,
     threads: usize,
 ) -> Result<Opened, InputError> {
-    let err = |e: io::Error| InputError {
-        path: source.name.clone(),
-        cause: io_cause(&e),
-    };
+    let err = |e: io::Error| InputError::io(&source.name, e);
     let raw: Box<dyn Read + Send> = match &source.origin {
         Origin::File(p) => Box::new(File::open(p).map_err(err)?),
         Origin::Stdin => Box::new(io::stdin()),
@@ -427,39 +438,8 @@ pub fn open(
     // The magic bytes are sniffed with reads of their own, so that a plain
     // source's text goes from the file straight into the batches: sniffing
     // through a 1 MiB buffer would copy its first MiB twice.
-    let mut head = [0u8; SNIFF];
-    let mut sniffed = 0;
-    // Whether the sniff reached the end: a terminal gives its end (Ctrl-D)
-    // once, and a read after it waits for more.
-    let mut ended = false;
-    while sniffed < head.len() {
-        match counted.read(&mut head[sniffed..]) {
-            Ok(0) => {
-                ended = true;
-                break;
-            }
-            Ok(n) => sniffed += n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(err(e)),
-        }
-    }
-    if archive::is_zip(&head[..sniffed]) {
-        return Err(InputError {
-            path: source.name.clone(),
-            cause: archive::refusal(&source.origin),
-        });
-    }
-    if let Some(format) = refused_format(&head[..sniffed]) {
-        let cause = if format.ends_with(" text") {
-            format!("refused: {format}, not UTF-8 (convert it to UTF-8)")
-        } else {
-            format!("refused: {format}, not PGN text")
-        };
-        return Err(InputError {
-            path: source.name.clone(),
-            cause,
-        });
-    }
+    let (head, sniffed, ended) = sniff(&mut counted).map_err(err)?;
+    refuse(source, &head[..sniffed])?;
     let compression = Compression::detect(&head[..sniffed]);
     let rest: Box<dyn Read + Send> = if ended {
         Box::new(io::empty())
@@ -467,8 +447,59 @@ pub fn open(
         Box::new(counted)
     };
     let stream = io::Cursor::new(head).take(sniffed as u64).chain(rest);
+    let reader = decoder(compression, stream, pool, threads).map_err(err)?;
+    Ok(Opened {
+        reader,
+        compression,
+    })
+}
+
+/// The first bytes of a source, up to [`SNIFF`]: the bytes, how many were
+/// read, and whether the source ended there (a terminal gives its end,
+/// Ctrl-D, once, and a read after it waits for more).
+fn sniff(source: &mut impl Read) -> io::Result<([u8; SNIFF], usize, bool)> {
+    let mut head = [0u8; SNIFF];
+    let mut sniffed = 0;
+    while sniffed < head.len() {
+        match source.read(&mut head[sniffed..]) {
+            Ok(0) => return Ok((head, sniffed, true)),
+            Ok(n) => sniffed += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok((head, sniffed, false))
+}
+
+/// Refuses a source whose first bytes are a zip archive's (its members
+/// were not taken from it) or a format that is not PGN text.
+fn refuse(source: &Source, head: &[u8]) -> Result<(), InputError> {
+    if archive::is_zip(head) {
+        return Err(InputError::new(
+            &source.name,
+            archive::refusal(&source.origin),
+        ));
+    }
+    if let Some(format) = refused_format(head) {
+        let cause = if format.ends_with(" text") {
+            format!("refused: {format}, not UTF-8 (convert it to UTF-8)")
+        } else {
+            format!("refused: {format}, not PGN text")
+        };
+        return Err(InputError::new(&source.name, cause));
+    }
+    Ok(())
+}
+
+/// The decompressed bytes of `stream`, compressed with `compression`.
+fn decoder(
+    compression: Compression,
+    stream: impl Read + Send + 'static,
+    pool: &Arc<rayon::ThreadPool>,
+    threads: usize,
+) -> io::Result<Box<dyn Read + Send>> {
     let buffered = |stream| BufReader::with_capacity(1 << 20, stream);
-    let reader: Box<dyn Read + Send> = match compression {
+    Ok(match compression {
         Compression::None => Box::new(stream),
         // Frames in parallel only where a core is left over: with two or
         // fewer, the audit keeps every core busy, and frames decoded on the
@@ -479,9 +510,7 @@ pub fn open(
         // per MiB (zstd 1.06x -> 1.02x, pzstd 1.08x -> 1.06x the plain
         // input's time at -j2, 15 interleaved rounds); the reader thread
         // still cuts games while the workers audit.
-        Compression::Zstd if threads <= 2 => {
-            Box::new(decode::ZstdStream::new(buffered(stream)).map_err(err)?)
-        }
+        Compression::Zstd if threads <= 2 => Box::new(decode::ZstdStream::new(buffered(stream))?),
         Compression::Zstd => Box::new(decode::spawn_zstd(buffered(stream), pool.clone(), threads)),
         Compression::Gzip => Box::new(decode::spawn_stream(Box::new(
             flate2::read::MultiGzDecoder::new(buffered(stream)),
@@ -493,10 +522,6 @@ pub fn open(
         Compression::Xz => Box::new(decode::spawn_stream(Box::new(
             liblzma::bufread::XzDecoder::new_multi_decoder(buffered(stream)),
         ))),
-    };
-    Ok(Opened {
-        reader,
-        compression,
     })
 }
 
@@ -584,6 +609,24 @@ mod tests {
         ] {
             assert_eq!(refused_format(head), None, "{head:?}");
         }
+    }
+
+    /// An input error says `PATH: CAUSE` in one line and keeps the I/O
+    /// error behind it as its source.
+    #[test]
+    fn input_errors_keep_their_source() {
+        let missing = "no/such/file.pgn".to_owned();
+        let e = collect_sources(std::slice::from_ref(&missing), Path::new("reports")).unwrap_err();
+        assert_eq!(e.to_string(), "no/such/file.pgn: no such file or directory");
+        let source = std::error::Error::source(&e).and_then(|s| s.downcast_ref::<io::Error>());
+        assert_eq!(source.map(io::Error::kind), Some(io::ErrorKind::NotFound));
+        let twice = collect_sources(&["-".to_owned(), "-".to_owned()], Path::new("reports"));
+        let e = twice.unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "-: standard input is named twice: it can be read only once"
+        );
+        assert!(std::error::Error::source(&e).is_none());
     }
 
     #[test]

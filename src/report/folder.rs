@@ -57,10 +57,7 @@ impl OutFolder {
         match lock.try_lock() {
             Ok(()) => {}
             Err(std::fs::TryLockError::WouldBlock) => {
-                return Err(OutputError {
-                    path: dir.to_path_buf(),
-                    cause: "in use by another pgn-audit run".to_owned(),
-                });
+                return Err(OutputError::new(dir, "in use by another pgn-audit run"));
             }
             Err(std::fs::TryLockError::Error(e)) => return Err(out_err(dir)(e)),
         }
@@ -72,10 +69,7 @@ impl OutFolder {
         for name in writes {
             let path = dir.join(name);
             if std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_dir()) {
-                return Err(OutputError {
-                    path,
-                    cause: "is a directory".to_owned(),
-                });
+                return Err(OutputError::new(path, "is a directory"));
             }
         }
         Ok(folder)

@@ -89,31 +89,55 @@ pub fn header_line(columns: &[&str]) -> String {
     s
 }
 
-/// An error writing the reports, with the path.
-#[derive(Debug)]
+/// A report or output folder that cannot be written, said in one line:
+/// `PATH: CAUSE`.
+#[derive(Debug, thiserror::Error)]
+#[error("{}: {cause}", path.display())]
 pub struct OutputError {
+    /// The file or folder.
     pub path: PathBuf,
+    /// Why it cannot be written, for a person.
     pub cause: String,
+    /// The error behind the cause, where there is one.
+    #[source]
+    pub source: Option<Box<dyn std::error::Error + Send + Sync>>,
 }
 
-impl std::fmt::Display for OutputError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}: {}", self.path.display(), self.cause)
+impl OutputError {
+    /// An error that no other error caused.
+    pub(crate) fn new(path: impl Into<PathBuf>, cause: impl Into<String>) -> OutputError {
+        OutputError {
+            path: path.into(),
+            cause: cause.into(),
+            source: None,
+        }
+    }
+
+    /// An I/O error, its cause said without the "(os error N)" noise.
+    pub(crate) fn io(path: impl Into<PathBuf>, e: io::Error) -> OutputError {
+        OutputError {
+            path: path.into(),
+            cause: crate::input::io_cause(&e),
+            source: Some(Box::new(e)),
+        }
+    }
+
+    /// A CSV writer's error.
+    fn csv(path: impl Into<PathBuf>, e: csv::Error) -> OutputError {
+        OutputError {
+            path: path.into(),
+            cause: e.to_string(),
+            source: Some(Box::new(e)),
+        }
     }
 }
 
 pub(crate) fn out_err(path: &Path) -> impl Fn(io::Error) -> OutputError + '_ {
-    move |e| OutputError {
-        path: path.to_path_buf(),
-        cause: crate::input::io_cause(&e),
-    }
+    move |e| OutputError::io(path, e)
 }
 
 fn csv_err(path: &Path) -> impl Fn(csv::Error) -> OutputError + '_ {
-    move |e| OutputError {
-        path: path.to_path_buf(),
-        cause: e.to_string(),
-    }
+    move |e| OutputError::csv(path, e)
 }
 
 type CsvOut = csv::Writer<BufWriter<File>>;
@@ -411,16 +435,18 @@ impl Reports {
             self.quirks,
             self.split,
         ));
-        self.folder.finish(self.pending, &self.summary.to_json())?;
+        let json = self.summary.to_json().map_err(|e| OutputError {
+            path: self.folder.path("summary.json"),
+            cause: e.to_string(),
+            source: Some(Box::new(e)),
+        })?;
+        self.folder.finish(self.pending, &json)?;
         Ok(self.summary)
     }
 }
 
 fn out_err_owned(path: PathBuf) -> impl Fn(io::Error) -> OutputError {
-    move |e| OutputError {
-        path: path.clone(),
-        cause: crate::input::io_cause(&e),
-    }
+    move |e| OutputError::io(&path, e)
 }
 
 /// Text of a game as written, for a person: decoded (UTF-8, or else

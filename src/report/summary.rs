@@ -3,7 +3,9 @@
 
 use std::path::Path;
 
-use serde_json::{Map, Value, json};
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
 
 use crate::audit::{
     CastlingReason, ClaimSource, ClaimVerdict, DrawRule, ErrorKind, GameClass, GameReport,
@@ -15,7 +17,7 @@ use crate::audit::{
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// The options that change the reports, as summary.json records them.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Options {
     /// `--split`: clean.pgn and rejected.pgn.
     pub split: bool,
@@ -26,7 +28,7 @@ pub struct Options {
 }
 
 /// One source as read: what a resume or a merge checks it against.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SourceDetail {
     pub name: String,
     /// The input file's size when the run started; `None` for standard
@@ -147,51 +149,30 @@ impl Summary {
     }
 
     /// summary.json, pretty-printed, keys in contract order.
-    pub fn to_json(&self) -> String {
-        fn counts<T: Copy>(all: &[T], code: fn(T) -> &'static str, n: &[u64]) -> Value {
-            Value::Object(
-                all.iter()
-                    .zip(n)
-                    .map(|(k, v)| (code(*k).to_owned(), json!(v)))
-                    .collect::<Map<_, _>>(),
-            )
-        }
-        let mut v = json!({
-            "games": self.games,
-            "clean": self.clean,
-            "flagged": self.flagged,
-            "incomplete": self.incomplete,
-            "castling": counts(CastlingReason::ALL, CastlingReason::code, &self.castling),
-            "claims": counts(ClaimVerdict::ALL, ClaimVerdict::code, &self.claims),
-            "missed_draws": counts(DrawRule::ALL, DrawRule::code, &self.missed_draws),
-            "errors": counts(ErrorKind::ALL, ErrorKind::code, &self.errors),
-            "notation_quirks": self.notation_quirks,
-            "bytes": self.bytes,
-            "seconds": (self.seconds * 1000.0).round() / 1000.0,
-            "threads": self.threads,
-            "sources": self.sources,
-            "results": counts(ResultCode::ALL, ResultCode::code, &self.results),
-            "version": VERSION,
-            "options": {
-                "split": self.options.split,
-                "quirks": self.options.quirks,
-                "html": self.options.html,
-            },
-            "source_details": self.source_details.iter().map(|d| json!({
-                "name": d.name,
-                "size": d.size,
-                "modified": d.modified,
-                "bytes": d.bytes,
-                "games": d.games,
-                "error": d.error,
-            })).collect::<Vec<_>>(),
-        });
-        if self.interrupted {
-            v["interrupted"] = json!(true);
-        }
-        let mut s = serde_json::to_string_pretty(&v).unwrap_or_default();
+    pub fn to_json(&self) -> Result<String, serde_json::Error> {
+        let file = SummaryFile {
+            games: self.games,
+            clean: self.clean,
+            flagged: self.flagged,
+            incomplete: self.incomplete,
+            castling: Counts::of(CastlingReason::ALL, CastlingReason::code, &self.castling),
+            claims: Counts::of(ClaimVerdict::ALL, ClaimVerdict::code, &self.claims),
+            missed_draws: Counts::of(DrawRule::ALL, DrawRule::code, &self.missed_draws),
+            errors: Counts::of(ErrorKind::ALL, ErrorKind::code, &self.errors),
+            notation_quirks: self.notation_quirks,
+            bytes: self.bytes,
+            seconds: (self.seconds * 1000.0).round() / 1000.0,
+            threads: self.threads,
+            sources: &self.sources,
+            results: Counts::of(ResultCode::ALL, ResultCode::code, &self.results),
+            version: VERSION,
+            options: self.options,
+            source_details: &self.source_details,
+            interrupted: self.interrupted,
+        };
+        let mut s = serde_json::to_string_pretty(&file)?;
         s.push('\n');
-        s
+        Ok(s)
     }
 
     /// Reads a summary.json written by [`Summary::to_json`]; `None` when a
@@ -199,66 +180,27 @@ impl Summary {
     /// `source_details` included) is missing or malformed. The table's
     /// [`Findings`] are left at zero.
     pub fn from_json(text: &str) -> Option<Summary> {
-        let v: Value = serde_json::from_str(text).ok()?;
-        let int = |k: &str| v.get(k)?.as_u64();
-        fn counts<T: Copy, const N: usize>(
-            v: &Value,
-            key: &str,
-            all: &[T],
-            code: fn(T) -> &'static str,
-        ) -> Option<[u64; N]> {
-            let obj = v.get(key)?.as_object()?;
-            let mut out = [0u64; N];
-            if obj.len() != all.len() || all.len() != N {
-                return None;
-            }
-            for (slot, k) in out.iter_mut().zip(all) {
-                *slot = obj.get(code(*k))?.as_u64()?;
-            }
-            Some(out)
-        }
+        let file: SummaryRead = serde_json::from_str(text).ok()?;
         Some(Summary {
-            games: int("games")?,
-            clean: int("clean")?,
-            flagged: int("flagged")?,
-            incomplete: int("incomplete")?,
-            castling: counts(&v, "castling", CastlingReason::ALL, CastlingReason::code)?,
-            claims: counts(&v, "claims", ClaimVerdict::ALL, ClaimVerdict::code)?,
-            missed_draws: counts(&v, "missed_draws", DrawRule::ALL, DrawRule::code)?,
-            errors: counts(&v, "errors", ErrorKind::ALL, ErrorKind::code)?,
-            results: counts(&v, "results", ResultCode::ALL, ResultCode::code)?,
-            notation_quirks: int("notation_quirks")?,
-            bytes: int("bytes")?,
-            seconds: v.get("seconds")?.as_f64()?,
-            threads: usize::try_from(int("threads")?).ok()?,
-            sources: v
-                .get("sources")?
-                .as_array()?
-                .iter()
-                .map(|s| s.as_str().map(str::to_owned))
-                .collect::<Option<Vec<_>>>()?,
-            options: {
-                let o = v.get("options")?;
-                let flag = |k: &str| o.get(k)?.as_bool();
-                Options {
-                    split: flag("split")?,
-                    quirks: flag("quirks")?,
-                    html: flag("html")?,
-                }
-            },
-            source_details: v
-                .get("source_details")?
-                .as_array()?
-                .iter()
-                .map(source_detail)
-                .collect::<Option<Vec<_>>>()?,
-            interrupted: v
-                .get("interrupted")
-                .and_then(Value::as_bool)
-                .unwrap_or(false),
+            games: file.games,
+            clean: file.clean,
+            flagged: file.flagged,
+            incomplete: file.incomplete,
+            castling: counted(&file.castling, CastlingReason::ALL, CastlingReason::code)?,
+            claims: counted(&file.claims, ClaimVerdict::ALL, ClaimVerdict::code)?,
+            missed_draws: counted(&file.missed_draws, DrawRule::ALL, DrawRule::code)?,
+            errors: counted(&file.errors, ErrorKind::ALL, ErrorKind::code)?,
+            results: counted(&file.results, ResultCode::ALL, ResultCode::code)?,
+            notation_quirks: file.notation_quirks,
+            bytes: file.bytes,
+            seconds: file.seconds,
+            threads: file.threads,
+            sources: file.sources,
+            options: file.options,
+            source_details: file.source_details,
+            interrupted: file.interrupted,
             findings: Findings::default(),
         })
-        .filter(|_| v.get("version").is_some_and(Value::is_string))
     }
 
     /// Adds the counts of a summary of other, disjoint inputs that come
@@ -472,24 +414,93 @@ fn nonzero<T: Copy>(all: &[T], code: fn(T) -> &'static str, n: &[u64]) -> Vec<St
         .collect()
 }
 
-/// A `source_details` entry of summary.json.
-fn source_detail(v: &Value) -> Option<SourceDetail> {
-    let text = |k: &str| match v.get(k)? {
-        Value::Null => Some(None),
-        Value::String(s) => Some(Some(s.clone())),
-        _ => None,
-    };
-    Some(SourceDetail {
-        name: v.get("name")?.as_str()?.to_owned(),
-        size: match v.get("size")? {
-            Value::Null => None,
-            n => Some(n.as_u64()?),
-        },
-        modified: text("modified")?,
-        bytes: v.get("bytes")?.as_u64()?,
-        games: v.get("games")?.as_u64()?,
-        error: text("error")?,
-    })
+/// summary.json as written: the keys in the contract's order;
+/// `interrupted` only where the run was.
+#[derive(Serialize)]
+struct SummaryFile<'a> {
+    games: u64,
+    clean: u64,
+    flagged: u64,
+    incomplete: u64,
+    castling: Counts,
+    claims: Counts,
+    missed_draws: Counts,
+    errors: Counts,
+    notation_quirks: u64,
+    bytes: u64,
+    /// Rounded to the millisecond.
+    seconds: f64,
+    threads: usize,
+    sources: &'a [String],
+    results: Counts,
+    version: &'a str,
+    options: Options,
+    source_details: &'a [SourceDetail],
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    interrupted: bool,
+}
+
+/// summary.json as read: every key that [`SummaryFile`] writes is
+/// required but `interrupted`, and `version` must be a string.
+#[derive(Deserialize)]
+struct SummaryRead {
+    games: u64,
+    clean: u64,
+    flagged: u64,
+    incomplete: u64,
+    castling: BTreeMap<String, u64>,
+    claims: BTreeMap<String, u64>,
+    missed_draws: BTreeMap<String, u64>,
+    errors: BTreeMap<String, u64>,
+    notation_quirks: u64,
+    bytes: u64,
+    seconds: f64,
+    threads: usize,
+    sources: Vec<String>,
+    results: BTreeMap<String, u64>,
+    #[serde(rename = "version")]
+    _version: String,
+    options: Options,
+    source_details: Vec<SourceDetail>,
+    #[serde(default)]
+    interrupted: bool,
+}
+
+/// Counts by code, written as one object with the codes in their order.
+struct Counts(Vec<(&'static str, u64)>);
+
+impl Counts {
+    fn of<T: Copy>(all: &[T], code: fn(T) -> &'static str, n: &[u64]) -> Counts {
+        Counts(
+            all.iter()
+                .map(|k| code(*k))
+                .zip(n.iter().copied())
+                .collect(),
+        )
+    }
+}
+
+impl Serialize for Counts {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_map(self.0.iter().map(|(code, n)| (code, n)))
+    }
+}
+
+/// The counts of an object read back: exactly one count per code of
+/// `all`, or `None`.
+fn counted<T: Copy, const N: usize>(
+    read: &BTreeMap<String, u64>,
+    all: &[T],
+    code: fn(T) -> &'static str,
+) -> Option<[u64; N]> {
+    if read.len() != all.len() || all.len() != N {
+        return None;
+    }
+    let mut out = [0u64; N];
+    for (slot, k) in out.iter_mut().zip(all) {
+        *slot = *read.get(code(*k))?;
+    }
+    Some(out)
 }
 
 #[cfg(test)]
@@ -530,6 +541,126 @@ mod tests {
         );
     }
 
+    /// summary.json's bytes, as every version of contract 2 wrote them:
+    /// keys in the contract's order, two-space indentation, seconds to the
+    /// millisecond, `interrupted` last and only where the run was.
+    #[test]
+    fn summary_json_bytes_are_pinned() {
+        let mut s = Summary {
+            games: 3,
+            clean: 1,
+            flagged: 1,
+            incomplete: 1,
+            notation_quirks: 4,
+            bytes: 99,
+            seconds: 1.234_56,
+            threads: 2,
+            sources: vec!["a.pgn".into()],
+            options: Options {
+                split: true,
+                quirks: false,
+                html: true,
+            },
+            source_details: vec![SourceDetail {
+                name: "a.pgn".into(),
+                size: None,
+                modified: Some("2001-09-09T01:46:40Z".into()),
+                bytes: 99,
+                games: 3,
+                error: Some("read error: cut".into()),
+            }],
+            interrupted: true,
+            ..Summary::default()
+        };
+        s.castling[0] = 2;
+        s.claims[6] = 1;
+        s.missed_draws[2] = 5;
+        s.errors[5] = 1;
+        s.results[4] = 7;
+        let expected = format!(
+            r#"{{
+  "games": 3,
+  "clean": 1,
+  "flagged": 1,
+  "incomplete": 1,
+  "castling": {{
+    "king_moved": 2,
+    "rook_moved": 0,
+    "rook_captured": 0,
+    "no_right_in_fen": 0,
+    "king_displaced": 0,
+    "rook_displaced": 0,
+    "no_rook": 0,
+    "path_blocked": 0,
+    "in_check": 0,
+    "through_check": 0,
+    "into_check": 0
+  }},
+  "claims": {{
+    "valid": 0,
+    "valid_on_announced_move": 0,
+    "false_castling_rights": 0,
+    "false_en_passant": 0,
+    "false_side_to_move": 0,
+    "false_not_repeated": 0,
+    "false_fifty_moves": 1
+  }},
+  "missed_draws": {{
+    "fivefold": 0,
+    "seventy_five_moves": 0,
+    "dead_position": 5
+  }},
+  "errors": {{
+    "illegal_move": 0,
+    "ambiguous_move": 0,
+    "unplayable_castle": 0,
+    "bad_fen": 0,
+    "unsupported_variant": 0,
+    "parse_error": 1
+  }},
+  "notation_quirks": 4,
+  "bytes": 99,
+  "seconds": 1.235,
+  "threads": 2,
+  "sources": [
+    "a.pgn"
+  ],
+  "results": {{
+    "result_mismatch": 0,
+    "checkmate_not_scored": 0,
+    "stalemate_not_drawn": 0,
+    "dead_position_not_drawn": 0,
+    "timeout_without_mating_material": 7
+  }},
+  "version": "{VERSION}",
+  "options": {{
+    "split": true,
+    "quirks": false,
+    "html": true
+  }},
+  "source_details": [
+    {{
+      "name": "a.pgn",
+      "size": null,
+      "modified": "2001-09-09T01:46:40Z",
+      "bytes": 99,
+      "games": 3,
+      "error": "read error: cut"
+    }}
+  ],
+  "interrupted": true
+}}
+"#
+        );
+        assert_eq!(s.to_json().unwrap(), expected);
+        s.interrupted = false;
+        s.sources.clear();
+        s.source_details.clear();
+        let json = s.to_json().unwrap();
+        assert!(json.ends_with("  \"source_details\": []\n}\n"), "{json}");
+        assert!(json.contains("  \"sources\": [],\n"), "{json}");
+    }
+
     #[test]
     fn summary_json_reads_back_what_it_writes() {
         let s = Summary {
@@ -562,8 +693,9 @@ mod tests {
             ],
             ..Summary::default()
         };
-        assert_eq!(Summary::from_json(&s.to_json()), Some(s.clone()));
-        let mut no_version: Value = serde_json::from_str(&s.to_json()).unwrap();
+        let json = s.to_json().unwrap();
+        assert_eq!(Summary::from_json(&json), Some(s.clone()));
+        let mut no_version: serde_json::Value = serde_json::from_str(&json).unwrap();
         no_version.as_object_mut().unwrap().remove("version");
         assert_eq!(Summary::from_json(&no_version.to_string()), None);
     }

@@ -482,7 +482,7 @@ fn xz_multi_stream_reads_as_the_plain_text() {
 }
 
 /// A zip archive of `members` (name, bytes), deflated, in this order.
-fn zip_of(members: &[(&str, &[u8])]) -> Vec<u8> {
+pub(super) fn zip_of(members: &[(&str, &[u8])]) -> Vec<u8> {
     let mut w = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
     let options = zip::write::SimpleFileOptions::default()
         .compression_method(zip::CompressionMethod::Deflated);

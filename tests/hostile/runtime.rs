@@ -309,3 +309,33 @@ fn an_interrupted_run_counts_the_bytes_between_games() {
     let each = (game.len() + padding.len()) as u64;
     assert_eq!(summary["bytes"], (games - 1) * each + game.len() as u64);
 }
+
+/// Issue 14, point 3: a warning on a closed standard error costs the
+/// warning, never the run. A zip archive without a PGN member is skipped
+/// with a warning; with standard error closed, the run still audits the
+/// sample and exits 0 (a panic on the failed write exited 101).
+#[test]
+fn a_warning_on_a_closed_standard_error_is_no_panic() {
+    let t = common::tempdir();
+    let notes = common::write(
+        t.path(),
+        "notes.zip",
+        &super::decode::zip_of(&[("notes.txt", b"x")]),
+    );
+    let out = t.path().join("r");
+    let mut child = common::bin()
+        .args([s(&notes), SAMPLE, "-j", "2", "--quiet", "-o", s(&out)])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stderr.take());
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(0));
+    assert_eq!(common::counts(&out).0, 438);
+    assert_eq!(
+        common::summary(&out)["sources"],
+        serde_json::json!([SAMPLE])
+    );
+}

@@ -1,0 +1,176 @@
+//! The reader stage, on a thread of its own: every source in order, opened
+//! a few ahead, cut into batches of whole games; each batch is audited on
+//! the pool and sent to the writer with its number in input order, then a
+//! message for the source's end. Stops early when interrupted.
+
+use std::cell::RefCell;
+use std::collections::VecDeque;
+use std::io;
+use std::ops::ControlFlow;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc;
+
+use super::Message;
+use super::ordered::Outbox;
+use super::worker::audit_batch;
+use crate::input::{self, Batch, Compression, InputError, Opened, Source};
+
+/// How many sources after the one being read are opened (and decompressed)
+/// ahead of it.
+const SOURCES_AHEAD: usize = 2;
+
+/// What the reader works with.
+pub(super) struct Reader {
+    pub(super) sources: Vec<Source>,
+    pub(super) pool: Arc<rayon::ThreadPool>,
+    /// Buffers of batches written, to read into again.
+    pub(super) spares: mpsc::Receiver<Vec<u8>>,
+    pub(super) interrupted: Arc<AtomicBool>,
+    /// Raw (compressed) bytes read, for the progress bar.
+    pub(super) raw_read: Arc<AtomicU64>,
+}
+
+/// A read error seen as it happens, with the bytes read before it.
+type Failed = RefCell<Option<(u64, io::Error)>>;
+
+impl Reader {
+    /// Reads every source in order into `outbox`.
+    pub(super) fn run(self, outbox: &Outbox<Message>) {
+        // Sources opened ahead of the one being read, so that their
+        // decompression (on threads of their own, but for zstd at two
+        // threads or fewer) runs meanwhile.
+        let mut ahead: VecDeque<Result<Opened, InputError>> = VecDeque::new();
+        let mut next_open = 0;
+        for index in 0..self.sources.len() {
+            if self.interrupted.load(Ordering::SeqCst) {
+                break;
+            }
+            while next_open < self.sources.len() && next_open <= index + SOURCES_AHEAD {
+                ahead.push_back(self.open(next_open));
+                next_open += 1;
+            }
+            let Some(opened) = ahead.pop_front() else {
+                break;
+            };
+            match opened {
+                Ok(opened) => self.read_source(index, opened, outbox),
+                Err(e) => outbox.number().send(Message::SourceEnd {
+                    source: index,
+                    bytes: 0,
+                    error: Some(e),
+                }),
+            }
+        }
+    }
+
+    fn open(&self, index: usize) -> Result<Opened, InputError> {
+        input::open(
+            &self.sources[index],
+            self.raw_read.clone(),
+            &self.pool,
+            self.pool.current_num_threads(),
+        )
+    }
+
+    /// Cuts source `index` into batches, each audited on the pool, then
+    /// sends its end with the read error that ended it, if one did.
+    fn read_source(&self, index: usize, opened: Opened, outbox: &Outbox<Message>) {
+        let compression = opened.compression;
+        let failed: Failed = RefCell::new(None);
+        let spy = ErrorSpy {
+            inner: opened.reader,
+            read: 0,
+            failed: &failed,
+        };
+        let spare = || self.spares.try_recv().ok();
+        let (bytes, error) = input::read_batches(spy, input::batch::BATCH_BYTES, spare, |batch| {
+            self.dispatch(index, batch, compression, &failed, outbox)
+        });
+        let error = error.map(|e| InputError {
+            path: self.sources[index].name.clone(),
+            cause: read_error(compression, bytes, &e),
+            source: Some(e),
+        });
+        outbox.number().send(Message::SourceEnd {
+            source: index,
+            bytes,
+            error,
+        });
+    }
+
+    /// Hands a batch to the pool once the writer has room for it; breaks
+    /// when interrupted or when the writer is gone.
+    fn dispatch(
+        &self,
+        index: usize,
+        batch: Batch,
+        compression: Compression,
+        failed: &Failed,
+        outbox: &Outbox<Message>,
+    ) -> ControlFlow<()> {
+        if self.interrupted.load(Ordering::SeqCst) {
+            return ControlFlow::Break(());
+        }
+        let Some(ticket) = outbox.slot() else {
+            return ControlFlow::Break(());
+        };
+        let cut = cut_by(&batch, compression, failed);
+        self.pool.spawn(move || {
+            let games = audit_batch(&batch, cut.as_deref());
+            ticket.send(Message::Batch {
+                source: index,
+                end: batch.base + batch.len as u64,
+                bytes: batch.bytes,
+                games,
+            });
+        });
+        ControlFlow::Continue(())
+    }
+}
+
+/// The read error that broke the source inside `batch`'s last game. The
+/// stream broke inside the source's last game unless that game's text
+/// ends with its result token and a line end: then the error came after
+/// it, and the game is whole. (The bytes of the reads before the failed
+/// one may fill several batches: only the last one is cut.)
+fn cut_by(batch: &Batch, compression: Compression, failed: &Failed) -> Option<String> {
+    let failed = failed.borrow();
+    let (at, e) = failed.as_ref().filter(|_| batch.last)?;
+    let last = batch.games.last()?;
+    let text = &batch.bytes[(last.start - batch.base) as usize..batch.len];
+    (!input::ends_with_result_line(text)).then(|| read_error(compression, *at, e))
+}
+
+/// The one-line cause of a read error.
+fn read_error(compression: Compression, bytes: u64, e: &io::Error) -> String {
+    match compression {
+        Compression::None => format!("read error: {}", input::io_cause(e)),
+        c => format!(
+            "{} stream is corrupt or truncated after {bytes} bytes: {}",
+            c.name(),
+            input::io_cause(e)
+        ),
+    }
+}
+
+/// Passes reads on, keeping a copy of the first error with the number of
+/// bytes read before it.
+struct ErrorSpy<'a, R> {
+    inner: R,
+    read: u64,
+    failed: &'a Failed,
+}
+
+impl<R: io::Read> io::Read for ErrorSpy<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf).inspect_err(|e| {
+            let mut failed = self.failed.borrow_mut();
+            if failed.is_none() && e.kind() != io::ErrorKind::Interrupted {
+                *failed = Some((self.read, io::Error::new(e.kind(), e.to_string())));
+            }
+        })?;
+        self.read += n as u64;
+        Ok(n)
+    }
+}

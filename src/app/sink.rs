@@ -1,0 +1,132 @@
+//! The writer stage, on the run's own thread: takes the reader's messages
+//! in input order and writes each game into the reports, counts each
+//! source when it ends, and moves the progress bar. A report that cannot
+//! be written stops the reader; the run then ends without a summary.json.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc;
+use std::time::Instant;
+
+use indicatif::ProgressBar;
+
+use super::worker::Audited;
+use super::{Message, say};
+use crate::input::{InputError, Source};
+use crate::report::{GameId, OutputError, Reports, SourceDetail, Summary};
+
+/// The size and modification time of a source as the run started.
+pub(super) type Stat = (Option<u64>, Option<String>);
+
+/// Where the messages go.
+pub(super) struct Sink<'a> {
+    pub(super) reports: Reports,
+    pub(super) sources: &'a [Source],
+    pub(super) stats: &'a [Stat],
+    pub(super) bar: &'a ProgressBar,
+    pub(super) started: Instant,
+    pub(super) raw_read: &'a AtomicU64,
+    /// Set when a report cannot be written: the reader stops.
+    pub(super) interrupted: &'a AtomicBool,
+    /// Buffers of written batches, back to the reader.
+    pub(super) spares: mpsc::Sender<Vec<u8>>,
+    /// A report could not be written: nothing more is.
+    pub(super) write_failed: bool,
+    /// Games written before the current source.
+    pub(super) games_before: u64,
+    /// The source being written, and its bytes so far, until its end.
+    pub(super) open_source: Option<(usize, u64)>,
+}
+
+impl Sink<'_> {
+    /// Takes the next message in input order.
+    pub(super) fn take(&mut self, message: Message) {
+        match message {
+            Message::Batch {
+                source,
+                end,
+                bytes,
+                games,
+            } => {
+                if !self.write_failed {
+                    self.open_source = Some((source, end));
+                    self.write_batch(source, &bytes, &games);
+                    let _ = self.spares.send(bytes);
+                    self.bar.set_position(self.raw_read.load(Ordering::Relaxed));
+                    self.bar.set_message(crate::progress::message(
+                        self.reports.summary.games,
+                        self.started.elapsed().as_secs_f64(),
+                    ));
+                }
+            }
+            Message::SourceEnd {
+                source,
+                bytes,
+                error,
+            } => {
+                self.open_source = None;
+                self.source_end(source, bytes, error);
+            }
+        }
+    }
+
+    /// Writes a batch's games; on an error says so and stops the reader.
+    fn write_batch(&mut self, source: usize, bytes: &[u8], games: &[Audited]) {
+        for g in games {
+            let id = GameId {
+                source: &self.sources[source].name,
+                game: g.index,
+                offset: g.offset,
+                line: g.line,
+                tags: &g.tags,
+            };
+            if let Err(e) = self
+                .reports
+                .write_game(&id, &g.report, &bytes[g.range.0..g.range.1])
+            {
+                self.write_failure(&e);
+                return;
+            }
+        }
+    }
+
+    /// A report that cannot be written: said at once, and the reader
+    /// stops.
+    fn write_failure(&mut self, e: &OutputError) {
+        self.bar
+            .suspend(|| say(&format!("cannot write reports: {e}")));
+        self.write_failed = true;
+        self.interrupted.store(true, Ordering::SeqCst);
+    }
+
+    /// A source's end: its read error said, and its line in the summary.
+    fn source_end(&mut self, source: usize, bytes: u64, error: Option<InputError>) {
+        if let Some(e) = &error {
+            self.bar.suspend(|| say(&e.to_string()));
+        }
+        self.count_source(source, bytes, error.map(|e| e.cause));
+    }
+
+    /// Interrupted while the reader waits for input: the source being read
+    /// counts with the bytes of its games written.
+    pub(super) fn stopped(&mut self) {
+        if let Some((source, bytes)) = self.open_source.take() {
+            self.count_source(source, bytes, None);
+        }
+    }
+
+    fn count_source(&mut self, source: usize, bytes: u64, error: Option<String>) {
+        let summary: &mut Summary = &mut self.reports.summary;
+        let (size, modified) = self.stats[source].clone();
+        summary.bytes += bytes;
+        summary.sources.push(self.sources[source].name.clone());
+        summary.source_details.push(SourceDetail {
+            name: self.sources[source].name.clone(),
+            size,
+            modified,
+            bytes,
+            games: summary.games - self.games_before,
+            error,
+        });
+        self.games_before = summary.games;
+    }
+}

@@ -17,10 +17,10 @@ use std::time::Instant;
 use ordered::{Ended, Outbox};
 
 use crate::audit::{self, ErrorKind, GameError, GameReport};
-use crate::cli::{AuditArgs, MergeArgs};
+use crate::cli::{AuditArgs, MergeArgs, PlanArgs};
 use crate::input::{self, Batch, Origin, Source};
 use crate::pgn::{Game, Tags};
-use crate::report::{GameId, Options, Reports, SourceDetail, Summary};
+use crate::report::{GameId, Options, PieceInfo, Reports, SourceDetail, Summary};
 
 /// Exit status: the run completed (findings are not failures).
 pub const EXIT_OK: i32 = 0;
@@ -69,6 +69,8 @@ pub struct Config {
     pub quiet: bool,
     /// Exit [`EXIT_FINDINGS`] when a game is flagged or incomplete.
     pub fail_on_findings: bool,
+    /// The one piece of the one input to audit (`--piece`).
+    pub piece: Option<input::piece::Bounds>,
 }
 
 impl Config {
@@ -86,6 +88,7 @@ impl Config {
             html: !args.no_html,
             quiet: args.quiet,
             fail_on_findings: args.fail_on_findings,
+            piece: args.piece,
         }
     }
 }
@@ -329,6 +332,18 @@ pub fn run(config: &Config) -> i32 {
             Origin::Stdin => (None, None),
         })
         .collect();
+    let raw_read = Arc::new(AtomicU64::new(0));
+    let found = Arc::new(std::sync::Mutex::new(input::piece::Found::default()));
+    let piece = match config.piece {
+        None => None,
+        Some(bounds) => match open_piece(&sources, bounds, &raw_read, &found) {
+            Ok(opened) => Some(opened),
+            Err(e) => {
+                say(&e);
+                return EXIT_INPUT;
+            }
+        },
+    };
     let pool = match rayon::ThreadPoolBuilder::new()
         .num_threads(config.threads)
         .build()
@@ -372,7 +387,6 @@ pub fn run(config: &Config) -> i32 {
         say("reading PGN from standard input (end with Ctrl-D)");
     }
     let bar = crate::progress::bar(total, config.quiet);
-    let raw_read = Arc::new(AtomicU64::new(0));
     let interrupted = signals.interrupted.clone();
 
     // Buffers of written batches, back to the reader to read into again.
@@ -389,7 +403,7 @@ pub fn run(config: &Config) -> i32 {
                 interrupted: &interrupted,
                 raw_read: &raw_read,
             };
-            read_sources(&sources, &stages)
+            read_sources(&sources, &stages, piece)
         }
     };
 
@@ -481,6 +495,21 @@ pub fn run(config: &Config) -> i32 {
     if write_failed {
         return EXIT_INPUT;
     }
+    if let Some(bounds) = config.piece {
+        let found = *found
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        reports.summary.piece = Some(PieceInfo {
+            source: sources[0].name.clone(),
+            start: bounds.start,
+            end: bounds.end,
+            length: found.length,
+            first: found.first,
+            seam: found.seam,
+            games: reports.summary.games,
+            lines: found.lines,
+        });
+    }
     reports.summary.seconds = started.elapsed().as_secs_f64();
     reports.summary.threads = config.threads;
     let was_interrupted = signals.signalled.load(Ordering::SeqCst);
@@ -510,6 +539,49 @@ fn check_out_folder(out: &Path) -> Result<(), String> {
     match std::fs::metadata(out) {
         Ok(m) if !m.is_dir() => Err(format!("{}: is not a directory", out.display())),
         _ => Ok(()),
+    }
+}
+
+/// Opens the piece `bounds` of the one input, a file; `found` is told what
+/// its reader finds. The error is a one-line message.
+fn open_piece(
+    sources: &[Source],
+    bounds: input::piece::Bounds,
+    raw_read: &Arc<AtomicU64>,
+    found: &Arc<std::sync::Mutex<input::piece::Found>>,
+) -> Result<input::Opened, String> {
+    match sources {
+        [source] if matches!(source.origin, Origin::File(_)) => {
+            input::piece::open(source, bounds, raw_read.clone(), found.clone())
+                .map_err(|e| e.to_string())
+        }
+        [source] => Err(format!("{}: --piece takes a file", source.name)),
+        _ => Err(format!(
+            "--piece {bounds}: takes exactly one input file, not {} sources",
+            sources.len()
+        )),
+    }
+}
+
+/// Runs `pgn-audit plan`: prints the pieces of a file, one `START..END` a
+/// line; returns the exit status.
+pub fn run_plan(args: &PlanArgs) -> i32 {
+    let name = args.file.to_string_lossy();
+    match input::piece::plan(&args.file, &name, args.piece_size) {
+        Ok(pieces) => {
+            let text: String = pieces.iter().map(|p| format!("{p}\n")).collect();
+            match io::Write::write_all(&mut io::stdout().lock(), text.as_bytes()) {
+                Ok(()) => EXIT_OK,
+                Err(e) => {
+                    say(&format!("standard output: {}", input::io_cause(&e)));
+                    EXIT_INPUT
+                }
+            }
+        }
+        Err(e) => {
+            say(&e.to_string());
+            EXIT_INPUT
+        }
     }
 }
 
@@ -574,7 +646,8 @@ struct Stages<'a> {
 
 /// The reader thread: every source in order, cut into batches that are
 /// audited on the pool. Stops early when interrupted.
-fn read_sources(sources: &[Source], st: &Stages) {
+/// `piece`, where given, is the one source's piece, already opened.
+fn read_sources(sources: &[Source], st: &Stages, mut piece: Option<input::Opened>) {
     let Stages {
         pool,
         outbox,
@@ -593,6 +666,11 @@ fn read_sources(sources: &[Source], st: &Stages) {
             break;
         }
         while next_open < sources.len() && next_open <= index + SOURCES_AHEAD {
+            if let Some(opened) = piece.take() {
+                ahead.push_back(Ok(opened));
+                next_open += 1;
+                continue;
+            }
             ahead.push_back(input::open(
                 &sources[next_open],
                 raw_read.clone(),

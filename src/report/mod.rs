@@ -7,7 +7,7 @@ pub(crate) mod folder;
 pub mod html;
 mod summary;
 
-pub use summary::{Findings, Options, SourceDetail, Summary, VERSION};
+pub use summary::{Findings, Options, PieceInfo, SourceDetail, Summary, VERSION};
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};

@@ -74,6 +74,31 @@ fn rfc3339(t: std::time::SystemTime) -> String {
     )
 }
 
+/// The piece of one source that a run audited (`--piece`): what `merge`
+/// needs to join it to the pieces around it. Offsets are in the source's
+/// decompressed bytes from the piece's start.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PieceInfo {
+    /// The source, as the reports name it.
+    pub source: String,
+    /// The bounds as stored in the file (`--piece START..END`).
+    pub start: u64,
+    pub end: u64,
+    /// The bounds' decompressed length; `None` when a read error came
+    /// first.
+    pub length: Option<u64>,
+    /// The first sync point at or after the start, where the piece's own
+    /// range starts (and its rows count offsets and lines from).
+    pub first: Option<u64>,
+    /// The first sync point at or after the end that the piece read to
+    /// (or the source's end): its own range's end.
+    pub seam: Option<u64>,
+    /// Games whose first byte lies in the own range.
+    pub games: u64,
+    /// Line ends in the own range.
+    pub lines: u64,
+}
+
 /// Counters of a run; two summaries of disjoint inputs merge by adding.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Summary {
@@ -95,6 +120,8 @@ pub struct Summary {
     pub options: Options,
     pub source_details: Vec<SourceDetail>,
     pub interrupted: bool,
+    /// The piece audited, for a run with `--piece`.
+    pub piece: Option<PieceInfo>,
     /// The terminal table's findings, which summary.json does not hold
     /// (a merge counts them in the CSV rows).
     pub findings: Findings,
@@ -189,6 +216,18 @@ impl Summary {
         if self.interrupted {
             v["interrupted"] = json!(true);
         }
+        if let Some(p) = &self.piece {
+            v["piece"] = json!({
+                "source": p.source,
+                "start": p.start,
+                "end": p.end,
+                "length": p.length,
+                "first": p.first,
+                "seam": p.seam,
+                "games": p.games,
+                "lines": p.lines,
+            });
+        }
         let mut s = serde_json::to_string_pretty(&v).unwrap_or_default();
         s.push('\n');
         s
@@ -256,6 +295,10 @@ impl Summary {
                 .get("interrupted")
                 .and_then(Value::as_bool)
                 .unwrap_or(false),
+            piece: match v.get("piece") {
+                None => None,
+                Some(p) => Some(piece_info(p)?),
+            },
             findings: Findings::default(),
         })
         .filter(|_| v.get("version").is_some_and(Value::is_string))
@@ -472,6 +515,25 @@ fn nonzero<T: Copy>(all: &[T], code: fn(T) -> &'static str, n: &[u64]) -> Vec<St
         .collect()
 }
 
+/// The `piece` of summary.json.
+fn piece_info(v: &Value) -> Option<PieceInfo> {
+    let int = |k: &str| v.get(k)?.as_u64();
+    let maybe = |k: &str| match v.get(k)? {
+        Value::Null => Some(None),
+        n => Some(Some(n.as_u64()?)),
+    };
+    Some(PieceInfo {
+        source: v.get("source")?.as_str()?.to_owned(),
+        start: int("start")?,
+        end: int("end")?,
+        length: maybe("length")?,
+        first: maybe("first")?,
+        seam: maybe("seam")?,
+        games: int("games")?,
+        lines: int("lines")?,
+    })
+}
+
 /// A `source_details` entry of summary.json.
 fn source_detail(v: &Value) -> Option<SourceDetail> {
     let text = |k: &str| match v.get(k)? {
@@ -563,6 +625,20 @@ mod tests {
             ..Summary::default()
         };
         assert_eq!(Summary::from_json(&s.to_json()), Some(s.clone()));
+        let piece = Summary {
+            piece: Some(PieceInfo {
+                source: "a.pgn".into(),
+                start: 100,
+                end: 200,
+                length: Some(100),
+                first: Some(7),
+                seam: None,
+                games: 2,
+                lines: 40,
+            }),
+            ..s.clone()
+        };
+        assert_eq!(Summary::from_json(&piece.to_json()), Some(piece));
         let mut no_version: Value = serde_json::from_str(&s.to_json()).unwrap();
         no_version.as_object_mut().unwrap().remove("version");
         assert_eq!(Summary::from_json(&no_version.to_string()), None);

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::Output;
 
 use common::*;
+use proptest::prelude::*;
 
 /// Every report a run writes, summary.json without its timing.
 fn reports(dir: &Path) -> Vec<(String, Vec<u8>)> {
@@ -449,4 +450,179 @@ fn pieces_that_do_not_tile_the_file_are_refused() {
         )
     );
     assert!(!out.exists(), "nothing is written");
+}
+
+/// What the property test cuts: text assembled from these pieces, the
+/// sample's games, the fixtures and the fuzz corpora where present.
+const PALETTE: &[&[u8]] = &[
+    b"\n",
+    b"\r\n",
+    b"\r",
+    b"\n\n",
+    b"\r\n\r\n",
+    b"\r\r\n",
+    b"\n\0\0\n",
+    b"\x1a",
+    b"\xef\xbb\xbf",
+    b" \t\x0c\n",
+    b"[Event \"x\"]\n",
+    b"[Site \"y\"]\r\n",
+    b"[White \"a \"b\"\"]\n",
+    b"[Bad tag\n",
+    b"1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 *\n",
+    b"1. d4 { an open comment\n",
+    b"} 2. c4 ",
+    b"{ closed } ",
+    b"; a line comment\n",
+    b"1-0\n",
+    b"0-1 [Event \"z\"]\n",
+    b"(1. c4 ",
+    b") ",
+    b"%escape\n",
+    b"1. e4 e5 2. Ke2 Ke7 3. Ke1 Ke8 4. O-O 1/2-1/2\n",
+    b"1.",
+    b"[FEN \"8/8/8/8/8/8/8/K6k w - - 0 1\"]\n",
+];
+
+/// Texts of whole files to draw from: the fixtures, and the fuzz corpora
+/// where present.
+fn files() -> Vec<Vec<u8>> {
+    let mut found = Vec::new();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut dirs = vec![root.join("corpora/fixtures"), root.join("fuzz/corpus")];
+    while let Some(dir) = dirs.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        let mut entries: Vec<PathBuf> = entries.map(|e| e.unwrap().path()).collect();
+        entries.sort();
+        for p in entries {
+            if p.is_dir() {
+                dirs.push(p);
+            } else if let Ok(bytes) = std::fs::read(&p)
+                && bytes.len() < 200_000
+            {
+                found.push(bytes);
+            }
+        }
+    }
+    found
+}
+
+/// One drawn input: text from parts, stored plain or as pzstd frames of
+/// `frame` bytes (maybe damaged at `damage`, flipped or cut there), cut at
+/// `cuts` (fractions of the stored size).
+#[derive(Debug, Clone)]
+struct Case {
+    parts: Vec<(u8, usize)>,
+    frame: Option<usize>,
+    damage: Option<(bool, u32)>,
+    cuts: Vec<u32>,
+}
+
+fn case() -> impl Strategy<Value = Case> {
+    (
+        prop::collection::vec((0u8..4, any::<usize>()), 1..40),
+        prop::option::of(64usize..4000),
+        prop::option::of((any::<bool>(), any::<u32>())),
+        prop::collection::vec(any::<u32>(), 0..8),
+    )
+        .prop_map(|(parts, frame, damage, cuts)| Case {
+            parts,
+            frame,
+            damage,
+            cuts,
+        })
+}
+
+/// The stored bytes of a case, and the offsets a piece may start at.
+fn stored(case: &Case, games: &[String], files: &[Vec<u8>]) -> (Vec<u8>, Vec<u64>) {
+    let mut text = Vec::new();
+    for &(kind, k) in &case.parts {
+        match kind {
+            0 | 1 => text.extend_from_slice(PALETTE[k % PALETTE.len()]),
+            2 => {
+                text.extend_from_slice(games[k % games.len()].as_bytes());
+                text.extend_from_slice(b"\n\n");
+            }
+            _ if !files.is_empty() => text.extend_from_slice(&files[k % files.len()]),
+            _ => {}
+        }
+    }
+    let Some(frame) = case.frame else {
+        let points = (0..=text.len() as u64).collect();
+        return (text, points);
+    };
+    let (mut z, mut starts) = pzstd(&text, frame);
+    if let Some((flip, at)) = case.damage
+        && !z.is_empty()
+    {
+        let at = at as usize % z.len();
+        if flip {
+            z[at] ^= 0x24;
+        } else {
+            z.truncate(at);
+            starts.retain(|&s| s < at as u64);
+        }
+    }
+    starts.push(z.len() as u64);
+    (z, starts)
+}
+
+proptest! {
+    // 24 cases (PROPTEST_CASES for more): each runs some 20 processes.
+    #![proptest_config(ProptestConfig {
+        cases: std::env::var("PROPTEST_CASES").ok().and_then(|n| n.parse().ok()).unwrap_or(24),
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    })]
+
+    /// Any input cut at random points into 1 to 8 pieces: the merged
+    /// pieces are one run's reports, byte for byte, at -j1 and -j2.
+    #[test]
+    fn merged_pieces_are_one_run(case in case()) {
+        let games = sample_games();
+        let files = files();
+        let (bytes, points) = stored(&case, &games, &files);
+        let t = tempdir();
+        let name = if case.frame.is_some() { "in.pgn.zst" } else { "in.pgn" };
+        let file = write(t.path(), name, &bytes);
+        let single = t.path().join("single");
+        let o = run(&[s(&file), "--split", "-j", "1", "--quiet"], &single);
+        prop_assert!(matches!(o.status.code(), Some(0 | 2)), "{}", String::from_utf8_lossy(&o.stderr));
+        // Where a plan may cut: a stored offset, for pzstd a frame start
+        // that the plan's walk finds (a damaged announcement ends it).
+        let walked: Vec<u64> = match case.frame {
+            Some(_) => plan(&file, 1)
+                .iter()
+                .map(|p| p.split_once("..").unwrap().0.parse().unwrap())
+                .collect(),
+            None => Vec::new(),
+        };
+        let mut cuts: Vec<u64> = case
+            .cuts
+            .iter()
+            .map(|&c| points[c as usize % points.len()])
+            .filter(|c| case.frame.is_none() || walked.contains(c))
+            .filter(|&c| c > 0 && c < bytes.len() as u64)
+            .collect();
+        cuts.sort_unstable();
+        cuts.dedup();
+        let mut bounds = vec![0];
+        bounds.extend(cuts);
+        bounds.push(bytes.len() as u64);
+        let pieces: Vec<String> = bounds.windows(2).map(|w| format!("{}..{}", w[0], w[1])).collect();
+        for threads in ["1", "2"] {
+            let root = t.path().join(format!("j{threads}"));
+            let runs = audit_pieces(&file, &pieces, &root, &["--split", "-j", threads]);
+            for (dir, code) in &runs {
+                prop_assert!(matches!(code, 0 | 2), "{}", dir.display());
+            }
+            let merged = root.join("merged");
+            let dirs: Vec<PathBuf> = runs.into_iter().map(|(d, _)| d).collect();
+            let o = merge(&dirs, &merged);
+            prop_assert_eq!(o.status.code(), Some(0), "{:?}: {}", pieces, String::from_utf8_lossy(&o.stderr));
+            assert_same(&single, &merged);
+        }
+    }
 }

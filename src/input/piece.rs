@@ -44,15 +44,20 @@
 //!   the own ranges before a piece add up to the line ends before its
 //!   first sync point.
 //!
-//! A zstd piece's bounds are frame starts, so its frames decode as they do
-//! in one run (each frame starts the decoder afresh); a `pzstd` or Lichess
-//! file announces every frame with a skippable frame holding its size,
-//! which a plan walks with one seek per frame and no decompression.
+//! A piece's stream is read from its start on, as one run reads it from
+//! there: a plain file's bytes, or one zstd decoder over every frame from
+//! the piece's first (its bounds are frame starts, where one run's decoder
+//! starts afresh too, so the bytes and any read error are one run's). The
+//! decoder says where the bounds end in its output: where a frame ends
+//! exactly at the end bound. A `pzstd` or Lichess file announces every
+//! frame with a skippable frame holding its size, which a plan walks with
+//! one seek per frame and no decompression. A read error ends the piece
+//! after every byte before it is handed out, as it ends one run.
 
 use std::fs::File;
 use std::io::{self, BufReader, Read, Seek, SeekFrom};
 use std::path::Path;
-use std::sync::atomic::AtomicU64;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use super::batch::LineCount;
@@ -277,53 +282,77 @@ pub fn open(
     }
     let err = |e: io::Error| fail(io_cause(&e));
     let compression = cuts.compression;
-    let open_at = |at: u64| -> io::Result<super::Counting<File>> {
-        let mut f = File::open(path)?;
-        f.seek(SeekFrom::Start(at))?;
-        Ok(super::Counting {
-            inner: f,
-            count: raw_read.clone(),
-        })
-    };
-    let decoded = move |raw: Box<dyn Read + Send>| -> io::Result<Box<dyn Read + Send>> {
-        let buffered = BufReader::with_capacity(1 << 20, raw);
-        Ok(match compression {
-            Compression::None => Box::new(buffered),
-            Compression::Zstd => Box::new(super::decode::ZstdStream::new(buffered)?),
-            Compression::Gzip => Box::new(flate2::read::MultiGzDecoder::new(buffered)),
-            Compression::Bzip2 => Box::new(bzip2::read::MultiBzDecoder::new(buffered)),
-            Compression::Xz => Box::new(liblzma::bufread::XzDecoder::new_multi_decoder(buffered)),
-        })
-    };
-    let range_raw = open_at(bounds.start)
-        .map_err(err)?
-        .take(bounds.end - bounds.start);
-    let range = decoded(Box::new(range_raw)).map_err(err)?;
-    let (path, end) = (path.clone(), bounds.end);
-    let raw_rest = raw_read.clone();
-    let rest: RestOpener = Box::new(move || {
-        let mut f = File::open(&path)?;
-        f.seek(SeekFrom::Start(end))?;
-        decoded(Box::new(super::Counting {
-            inner: f,
-            count: raw_rest,
-        }))
-    });
-    let ends_inside = (compression == Compression::Zstd && bounds.end < cuts.size).then_some(end);
-    Ok(Opened {
-        reader: Box::new(PieceReader::new(
-            range,
-            rest,
-            bounds.start == 0,
-            ends_inside,
-            found,
+    let mut file = File::open(path).map_err(err)?;
+    file.seek(SeekFrom::Start(bounds.start)).map_err(err)?;
+    let raw = BufReader::with_capacity(
+        1 << 20,
+        super::Counting {
+            inner: file,
+            count: raw_read,
+        },
+    );
+    let length = Arc::new(AtomicU64::new(UNKNOWN));
+    let span = bounds.end - bounds.start;
+    // Every stream reads on from the piece's start to the source's end,
+    // as one run's would, and tells where the bounds end in its output.
+    let stream: Box<dyn Read + Send> = match compression {
+        Compression::None => {
+            length.store(span, Ordering::Relaxed);
+            Box::new(raw)
+        }
+        Compression::Zstd => {
+            Box::new(super::decode::ZstdStream::bounded(raw, span, length.clone()).map_err(err)?)
+        }
+        // One piece, the whole file: its bounds end where the stream does.
+        Compression::Gzip => Box::new(AtEnd::new(
+            flate2::read::MultiGzDecoder::new(raw),
+            length.clone(),
         )),
+        Compression::Bzip2 => Box::new(AtEnd::new(
+            bzip2::read::MultiBzDecoder::new(raw),
+            length.clone(),
+        )),
+        Compression::Xz => Box::new(AtEnd::new(
+            liblzma::bufread::XzDecoder::new_multi_decoder(raw),
+            length.clone(),
+        )),
+    };
+    Ok(Opened {
+        reader: Box::new(PieceReader::new(stream, length, bounds.start == 0, found)),
         compression,
     })
 }
 
-/// Opens the decompressed bytes after a piece's bounds, when it reads on.
-type RestOpener = Box<dyn FnOnce() -> io::Result<Box<dyn Read + Send>> + Send>;
+/// The bounds' decompressed length, not known yet.
+const UNKNOWN: u64 = u64::MAX;
+
+/// A stream whose end is the end of a piece's bounds (a whole file).
+struct AtEnd<R> {
+    inner: R,
+    read: u64,
+    length: Arc<AtomicU64>,
+}
+
+impl<R> AtEnd<R> {
+    fn new(inner: R, length: Arc<AtomicU64>) -> AtEnd<R> {
+        AtEnd {
+            inner,
+            read: 0,
+            length,
+        }
+    }
+}
+
+impl<R: Read> Read for AtEnd<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        if n == 0 && !buf.is_empty() {
+            self.length.store(self.read, Ordering::Relaxed);
+        }
+        self.read += n as u64;
+        Ok(n)
+    }
+}
 
 /// Where the scan for a sync point is, after the bytes scanned so far.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -400,16 +429,12 @@ impl SyncScan {
     }
 }
 
-/// The decompressed bytes of a piece's bounds, then of the rest of the
-/// source as far as its seam, cut to its own range.
+/// The decompressed bytes from a piece's start on, cut to its own range.
 struct PieceReader {
-    range: Box<dyn Read + Send>,
-    rest: Option<RestOpener>,
-    /// The bytes after the bounds, once the range is read.
-    after: Option<Box<dyn Read + Send>>,
-    /// Where the bounds end in the file, for a zstd piece that ends before
-    /// the file does: a frame cut there is a wrong bound, not a corrupt file.
-    ends_inside: Option<u64>,
+    stream: Box<dyn Read + Send>,
+    /// The bounds' decompressed length, once the stream has passed their
+    /// end ([`UNKNOWN`] until then).
+    length: Arc<AtomicU64>,
     /// Offset of the next byte to read from the stream.
     pos: u64,
     /// The stream's end (or its error) was reached.
@@ -436,10 +461,9 @@ const WINDOW_READ: usize = 64 << 10;
 
 impl PieceReader {
     fn new(
-        range: Box<dyn Read + Send>,
-        rest: RestOpener,
+        stream: Box<dyn Read + Send>,
+        length: Arc<AtomicU64>,
         at_source_start: bool,
-        ends_inside: Option<u64>,
         shared: Arc<Mutex<Found>>,
     ) -> PieceReader {
         let found = Found {
@@ -447,10 +471,8 @@ impl PieceReader {
             ..Found::default()
         };
         PieceReader {
-            range,
-            rest: Some(rest),
-            after: None,
-            ends_inside,
+            stream,
+            length,
             pos: 0,
             ended: false,
             window: Vec::new(),
@@ -473,30 +495,34 @@ impl PieceReader {
         }
     }
 
-    /// Reads the stream: the bounds' bytes, then those after them.
+    /// Reads the stream into `buf`; once the bounds' end is passed, the
+    /// scan for the seam starts there. A read gives bytes of one side of
+    /// that end only (a plain piece's reads stop at it; a zstd block lies
+    /// in one frame).
     fn pull(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        loop {
-            if let Some(after) = &mut self.after {
-                return after.read(buf);
+        let mut buf = buf;
+        if self.found.length.is_none() {
+            let known = self.length.load(Ordering::Relaxed);
+            if known != UNKNOWN && known > self.pos {
+                let room = (known - self.pos).min(buf.len() as u64) as usize;
+                buf = &mut buf[..room];
             }
-            match self.range.read(buf) {
-                Ok(0) => {}
-                Ok(n) => return Ok(n),
-                Err(e)
-                    if e.kind() == io::ErrorKind::UnexpectedEof && self.ends_inside.is_some() =>
-                {
-                    let end = self.ends_inside.unwrap_or_default();
-                    return Err(io::Error::other(format!(
-                        "the piece's end {end} is not where a zstd frame starts \
-                         (the file's frame announcements are wrong)"
-                    )));
-                }
-                Err(e) => return Err(e),
-            }
-            self.found.length = Some(self.pos);
-            self.seam_scan = Some(SyncScan::from(self.pos));
-            let open = self.rest.take().expect("the rest is opened once");
-            self.after = Some(open()?);
+        }
+        let n = self.stream.read(buf)?;
+        self.pos += n as u64;
+        self.note_length();
+        Ok(n)
+    }
+
+    /// Takes the bounds' length from the stream once it is known.
+    fn note_length(&mut self) {
+        if self.found.length.is_some() {
+            return;
+        }
+        let known = self.length.load(Ordering::Relaxed);
+        if known != UNKNOWN && known <= self.pos {
+            self.found.length = Some(known);
+            self.seam_scan = Some(SyncScan::from(known));
         }
     }
 }
@@ -506,6 +532,7 @@ impl Read for PieceReader {
         if buf.is_empty() || self.failed {
             return Ok(0);
         }
+        self.note_length();
         loop {
             let wend = self.wstart + self.window.len() as u64;
             if self.found.first.is_none() {
@@ -529,12 +556,13 @@ impl Read for PieceReader {
             }
             if let Some(first) = self.found.first {
                 let seam = self.found.seam.map(|q| q.max(first));
-                // Hand out what is known to be the own range's.
+                // Hand out what is known to be the own range's: up to the
+                // seam, or as far as the scan for it has passed, or (after
+                // an error, as one run would) everything read.
                 let limit = match (seam, &self.seam_scan, &self.error) {
                     (Some(q), _, _) => q,
-                    (None, _, Some(_)) => wend,
                     (None, Some(scan), None) => scan.pos,
-                    (None, None, None) => wend,
+                    (None, _, _) => wend,
                 };
                 if self.out < limit {
                     let from = (self.out - self.wstart) as usize;
@@ -549,13 +577,16 @@ impl Read for PieceReader {
                     self.publish();
                     return Ok(0);
                 }
-                // Straight into `buf` while in the bounds with nothing held.
-                if self.out == wend && self.after.is_none() && self.error.is_none() && !self.ended {
+                // Within the bounds with nothing held: straight into `buf`.
+                if self.out == wend
+                    && self.seam_scan.is_none()
+                    && self.error.is_none()
+                    && !self.ended
+                {
                     self.window.clear();
                     self.wstart = wend;
                     match self.pull(buf) {
-                        Ok(n) if n > 0 && self.after.is_none() => {
-                            self.pos += n as u64;
+                        Ok(n) if n > 0 && self.seam_scan.is_none_or(|s| s.pos >= self.pos) => {
                             self.wstart = self.pos;
                             self.out = self.pos;
                             self.lines.add(&buf[..n]);
@@ -563,14 +594,13 @@ impl Read for PieceReader {
                             return Ok(n);
                         }
                         Ok(n) => {
-                            // The range ended, and `n` bytes after it came.
+                            // Bytes after the bounds' end: the seam is
+                            // looked for in them.
                             self.window.extend_from_slice(&buf[..n]);
-                            self.pos += n as u64;
-                            if n == 0 {
-                                self.ended = true;
-                            }
+                            self.ended = n == 0;
                             continue;
                         }
+                        Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                         Err(e) => {
                             self.ended = true;
                             self.error = Some(e);
@@ -585,7 +615,7 @@ impl Read for PieceReader {
                 return Err(e);
             }
             if self.ended {
-                // Everything is decided at the end (both scans end there).
+                // Both scans are decided at the end.
                 continue;
             }
             // Drop what is handed out or passed over, then read more.
@@ -601,17 +631,14 @@ impl Read for PieceReader {
             self.window.drain(..drop);
             self.wstart += drop as u64;
             let at = self.window.len();
-            self.window.resize(at + WINDOW_READ, 0);
             let mut chunk = std::mem::take(&mut self.window);
+            chunk.resize(at + WINDOW_READ, 0);
             let got = self.pull(&mut chunk[at..]);
             self.window = chunk;
             match got {
                 Ok(n) => {
                     self.window.truncate(at + n);
-                    self.pos += n as u64;
-                    if n == 0 && self.after.is_some() {
-                        self.ended = true;
-                    }
+                    self.ended = n == 0;
                 }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => self.window.truncate(at),
                 Err(e) => {
@@ -621,5 +648,73 @@ impl Read for PieceReader {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The sync points of `text` at or after `from`, scanned in windows of
+    /// `step` bytes.
+    fn sync_points(text: &[u8], from: usize, step: usize) -> Vec<u64> {
+        let mut found = Vec::new();
+        let mut scan = SyncScan::from(from as u64);
+        let mut end = from;
+        loop {
+            let eof = end == text.len();
+            match scan.scan(&text[from..end], from as u64, eof) {
+                Some(p) => {
+                    found.push(p);
+                    scan = SyncScan {
+                        at: After::Other,
+                        pos: p + 1,
+                    };
+                }
+                None if eof => return found,
+                None => end = (end + step).min(text.len()),
+            }
+        }
+    }
+
+    #[test]
+    fn a_sync_point_is_a_strict_tag_line_after_a_blank_line_after_a_newline() {
+        let text = b"[Event \"a\"]\n\n1. e4 *\n\n[Event \"b\"]\r\n\r\n1. d4 *\r\n\r\n\
+[Event \"c\"]\n \t\x0c\n[Site \"s\"]\n\n{ open\n\n[Event \"d\"]\n\
+1. c4 *\n\0\n[Event \"e\"]\n1. c4 *\r\r\n\r\n[Event \"f\"]\n\n\xef\xbb\xbf[Event \"g\"]\n\n\
+[ Event \"h\"]\n\n[Event\n\n[Event \"i\"";
+        let at = |needle: &str| {
+            text.windows(needle.len())
+                .position(|w| w == needle.as_bytes())
+                .unwrap() as u64
+        };
+        let expected = vec![
+            at("[Event \"b\""),
+            at("[Event \"c\""),
+            at("[Site"),
+            at("[Event \"d\""),
+            // `\r\r\n` is one line end, then a blank line.
+            at("[Event \"f\""),
+            at("[Event \"i\""),
+        ];
+        for step in [1, 2, 3, 7, 64, 1000] {
+            assert_eq!(sync_points(text, 0, step), expected, "step {step}");
+        }
+        // A scan that starts afresh needs the newline before the blank line.
+        let b = at("[Event \"b\"]") as usize;
+        assert_eq!(sync_points(text, b - 2, 5)[0], at("[Event \"b\""));
+        assert_eq!(sync_points(text, b - 1, 5)[0], at("[Event \"c\""));
+    }
+
+    #[test]
+    fn bounds_are_start_dot_dot_end() {
+        assert_eq!("5..30".parse(), Ok(Bounds { start: 5, end: 30 }));
+        assert_eq!("0..0".parse(), Ok(Bounds { start: 0, end: 0 }));
+        for bad in [
+            "5..", "..5", "5-30", "30..5", "+1..2", "1..2..3", "a..b", "",
+        ] {
+            assert!(bad.parse::<Bounds>().is_err(), "{bad}");
+        }
+        assert_eq!(Bounds { start: 1, end: 9 }.to_string(), "1..9");
     }
 }

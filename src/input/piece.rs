@@ -553,6 +553,11 @@ impl Read for PieceReader {
                     None if self.ended && self.error.is_none() => self.found.seam = Some(wend),
                     None => {}
                 }
+            } else if self.ended && self.error.is_none() && self.found.seam.is_none() {
+                // The stream ended without passing the bounds' end where a
+                // frame ends: the piece read to the source's end, and merge
+                // finds that it does not meet the next one.
+                self.found.seam = Some(wend);
             }
             if let Some(first) = self.found.first {
                 let seam = self.found.seam.map(|q| q.max(first));
@@ -704,6 +709,43 @@ mod tests {
         let b = at("[Event \"b\"]") as usize;
         assert_eq!(sync_points(text, b - 2, 5)[0], at("[Event \"b\""));
         assert_eq!(sync_points(text, b - 1, 5)[0], at("[Event \"c\""));
+    }
+
+    /// What a piece reader gives of `text` when its bounds' length is
+    /// `length` (`UNKNOWN`: never passed), and what it found.
+    fn piece_of(text: &'static [u8], at_start: bool, length: u64) -> (Vec<u8>, Found) {
+        let found = Arc::new(Mutex::new(Found::default()));
+        let mut r = PieceReader::new(
+            Box::new(text),
+            Arc::new(AtomicU64::new(length)),
+            at_start,
+            found.clone(),
+        );
+        let mut out = Vec::new();
+        r.read_to_end(&mut out).unwrap();
+        let f = *found.lock().unwrap();
+        (out, f)
+    }
+
+    #[test]
+    fn a_piece_reads_its_own_range() {
+        let text: &[u8] = b"1. e4 *\n\n[Event \"a\"]\n\n1. d4 *\n\n[Event \"b\"]\n";
+        let (out, f) = piece_of(text, false, 12);
+        assert_eq!(out, &text[9..31]);
+        assert_eq!(
+            f,
+            Found {
+                length: Some(12),
+                first: Some(9),
+                seam: Some(31),
+                lines: 4
+            }
+        );
+        // A stream that never passes its bounds' end where a frame ends
+        // reads to the source's end, and says so.
+        let (out, f) = piece_of(text, true, UNKNOWN);
+        assert_eq!(out, text);
+        assert_eq!((f.length, f.first, f.seam), (None, Some(0), Some(43)));
     }
 
     #[test]

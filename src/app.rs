@@ -15,9 +15,9 @@ use std::io::{self, IsTerminal};
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
 use std::sync::mpsc;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
 
 use ordered::{Ended, StageError};
@@ -27,11 +27,11 @@ use sink::{Sink, Stat};
 use worker::Audited;
 
 use crate::audit;
-use crate::cli::{AuditArgs, MergeArgs};
+use crate::cli::{AuditArgs, MergeArgs, PlanArgs};
 use crate::input::{self, InputError, Origin, Source};
 use crate::merge::MergeError;
 use crate::pgn::Game;
-use crate::report::{Options, OutputError, Reports, SourceDetail, Summary};
+use crate::report::{Options, OutputError, PieceInfo, Reports, SourceDetail, Summary};
 
 /// How a run ends: its exit status.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -94,6 +94,9 @@ enum Failure {
     Output(#[from] OutputError),
     #[error("merge: {0}")]
     Merge(#[from] MergeError),
+    /// `--piece` given bounds or inputs it cannot take.
+    #[error("{0}")]
+    Piece(String),
     #[error("internal error: cannot install the signal handler: {0}")]
     Signals(#[from] ctrlc::Error),
     /// The reader stage failed: the reports are not the whole input.
@@ -138,6 +141,8 @@ pub struct Config {
     pub quiet: bool,
     /// Exit with [`Exit::Findings`] when a game is flagged or incomplete.
     pub fail_on_findings: bool,
+    /// The one piece of the one input to audit (`--piece`).
+    pub piece: Option<input::piece::Bounds>,
 }
 
 impl Config {
@@ -155,6 +160,7 @@ impl Config {
             html: !args.no_html,
             quiet: args.quiet,
             fail_on_findings: args.fail_on_findings,
+            piece: args.piece,
         }
     }
 }
@@ -222,6 +228,13 @@ fn audit_inputs(config: &Config) -> Result<Exit, Failure> {
     check_out_folder(&config.out)?;
     let sources = input::collect_sources(&config.inputs, &config.out)?;
     let stats = stat_sources(&sources);
+    // A piece is opened before the output folder is touched, so that a
+    // bound it cannot take writes nothing.
+    let raw_read = Arc::new(AtomicU64::new(0));
+    let piece = match config.piece {
+        Some(bounds) => Some(open_piece(&sources, bounds, &raw_read)?),
+        None => None,
+    };
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(config.threads)
         // A worker's panic (a bug: a game's own panic is caught as its
@@ -253,8 +266,9 @@ fn audit_inputs(config: &Config) -> Result<Exit, Failure> {
         stats: &stats,
         bar: &bar,
         started,
+        raw_read,
     };
-    let summary = stages.run(reports, Arc::new(pool), &signals)?;
+    let summary = stages.run(reports, Arc::new(pool), &signals, piece)?;
     let Some(summary) = summary else {
         return Ok(Exit::Input);
     };
@@ -312,6 +326,47 @@ struct Stages<'a> {
     stats: &'a [Stat],
     bar: &'a indicatif::ProgressBar,
     started: Instant,
+    /// Raw (compressed) bytes read, for the progress bar.
+    raw_read: Arc<AtomicU64>,
+}
+
+/// The one piece of the one input that a run audits (`--piece`), opened.
+struct OpenPiece {
+    bounds: input::piece::Bounds,
+    opened: input::Opened,
+    /// What its reader finds: its own range and its seam.
+    found: Arc<Mutex<input::piece::Found>>,
+}
+
+/// Opens the piece `bounds` of the one input, a file.
+fn open_piece(
+    sources: &[Source],
+    bounds: input::piece::Bounds,
+    raw_read: &Arc<AtomicU64>,
+) -> Result<OpenPiece, Failure> {
+    let found = Arc::new(Mutex::new(input::piece::Found::default()));
+    let opened = match sources {
+        [source] if matches!(source.origin, Origin::File(_)) => {
+            input::piece::open(source, bounds, raw_read.clone(), found.clone())?
+        }
+        [source] => {
+            return Err(Failure::Piece(format!(
+                "{}: --piece takes a file",
+                source.name
+            )));
+        }
+        _ => {
+            return Err(Failure::Piece(format!(
+                "--piece {bounds}: takes exactly one input file, not {} sources",
+                sources.len()
+            )));
+        }
+    };
+    Ok(OpenPiece {
+        bounds,
+        opened,
+        found,
+    })
 }
 
 impl Stages<'_> {
@@ -323,8 +378,13 @@ impl Stages<'_> {
         reports: Reports,
         pool: Arc<rayon::ThreadPool>,
         signals: &Signals,
+        piece: Option<OpenPiece>,
     ) -> Result<Option<Summary>, Failure> {
-        let raw_read = Arc::new(AtomicU64::new(0));
+        let raw_read = &self.raw_read;
+        let (opened, piece) = match piece {
+            Some(p) => (Some(p.opened), Some((p.bounds, p.found))),
+            None => (None, None),
+        };
         let (spare_tx, spare_rx) = mpsc::channel::<Vec<u8>>();
         let reader = Reader {
             sources: self.sources.to_vec(),
@@ -332,6 +392,7 @@ impl Stages<'_> {
             spares: spare_rx,
             interrupted: signals.interrupted.clone(),
             raw_read: raw_read.clone(),
+            piece: opened,
         };
         let mut sink = Sink {
             reports,
@@ -339,7 +400,7 @@ impl Stages<'_> {
             stats: self.stats,
             bar: self.bar,
             started: self.started,
-            raw_read: &raw_read,
+            raw_read,
             interrupted: &signals.interrupted,
             spares: spare_tx,
             write_failed: false,
@@ -360,6 +421,19 @@ impl Stages<'_> {
             return Ok(None);
         }
         let mut reports = sink.reports;
+        if let Some((bounds, found)) = piece {
+            let found = *found.lock().unwrap_or_else(PoisonError::into_inner);
+            reports.summary.piece = Some(PieceInfo {
+                source: self.sources[0].name.clone(),
+                start: bounds.start,
+                end: bounds.end,
+                length: found.length,
+                first: found.first,
+                seam: found.seam,
+                games: reports.summary.games,
+                lines: found.lines,
+            });
+        }
         reports.summary.seconds = self.started.elapsed().as_secs_f64();
         reports.summary.threads = self.config.threads;
         reports.summary.interrupted = signals.signalled();
@@ -373,6 +447,27 @@ fn check_out_folder(out: &Path) -> Result<(), Failure> {
     match std::fs::metadata(out) {
         Ok(m) if !m.is_dir() => Err(Failure::NotAFolder(out.to_path_buf())),
         _ => Ok(()),
+    }
+}
+
+/// Runs `pgn-audit plan`: prints the pieces of a file, one `START..END` a
+/// line; says why it failed, if it did.
+pub fn run_plan(args: &PlanArgs) -> Exit {
+    let name = args.file.to_string_lossy();
+    let pieces = match input::piece::plan(&args.file, &name, args.piece_size) {
+        Ok(pieces) => pieces,
+        Err(e) => {
+            say(&e.to_string());
+            return Exit::Input;
+        }
+    };
+    let text: String = pieces.iter().map(|p| format!("{p}\n")).collect();
+    match io::Write::write_all(&mut io::stdout().lock(), text.as_bytes()) {
+        Ok(()) => Exit::Completed,
+        Err(e) => {
+            say(&format!("standard output: {}", input::io_cause(&e)));
+            Exit::Input
+        }
     }
 }
 

@@ -114,6 +114,9 @@ pub enum Command {
     /// Merges report folders made from disjoint inputs into the reports of
     /// one run over them all.
     Merge(MergeArgs),
+    /// Prints the pieces a file can be audited in (`--piece`), one
+    /// `START..END` a line.
+    Plan(PlanArgs),
 }
 
 /// `pgn-audit [audit]`: the inputs and the options that shape the reports.
@@ -159,6 +162,12 @@ pub struct AuditArgs {
     /// is flagged or incomplete.
     #[arg(long)]
     pub fail_on_findings: bool,
+
+    /// Audits one piece of one file: its bytes START..END as stored (a
+    /// multi-frame zstd file is cut at frame starts; see `pgn-audit plan`).
+    /// `merge` joins the pieces' folders into one run's reports.
+    #[arg(long, value_name = "START..END")]
+    pub piece: Option<crate::input::piece::Bounds>,
 }
 
 /// `pgn-audit merge`: merges report folders made from disjoint inputs into
@@ -178,6 +187,21 @@ pub struct MergeArgs {
     /// No summary table; errors still go to standard error.
     #[arg(long)]
     pub quiet: bool,
+}
+
+/// `pgn-audit plan`: the pieces of one file, for `--piece`.
+#[derive(Debug, Args)]
+pub struct PlanArgs {
+    /// A PGN file, plain or compressed.
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+
+    /// About how many bytes (as stored) each piece holds. A plain file is
+    /// cut anywhere (each piece starts reading at the first game after its
+    /// start); a pzstd or Lichess zstd file at frame starts; any other
+    /// compressed file is one piece.
+    #[arg(long, value_name = "BYTES", value_parser = clap::value_parser!(u64).range(1..))]
+    pub piece_size: u64,
 }
 
 #[cfg(test)]

@@ -1,18 +1,21 @@
 //! `pgn-audit merge`: report folders made from disjoint inputs, merged into
 //! the folder that one run over all those inputs, in the order given, would
-//! have written. Rows of a source all live in one folder, so the merge is a
-//! concatenation in folder order; the summary counts add up.
+//! have written. Rows of a source all live in one folder, or in the folders
+//! of its consecutive pieces (`--piece`), so the merge is a concatenation
+//! in folder order, a piece's `game`, `offset` and `line` counted on from
+//! the pieces before it; the summary counts add up.
 
 use std::collections::HashMap;
 use std::fs;
+use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 
 use crate::audit::{ClaimSource, ClaimVerdict};
 use crate::report::folder::OutFolder;
 use crate::report::html::HtmlReport;
 use crate::report::{
-    CSV_REPORTS, Findings, IDENTITY, Options, OutputError, QUIRKS_REPORT, Summary, VERSION,
-    header_line,
+    CSV_REPORTS, Findings, IDENTITY, Options, OutputError, PieceInfo, QUIRKS_REPORT, SourceDetail,
+    Summary, VERSION, header_line,
 };
 
 /// Why a merge cannot be done, said in one line: `PATH: CAUSE`.
@@ -41,27 +44,15 @@ fn fail(path: &Path, cause: impl Into<String>) -> MergeError {
     }
 }
 
-/// A folder's file that cannot be read, or a CSV row in it.
-fn unreadable(path: &Path, e: impl std::error::Error + Send + Sync + 'static) -> MergeError {
-    MergeError::Refused {
-        path: path.to_path_buf(),
-        cause: e.to_string(),
-        source: Some(Box::new(e)),
-    }
-}
-
 /// The split PGN files, present in every folder or in none.
 const SPLIT: [&str; 2] = ["clean.pgn", "rejected.pgn"];
 
-/// One report folder, read and checked.
+/// One report folder, its summary read and its files checked; its rows
+/// stay on disk until they are copied.
 struct Shard {
     dir: PathBuf,
     summary: Summary,
-    /// The bytes of each CSV report after its header line.
-    rows: Vec<Vec<u8>>,
-    /// quirks.csv's rows after its header, where the run wrote it.
-    quirks: Option<Vec<u8>>,
-    split: Option<[Vec<u8>; 2]>,
+    split: bool,
 }
 
 fn read(path: &Path) -> Result<Vec<u8>, MergeError> {
@@ -76,36 +67,6 @@ fn read_shard(dir: &Path) -> Result<Shard, MergeError> {
     if !dir.is_dir() {
         return Err(fail(dir, "not a report folder"));
     }
-    let mut summary = read_summary(dir)?;
-    let rows = CSV_REPORTS
-        .into_iter()
-        .map(|report| csv_body(dir, report))
-        .collect::<Result<Vec<_>, _>>()?;
-    let quirks = match summary.options.quirks {
-        true => Some(csv_body(dir, QUIRKS_REPORT)?),
-        false => None,
-    };
-    summary.findings = findings(dir, &rows)?;
-    let present: Vec<bool> = SPLIT.iter().map(|n| dir.join(n).exists()).collect();
-    let split = match present[..] {
-        [true, true] => Some([read(&dir.join(SPLIT[0]))?, read(&dir.join(SPLIT[1]))?]),
-        [false, false] => None,
-        _ => {
-            let missing = SPLIT[usize::from(present[0])];
-            return Err(fail(&dir.join(missing), "missing (its pair is there)"));
-        }
-    };
-    Ok(Shard {
-        dir: dir.to_path_buf(),
-        summary,
-        rows,
-        quirks,
-        split,
-    })
-}
-
-/// A folder's summary.json: of this version, and of a run that completed.
-fn read_summary(dir: &Path) -> Result<Summary, MergeError> {
     let summary_path = dir.join("summary.json");
     if !summary_path.exists() {
         return Err(fail(
@@ -128,36 +89,59 @@ fn read_summary(dir: &Path) -> Result<Summary, MergeError> {
             "the run was interrupted: its reports cover only part of its input",
         ));
     }
-    Ok(summary)
+    let mut reports: Vec<(&str, &[&str])> = CSV_REPORTS.to_vec();
+    if summary.options.quirks {
+        reports.push(QUIRKS_REPORT);
+    }
+    for (name, columns) in reports {
+        check_header(&dir.join(name), columns)?;
+    }
+    let present: Vec<bool> = SPLIT.iter().map(|n| dir.join(n).exists()).collect();
+    let split = match present[..] {
+        [true, true] => true,
+        [false, false] => false,
+        _ => {
+            let missing = SPLIT[usize::from(present[0])];
+            return Err(fail(&dir.join(missing), "missing (its pair is there)"));
+        }
+    };
+    Ok(Shard {
+        dir: dir.to_path_buf(),
+        summary,
+        split,
+    })
 }
 
-/// The rows of CSV report `name` in `dir`, after its header line, which
-/// must be the contract's `columns`.
-fn csv_body(dir: &Path, (name, columns): (&str, &[&str])) -> Result<Vec<u8>, MergeError> {
-    let path = dir.join(name);
+/// Checks that the CSV report at `path` starts with the header line of
+/// `columns`.
+fn check_header(path: &Path, columns: &[&str]) -> Result<(), MergeError> {
     if !path.exists() {
-        return Err(fail(&path, "missing"));
+        return Err(fail(path, "missing"));
     }
-    let bytes = read(&path)?;
     let header = header_line(columns);
-    match bytes.strip_prefix(header.as_bytes()) {
-        Some(body) => Ok(body.to_vec()),
-        None => Err(fail(
-            &path,
+    let file = fs::File::open(path).map_err(|e| fail(path, crate::input::io_cause(&e)))?;
+    let mut first = Vec::new();
+    io::BufRead::read_until(
+        &mut io::BufReader::new(file).take(header.len() as u64),
+        b'\n',
+        &mut first,
+    )
+    .map_err(|e| fail(path, crate::input::io_cause(&e)))?;
+    if first != header.as_bytes() {
+        return Err(fail(
+            path,
             "its columns are not those of version 2 of the report contract",
-        )),
+        ));
     }
+    Ok(())
 }
 
 /// Refuses a summary.json that another version of pgn-audit wrote: one
 /// without `version` is of contract v1; one of another version may judge
 /// games otherwise, so its rows cannot stand next to this version's.
 fn check_version(dir: &Path, path: &Path, text: &str) -> Result<(), MergeError> {
-    let v: serde_json::Value = serde_json::from_str(text).map_err(|e| MergeError::Refused {
-        path: path.to_path_buf(),
-        cause: format!("not JSON: {e}"),
-        source: Some(Box::new(e)),
-    })?;
+    let v: serde_json::Value =
+        serde_json::from_str(text).map_err(|e| fail(path, format!("not JSON: {e}")))?;
     match v.get("version") {
         None => Err(fail(dir, "a report folder of contract v1 (no version)")),
         Some(serde_json::Value::String(found)) if found == VERSION => Ok(()),
@@ -172,138 +156,369 @@ fn check_version(dir: &Path, path: &Path, text: &str) -> Result<(), MergeError> 
     }
 }
 
-/// The table's findings in a folder's rows: castling.csv rows and their
-/// games, claims.csv rows with a false verdict.
-fn findings(dir: &Path, rows: &[Vec<u8>]) -> Result<Findings, MergeError> {
-    let mut f = Findings::default();
-    let column = |k: usize, name: &str| {
-        IDENTITY.len()
-            + CSV_REPORTS[k]
-                .1
-                .iter()
-                .position(|c| *c == name)
-                .unwrap_or(0)
+/// How a piece's rows are counted from the start of its source: what the
+/// pieces before it add to `game`, `offset` and `line`, and its read
+/// error's message as one run gives it.
+#[derive(Debug, Default)]
+struct Shift {
+    games: u64,
+    bytes: u64,
+    lines: u64,
+    /// The piece's read error: its message, and the message with the
+    /// offset counted from the source's start.
+    error: Option<(String, String)>,
+}
+
+/// What goes into the merged reports: a folder's rows, shifted when the
+/// folder is a piece of its source.
+struct Part<'a> {
+    shard: &'a Shard,
+    shift: Option<Shift>,
+}
+
+/// The message of a read error with its offset (`after N bytes`) moved on
+/// by `by` bytes.
+fn shifted(message: &str, by: u64) -> String {
+    let Some(at) = message.find(" after ") else {
+        return message.to_owned();
     };
-    let mut last_game: Option<(String, String)> = None;
-    for record in csv::ReaderBuilder::new()
-        .has_headers(false)
-        .from_reader(&rows[0][..])
-        .into_records()
-    {
-        let record = record.map_err(|e| unreadable(&dir.join(CSV_REPORTS[0].0), e))?;
-        let game = (record[0].to_owned(), record[1].to_owned());
-        f.castles += 1;
-        if last_game.as_ref() != Some(&game) {
-            f.castle_games += 1;
-            last_game = Some(game);
-        }
+    let rest = &message[at + 7..];
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    match rest[..digits].parse::<u64>() {
+        Ok(n) if rest[digits..].starts_with(" bytes") => format!(
+            "{} after {}{}",
+            &message[..at],
+            n.saturating_add(by),
+            &rest[digits..]
+        ),
+        _ => message.to_owned(),
     }
-    let (source_at, verdict_at) = (column(1, "claim_source"), column(1, "verdict"));
-    for record in csv::ReaderBuilder::new()
-        .has_headers(false)
-        .from_reader(&rows[1][..])
-        .into_records()
-    {
-        let record = record.map_err(|e| unreadable(&dir.join(CSV_REPORTS[1].0), e))?;
-        let source = ClaimSource::ALL
-            .iter()
-            .find(|c| record.get(source_at) == Some(c.code()));
-        let verdict = ClaimVerdict::ALL
-            .iter()
-            .find(|c| record.get(verdict_at) == Some(c.code()));
-        let (Some(source), Some(verdict)) = (source, verdict) else {
+}
+
+/// Joins the pieces of one source (`pieces`, in order) into its parts and
+/// the summary of one run over it. They must tile the file (the first
+/// starts at 0, each starts where the one before ends, the last ends at
+/// the file's end), come from one version of the file, and meet at their
+/// seams. A read error ends the source in the piece that has it: the
+/// pieces after it are left out, as one run reads no further.
+fn join_pieces<'a>(pieces: &[&'a Shard]) -> Result<(Vec<Part<'a>>, Summary), MergeError> {
+    let info = |s: &Shard| s.summary.piece.clone().unwrap_or_default();
+    let first = pieces[0];
+    let name = info(first).source;
+    let detail = |s: &Shard| -> Result<SourceDetail, MergeError> {
+        match &s.summary.source_details[..] {
+            [d] if d.name == name => Ok(d.clone()),
+            _ => Err(fail(&s.dir, format!("not a piece of {name} alone"))),
+        }
+    };
+    let file = detail(first)?;
+    let mut parts = Vec::new();
+    let mut summary = Summary {
+        options: first.summary.options,
+        ..Summary::default()
+    };
+    let mut shift = Shift::default();
+    let mut error: Option<String> = None;
+    let mut before: Option<(&Shard, PieceInfo)> = None;
+    for &shard in pieces {
+        let piece = info(shard);
+        let d = detail(shard)?;
+        if (d.size, &d.modified) != (file.size, &file.modified) {
             return Err(fail(
-                &dir.join(CSV_REPORTS[1].0),
-                "a row whose claim_source or verdict is no code of the report contract",
+                &shard.dir,
+                format!(
+                    "a piece of another version of {name} than {} (size or modification time differ)",
+                    first.dir.display()
+                ),
             ));
+        }
+        match &before {
+            None if piece.start != 0 => {
+                return Err(fail(
+                    &shard.dir,
+                    format!(
+                        "the first piece of {name} starts at {}, not 0: a piece is missing",
+                        piece.start
+                    ),
+                ));
+            }
+            Some((prev, p)) if p.end != piece.start => {
+                return Err(fail(
+                    &shard.dir,
+                    format!(
+                        "piece {}..{} of {name} does not follow piece {}..{} ({}): pieces must be contiguous and all present",
+                        piece.start,
+                        piece.end,
+                        p.start,
+                        p.end,
+                        prev.dir.display()
+                    ),
+                ));
+            }
+            _ => {}
+        }
+        if error.is_none() {
+            if let Some((prev, p)) = &before {
+                let reached = p.seam.zip(p.length).and_then(|(q, l)| q.checked_sub(l));
+                if reached.is_none() || reached != piece.first {
+                    return Err(fail(
+                        &shard.dir,
+                        format!(
+                            "piece {}..{} of {name} starts reading at its first game ({}) where piece {}..{} ({}) did not stop ({}): the seam does not match",
+                            piece.start,
+                            piece.end,
+                            opt(piece.first),
+                            p.start,
+                            p.end,
+                            prev.dir.display(),
+                            opt(reached)
+                        ),
+                    ));
+                }
+            }
+            let mut this = Shift {
+                games: shift.games,
+                bytes: shift.bytes,
+                lines: shift.lines,
+                error: None,
+            };
+            if let Some(e) = &d.error {
+                let global = shifted(e, shift.bytes);
+                this.error = Some((e.clone(), global.clone()));
+                error = Some(global);
+            }
+            shift.games += shard.summary.games;
+            shift.bytes += shard.summary.bytes;
+            shift.lines += piece.lines;
+            summary.merge(&shard.summary);
+            parts.push(Part {
+                shard,
+                shift: Some(this),
+            });
+        }
+        before = Some((shard, piece));
+    }
+    if let Some((last, p)) = &before
+        && Some(p.end) != file.size
+    {
+        return Err(fail(
+            &last.dir,
+            format!(
+                "the last piece of {name} ends at {}, but the file has {} bytes: a piece is missing",
+                p.end,
+                opt(file.size)
+            ),
+        ));
+    }
+    summary.sources = vec![name.clone()];
+    summary.source_details = vec![SourceDetail {
+        bytes: shift.bytes,
+        games: shift.games,
+        error,
+        ..file
+    }];
+    summary.piece = None;
+    Ok((parts, summary))
+}
+
+/// A number, or `none`.
+fn opt(n: Option<u64>) -> String {
+    n.map_or_else(|| "none".to_owned(), |n| n.to_string())
+}
+
+/// The merged report being written: its CSV writer, and what the table and
+/// report.html take from its rows.
+struct Copy<'a> {
+    out: csv::Writer<io::BufWriter<fs::File>>,
+    /// Which report: an index into [`CSV_REPORTS`], or theirs' length for
+    /// quirks.csv.
+    k: usize,
+    findings: &'a mut Findings,
+    page: Option<&'a mut HtmlReport>,
+    last_game: Option<(Vec<u8>, Vec<u8>)>,
+}
+
+impl Copy<'_> {
+    /// Copies the rows of `path` (a report with `columns`), shifted by
+    /// `shift`, checking each: its width, and the identity numbers it
+    /// shifts.
+    fn rows(
+        &mut self,
+        path: &Path,
+        columns: &[&str],
+        shift: Option<&Shift>,
+    ) -> Result<(), MergeError> {
+        let width = IDENTITY.len() + columns.len();
+        let column =
+            |name: &str| IDENTITY.len() + columns.iter().position(|c| *c == name).unwrap_or(0);
+        let detail_at = column("detail");
+        let mut reader = csv::ReaderBuilder::new()
+            .has_headers(true)
+            .flexible(true)
+            .from_path(path)
+            .map_err(|e| fail(path, e.to_string()))?;
+        let mut record = csv::ByteRecord::new();
+        let mut row = 1u64;
+        while reader
+            .read_byte_record(&mut record)
+            .map_err(|e| fail(path, e.to_string()))?
+        {
+            row += 1;
+            if record.len() != width {
+                return Err(fail(
+                    path,
+                    format!("row {row} has {} fields, not {width}", record.len()),
+                ));
+            }
+            if let Some(shift) = shift {
+                let mut moved = csv::ByteRecord::with_capacity(record.as_slice().len() + 16, width);
+                for (i, field) in record.iter().enumerate() {
+                    let by = match i {
+                        1 => Some(shift.games),
+                        2 => Some(shift.bytes),
+                        3 => Some(shift.lines),
+                        _ => None,
+                    };
+                    match by {
+                        Some(by) => {
+                            let n = std::str::from_utf8(field)
+                                .ok()
+                                .and_then(|t| t.parse::<u64>().ok())
+                                .ok_or_else(|| {
+                                    fail(
+                                        path,
+                                        format!("row {row}: {} is not a number", IDENTITY[i]),
+                                    )
+                                })?;
+                            moved.push_field((n + by).to_string().as_bytes());
+                        }
+                        None if i == detail_at && self.k == ERRORS => {
+                            let cut = shift.error.as_ref().and_then(|(local, global)| {
+                                (field == format!("{BROKEN_OFF}{local}").as_bytes())
+                                    .then(|| format!("{BROKEN_OFF}{global}"))
+                            });
+                            moved.push_field(cut.as_deref().map_or(field, str::as_bytes));
+                        }
+                        None => moved.push_field(field),
+                    }
+                }
+                record = moved;
+            }
+            self.count(path, &record)?;
+            self.out
+                .write_byte_record(&record)
+                .map_err(|e| fail(path, e.to_string()))?;
+        }
+        Ok(())
+    }
+
+    /// Counts a merged row for the table and report.html.
+    fn count(&mut self, path: &Path, record: &csv::ByteRecord) -> Result<(), MergeError> {
+        let text = |r: &csv::ByteRecord| {
+            csv::StringRecord::from_byte_record(r.clone())
+                .map_err(|_| fail(path, "a row that is not UTF-8"))
         };
-        f.add_claim(*source, *verdict);
-    }
-    Ok(f)
-}
-
-/// Joins split PGN files: one blank line between non-empty parts.
-fn join_pgn(parts: &[&[u8]]) -> Vec<u8> {
-    let mut out = Vec::new();
-    for part in parts.iter().filter(|p| !p.is_empty()) {
-        if !out.is_empty() {
-            out.push(b'\n');
+        match self.k {
+            0 => {
+                let game = (record[0].to_vec(), record[1].to_vec());
+                self.findings.castles += 1;
+                if self.last_game.as_ref() != Some(&game) {
+                    self.findings.castle_games += 1;
+                    self.last_game = Some(game);
+                }
+            }
+            1 => {
+                let column = |name: &str| {
+                    IDENTITY.len()
+                        + CSV_REPORTS[1]
+                            .1
+                            .iter()
+                            .position(|c| *c == name)
+                            .unwrap_or(0)
+                };
+                let source = ClaimSource::ALL
+                    .iter()
+                    .find(|c| record.get(column("claim_source")) == Some(c.code().as_bytes()));
+                let verdict = ClaimVerdict::ALL
+                    .iter()
+                    .find(|c| record.get(column("verdict")) == Some(c.code().as_bytes()));
+                let (Some(source), Some(verdict)) = (source, verdict) else {
+                    return Err(fail(
+                        path,
+                        "a row whose claim_source or verdict is no code of the report contract",
+                    ));
+                };
+                self.findings.add_claim(*source, *verdict);
+            }
+            _ => {}
         }
-        out.extend_from_slice(part);
-    }
-    out
-}
-
-/// report.html of the merged CSV reports (`csv`, as [`CSV_REPORTS`] orders
-/// them) and summary.json: the page that a run over all the inputs writes,
-/// as [`crate::report::html::from_report_dir`] builds it from a folder.
-fn html_page(csv: &[(&str, Vec<u8>)], json: &str) -> Result<String, String> {
-    let mut page = HtmlReport::default();
-    let add: [fn(&mut HtmlReport, &[&str]); CSV_REPORTS.len()] = [
-        |h, r| h.add_castling(r),
-        |h, r| h.add_claim(r),
-        |h, r| h.add_missed_draw(r),
-        |h, r| h.add_error(r),
-        |h, r| h.add_result(r),
-    ];
-    for ((_, bytes), add) in csv.iter().zip(add) {
-        let mut reader = csv::Reader::from_reader(&bytes[..]);
-        let mut record = csv::StringRecord::new();
-        while reader.read_record(&mut record).map_err(|e| e.to_string())? {
-            let row: Vec<&str> = record.iter().collect();
-            add(&mut page, &row);
+        if let Some(page) = self.page.as_deref_mut()
+            && self.k < CSV_REPORTS.len()
+        {
+            let row = text(record)?;
+            let row: Vec<&str> = row.iter().collect();
+            match self.k {
+                0 => page.add_castling(&row),
+                1 => page.add_claim(&row),
+                2 => page.add_missed_draw(&row),
+                3 => page.add_error(&row),
+                _ => page.add_result(&row),
+            }
         }
+        Ok(())
     }
-    let summary = Summary::from_json(json).ok_or("summary.json cannot be read back")?;
-    Ok(page.render(&summary))
 }
 
-/// Merges `dirs`, in order, into `out`. Returns the merged summary.
+/// errors.csv, as [`CSV_REPORTS`] orders the reports.
+const ERRORS: usize = 3;
+
+/// How the detail of a game that a read error broke off begins.
+const BROKEN_OFF: &str = "the input breaks off in this game: ";
+
+/// Merges `dirs`, in order, into `out`. Returns the merged summary. The
+/// rows are streamed from the folders to the merged reports, so the memory
+/// it takes does not grow with their size.
 pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Summary, MergeError> {
     let shards = dirs
         .iter()
         .map(|d| read_shard(d))
         .collect::<Result<Vec<_>, _>>()?;
-    let options = check_shards(&shards, out)?;
-    let split = shards.iter().any(|s| s.split.is_some());
-    let folder = OutFolder::claim(out, &merged_names(options, split))?;
-    let mut files = merged_files(&shards, options, split);
-    let mut summary = Summary {
-        options,
-        ..Summary::default()
-    };
-    for shard in &shards {
-        summary.merge(&shard.summary);
+    // Consecutive pieces of one source join into one; other folders are
+    // taken as they are.
+    let mut parts: Vec<Part> = Vec::new();
+    let mut summaries: Vec<(&Path, Summary)> = Vec::new();
+    let mut k = 0;
+    while k < shards.len() {
+        let Some(piece) = &shards[k].summary.piece else {
+            parts.push(Part {
+                shard: &shards[k],
+                shift: None,
+            });
+            summaries.push((&shards[k].dir, shards[k].summary.clone()));
+            k += 1;
+            continue;
+        };
+        let n = shards[k..]
+            .iter()
+            .take_while(|s| {
+                s.summary
+                    .piece
+                    .as_ref()
+                    .is_some_and(|p| p.source == piece.source)
+            })
+            .count();
+        let group: Vec<&Shard> = shards[k..k + n].iter().collect();
+        let (joined, summary) = join_pieces(&group)?;
+        parts.extend(joined);
+        summaries.push((&shards[k].dir, summary));
+        k += n;
     }
-    let json = summary
-        .to_json()
-        .map_err(|e| unreadable(&folder.path("summary.json"), e))?;
-    if options.html {
-        let page = html_page(&files[..CSV_REPORTS.len()], &json)
-            .map_err(|e| fail(&folder.path("report.html"), e))?;
-        files.push(("report.html", page.into_bytes()));
-    }
-    let written = files
-        .iter()
-        .map(|(name, bytes)| folder.write(name, bytes))
-        .collect::<Result<Vec<_>, _>>()?;
-    folder.finish(written, &json)?;
-    Ok(summary)
-}
-
-/// Checks that the folders can be merged: no source in two of them, the
-/// split files in all or none, the same options in all, and none of them
-/// the output folder `out`. Returns their options.
-fn check_shards(shards: &[Shard], out: &Path) -> Result<Options, MergeError> {
-    let Some(first) = shards.first() else {
-        return Err(fail(out, "no report folder to merge"));
-    };
     let mut seen: HashMap<&str, &Path> = HashMap::new();
-    for shard in shards {
-        for source in &shard.summary.sources {
-            if let Some(first) = seen.insert(source, &shard.dir) {
+    for (dir, summary) in &summaries {
+        for source in &summary.sources {
+            if let Some(first) = seen.insert(source, dir) {
                 return Err(fail(
-                    &shard.dir,
+                    dir,
                     format!(
                         "source {source} is also in {}: the folders overlap",
                         first.display()
@@ -312,24 +527,21 @@ fn check_shards(shards: &[Shard], out: &Path) -> Result<Options, MergeError> {
             }
         }
     }
-    let with_split = shards.iter().filter(|s| s.split.is_some()).count();
-    if let Some(odd) = shards
-        .iter()
-        .find(|s| s.split.is_none())
-        .filter(|_| with_split != 0)
-    {
+    let with_split = shards.iter().filter(|s| s.split).count();
+    if with_split != 0 && with_split != shards.len() {
+        let odd = shards.iter().find(|s| !s.split).map_or(out, |s| &s.dir);
         return Err(fail(
-            &odd.dir,
+            odd,
             "has no clean.pgn and rejected.pgn while other folders have them",
         ));
     }
-    let options = first.summary.options;
+    let options = shards[0].summary.options;
     if let Some(odd) = shards.iter().find(|s| s.summary.options != options) {
         return Err(fail(
             &odd.dir,
             format!(
                 "written with other options than {} ({}): merge folders written with the same options",
-                first.dir.display(),
+                shards[0].dir.display(),
                 options_differ(options, odd.summary.options)
             ),
         ));
@@ -341,53 +553,104 @@ fn check_shards(shards: &[Shard], out: &Path) -> Result<Options, MergeError> {
     {
         return Err(fail(&s.dir, "is also the output folder"));
     }
-    Ok(options)
-}
 
-/// The files a merge writes, summary.json last.
-fn merged_names(options: Options, split: bool) -> Vec<&'static str> {
+    let html = options.html;
     let mut names: Vec<&str> = CSV_REPORTS.iter().map(|(name, _)| *name).collect();
     if options.quirks {
         names.push(QUIRKS_REPORT.0);
     }
-    if split {
+    if with_split != 0 {
         names.extend(SPLIT);
     }
-    if options.html {
+    if html {
         names.push("report.html");
     }
     names.push("summary.json");
-    names
-}
-
-/// The merged CSV reports (as [`CSV_REPORTS`] orders them), quirks.csv
-/// and the split files: each folder's part in folder order.
-fn merged_files(shards: &[Shard], options: Options, split: bool) -> Vec<(&'static str, Vec<u8>)> {
-    let mut files = Vec::new();
-    for (k, (name, columns)) in CSV_REPORTS.iter().enumerate() {
-        let mut bytes = header_line(columns).into_bytes();
-        for shard in shards {
-            bytes.extend_from_slice(&shard.rows[k]);
-        }
-        files.push((*name, bytes));
+    let mut summary = Summary {
+        options,
+        ..Summary::default()
+    };
+    for (_, s) in &summaries {
+        summary.merge(s);
     }
+    let folder = OutFolder::claim(out, &names)?;
+    let json = summary.to_json().map_err(|e| MergeError::Refused {
+        path: folder.path("summary.json"),
+        cause: e.to_string(),
+        source: Some(Box::new(e)),
+    })?;
+    let mut written = Vec::new();
+    let mut findings = Findings::default();
+    let mut page = html.then(HtmlReport::default);
+    let mut reports: Vec<(&str, &[&str])> = CSV_REPORTS.to_vec();
     if options.quirks {
-        let mut bytes = header_line(QUIRKS_REPORT.1).into_bytes();
-        for shard in shards {
-            bytes.extend_from_slice(shard.quirks.as_deref().unwrap_or_default());
-        }
-        files.push((QUIRKS_REPORT.0, bytes));
+        reports.push(QUIRKS_REPORT);
     }
-    if split {
-        for (k, name) in SPLIT.iter().enumerate() {
-            let parts: Vec<&[u8]> = shards
-                .iter()
-                .filter_map(|s| s.split.as_ref().map(|p| &p[k][..]))
-                .collect();
-            files.push((*name, join_pgn(&parts)));
+    for (k, (name, columns)) in reports.into_iter().enumerate() {
+        let (temporary, file) = folder.create(name)?;
+        let done = temporary.done().to_path_buf();
+        written.push(temporary);
+        let mut copy = Copy {
+            out: csv::Writer::from_writer(io::BufWriter::with_capacity(1 << 16, file)),
+            k,
+            findings: &mut findings,
+            page: page.as_mut(),
+            last_game: None,
+        };
+        let header: Vec<&str> = IDENTITY.iter().chain(columns).copied().collect();
+        copy.out
+            .write_record(&header)
+            .map_err(|e| fail(&done, e.to_string()))?;
+        for part in &parts {
+            copy.rows(&part.shard.dir.join(name), columns, part.shift.as_ref())?;
+        }
+        copy.out
+            .into_inner()
+            .map_err(|e| fail(&done, e.error().to_string()))?
+            .into_inner()
+            .map_err(|e| fail(&done, crate::input::io_cause(e.error())))?;
+    }
+    if with_split != 0 {
+        for name in SPLIT {
+            let (temporary, file) = folder.create(name)?;
+            let done = temporary.done().to_path_buf();
+            written.push(temporary);
+            let mut w = io::BufWriter::with_capacity(1 << 20, file);
+            let mut started = false;
+            for part in &parts {
+                let path = part.shard.dir.join(name);
+                let mut f =
+                    fs::File::open(&path).map_err(|e| fail(&path, crate::input::io_cause(&e)))?;
+                let size = f
+                    .metadata()
+                    .map_err(|e| fail(&path, crate::input::io_cause(&e)))?
+                    .len();
+                if size == 0 {
+                    continue;
+                }
+                let put = |r: io::Result<u64>| {
+                    r.map(drop)
+                        .map_err(|e| fail(&done, crate::input::io_cause(&e)))
+                };
+                if started {
+                    put(w.write_all(b"\n").map(|()| 1))?;
+                }
+                started = true;
+                put(io::copy(&mut f, &mut w))?;
+            }
+            w.flush()
+                .map_err(|e| fail(&done, crate::input::io_cause(&e)))?;
         }
     }
-    files
+    if let Some(page) = page {
+        let path = folder.path("report.html");
+        let merged = Summary::from_json(&json)
+            .ok_or_else(|| fail(&path, "summary.json cannot be read back"))?;
+        written.push(folder.write("report.html", page.render(&merged).as_bytes())?);
+    }
+    folder.finish(written, &json)?;
+    summary.findings = findings;
+    Ok(summary)
 }
 
 /// Which options differ: `--split here, not there`.

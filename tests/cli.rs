@@ -683,6 +683,7 @@ fn generated() -> Vec<(&'static str, Vec<u8>)> {
     for (sub, page_name, name) in [
         ("audit", "pgn-audit-audit", "docs/pgn-audit-audit.1"),
         ("merge", "pgn-audit-merge", "docs/pgn-audit-merge.1"),
+        ("plan", "pgn-audit-plan", "docs/pgn-audit-plan.1"),
     ] {
         let cmd = Cli::command()
             .find_subcommand(sub)

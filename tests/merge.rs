@@ -2,6 +2,8 @@
 //! the reports of one run, and bad folders get clear errors.
 
 mod common;
+#[path = "hostile/support.rs"]
+mod support;
 
 use std::path::{Path, PathBuf};
 
@@ -258,4 +260,91 @@ fn quirks_merge_like_the_other_reports() {
         stable(&merged, "summary.json"),
         stable(&one, "summary.json")
     );
+}
+
+#[test]
+fn a_row_of_the_wrong_width_is_refused() {
+    let t = tempdir();
+    let files = parts(t.path());
+    let (a, b) = (t.path().join("a"), t.path().join("b"));
+    run_ok(&[s(&files[0])], &a);
+    run_ok(&[s(&files[1])], &b);
+    let errors = b.join("errors.csv");
+    let mut text = std::fs::read_to_string(&errors).unwrap();
+    let width = text.lines().next().unwrap().split(',').count();
+    assert_eq!(width, 17);
+    text.push_str("p1.pgn,1,0,1,x\n");
+    let rows = text.lines().count();
+    std::fs::write(&errors, text).unwrap();
+    let out = t.path().join("out");
+    assert_eq!(
+        error_of(&merge(&[&a, &b], &out)),
+        format!(
+            "pgn-audit: merge: {}: row {rows} has 5 fields, not 17",
+            s(&errors)
+        )
+    );
+    assert!(!out.join("summary.json").exists());
+}
+
+/// merge streams the folders' rows: its memory does not grow with them.
+#[test]
+fn merge_streams_large_shards_in_bounded_memory() {
+    let t = tempdir();
+    let files = parts(t.path());
+    let shards: Vec<PathBuf> = (0..2)
+        .map(|k| {
+            let out = t.path().join(format!("s{k}"));
+            run_ok(&[s(&files[k]), "--split"], &out);
+            out
+        })
+        .collect();
+    // Each shard's errors.csv and rejected.pgn grown to about 150 MB.
+    let mut expected = Vec::new();
+    for dir in &shards {
+        for name in ["errors.csv", "rejected.pgn"] {
+            let path = dir.join(name);
+            let text = std::fs::read(&path).unwrap();
+            let (head, body) = match name {
+                "errors.csv" => {
+                    let cut = text.iter().position(|&b| b == b'\n').unwrap() + 1;
+                    (text[..cut].to_vec(), text[cut..].to_vec())
+                }
+                _ => (Vec::new(), [&text[..], b"\n"].concat()),
+            };
+            let times = (150 << 20) / body.len();
+            let mut f = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
+            std::io::Write::write_all(&mut f, &head).unwrap();
+            for _ in 0..times {
+                std::io::Write::write_all(&mut f, &body).unwrap();
+            }
+            std::io::Write::flush(&mut f).unwrap();
+            expected.push((name, (head.len() + times * body.len()) as u64));
+        }
+    }
+    let out = t.path().join("merged");
+    let mut cmd = bin();
+    cmd.arg("merge")
+        .args(&shards)
+        .arg("-o")
+        .arg(&out)
+        .arg("--quiet");
+    let ran = support::run_measured(cmd, None);
+    assert_eq!(ran.status, Some(0), "{}", ran.stderr);
+    ran.assert_peak_at_most(support::PEAK_MIB);
+    let size = |name: &str| std::fs::metadata(out.join(name)).unwrap().len();
+    // One header, every row of both shards; the split files joined by one
+    // blank line (each grown file ends with its own).
+    let errors_header = std::fs::read_to_string(shards[0].join("errors.csv"))
+        .unwrap()
+        .lines()
+        .next()
+        .unwrap()
+        .len() as u64
+        + 1;
+    assert_eq!(
+        size("errors.csv"),
+        expected[0].1 + expected[2].1 - errors_header
+    );
+    assert_eq!(size("rejected.pgn"), expected[1].1 + 1 + expected[3].1);
 }

@@ -25,6 +25,9 @@ _pgn__audit() {
             pgn__audit,merge)
                 cmd="pgn__audit__subcmd__merge"
                 ;;
+            pgn__audit,plan)
+                cmd="pgn__audit__subcmd__plan"
+                ;;
             pgn__audit__subcmd__help,audit)
                 cmd="pgn__audit__subcmd__help__subcmd__audit"
                 ;;
@@ -34,6 +37,9 @@ _pgn__audit() {
             pgn__audit__subcmd__help,merge)
                 cmd="pgn__audit__subcmd__help__subcmd__merge"
                 ;;
+            pgn__audit__subcmd__help,plan)
+                cmd="pgn__audit__subcmd__help__subcmd__plan"
+                ;;
             *)
                 ;;
         esac
@@ -41,7 +47,7 @@ _pgn__audit() {
 
     case "${cmd}" in
         pgn__audit)
-            opts="-o -j -h -V --out --threads --split --quirks --no-html --quiet --fail-on-findings --help --version audit merge help"
+            opts="-o -j -h -V --out --threads --split --quirks --no-html --quiet --fail-on-findings --piece --help --version audit merge plan help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -63,6 +69,10 @@ _pgn__audit() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --piece)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -71,7 +81,7 @@ _pgn__audit() {
             return 0
             ;;
         pgn__subcmd__audit__subcmd__audit)
-            opts="-o -j -h --out --threads --split --quirks --no-html --quiet --fail-on-findings --help"
+            opts="-o -j -h --out --threads --split --quirks --no-html --quiet --fail-on-findings --piece --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -93,6 +103,10 @@ _pgn__audit() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --piece)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -101,7 +115,7 @@ _pgn__audit() {
             return 0
             ;;
         pgn__subcmd__audit__subcmd__help)
-            opts="audit merge help"
+            opts="audit merge plan help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -156,6 +170,20 @@ _pgn__audit() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        pgn__subcmd__audit__subcmd__help__subcmd__plan)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         pgn__subcmd__audit__subcmd__merge)
             opts="-o -h --out --quiet --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -168,6 +196,24 @@ _pgn__audit() {
                     return 0
                     ;;
                 -o)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        pgn__subcmd__audit__subcmd__plan)
+            opts="-h --piece-size --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --piece-size)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

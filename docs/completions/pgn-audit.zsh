@@ -19,6 +19,7 @@ _pgn-audit() {
 '--out=[Where the reports go; created if missing. The reports of an earlier run in it are replaced]:DIR:_files' \
 '-j+[Worker threads (default\: every core). At most 4 per core, and 8 on any machine\: a larger N is cut to that, with a note]:N:_default' \
 '--threads=[Worker threads (default\: every core). At most 4 per core, and 8 on any machine\: a larger N is cut to that, with a note]:N:_default' \
+'--piece=[Audits one piece of one file\: its bytes START..END as stored (a multi-frame zstd file is cut at frame starts; see \`pgn-audit plan\`). \`merge\` joins the pieces'\'' folders into one run'\''s reports]:START..END:_default' \
 '--split[Also write clean.pgn and rejected.pgn with each game'\''s original bytes]' \
 '--quirks[Also write quirks.csv\: one row per accepted move (or tag line, or FEN castling right) whose notation is sloppy]' \
 '--no-html[Do not write report.html (the CSV files are the same)]' \
@@ -44,6 +45,7 @@ _arguments "${_arguments_options[@]}" : \
 '--out=[Where the reports go; created if missing. The reports of an earlier run in it are replaced]:DIR:_files' \
 '-j+[Worker threads (default\: every core). At most 4 per core, and 8 on any machine\: a larger N is cut to that, with a note]:N:_default' \
 '--threads=[Worker threads (default\: every core). At most 4 per core, and 8 on any machine\: a larger N is cut to that, with a note]:N:_default' \
+'--piece=[Audits one piece of one file\: its bytes START..END as stored (a multi-frame zstd file is cut at frame starts; see \`pgn-audit plan\`). \`merge\` joins the pieces'\'' folders into one run'\''s reports]:START..END:_default' \
 '--split[Also write clean.pgn and rejected.pgn with each game'\''s original bytes]' \
 '--quirks[Also write quirks.csv\: one row per accepted move (or tag line, or FEN castling right) whose notation is sloppy]' \
 '--no-html[Do not write report.html (the CSV files are the same)]' \
@@ -62,6 +64,14 @@ _arguments "${_arguments_options[@]}" : \
 '-h[Print help]' \
 '--help[Print help]' \
 '*::dirs -- Report folders, in the order of their inputs, written by this version of pgn-audit with the same options:_files' \
+&& ret=0
+;;
+(plan)
+_arguments "${_arguments_options[@]}" : \
+'--piece-size=[About how many bytes (as stored) each piece holds. A plain file is cut anywhere (each piece starts reading at the first game after its start); a pzstd or Lichess zstd file at frame starts; any other compressed file is one piece]:BYTES:_default' \
+'-h[Print help]' \
+'--help[Print help]' \
+':file -- A PGN file, plain or compressed:_files' \
 && ret=0
 ;;
 (help)
@@ -84,6 +94,10 @@ _arguments "${_arguments_options[@]}" : \
 _arguments "${_arguments_options[@]}" : \
 && ret=0
 ;;
+(plan)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
 (help)
 _arguments "${_arguments_options[@]}" : \
 && ret=0
@@ -102,6 +116,7 @@ _pgn-audit_commands() {
     local commands; commands=(
 'audit:Audits PGN into a report folder (the default\: \`pgn-audit INPUT...\`)' \
 'merge:Merges report folders made from disjoint inputs into the reports of one run over them all' \
+'plan:Prints the pieces a file can be audited in (\`--piece\`), one \`START..END\` a line' \
 'help:Print this message or the help of the given subcommand(s)' \
     )
     _describe -t commands 'pgn-audit commands' commands "$@"
@@ -116,6 +131,7 @@ _pgn-audit__subcmd__help_commands() {
     local commands; commands=(
 'audit:Audits PGN into a report folder (the default\: \`pgn-audit INPUT...\`)' \
 'merge:Merges report folders made from disjoint inputs into the reports of one run over them all' \
+'plan:Prints the pieces a file can be audited in (\`--piece\`), one \`START..END\` a line' \
 'help:Print this message or the help of the given subcommand(s)' \
     )
     _describe -t commands 'pgn-audit help commands' commands "$@"
@@ -135,10 +151,20 @@ _pgn-audit__subcmd__help__subcmd__merge_commands() {
     local commands; commands=()
     _describe -t commands 'pgn-audit help merge commands' commands "$@"
 }
+(( $+functions[_pgn-audit__subcmd__help__subcmd__plan_commands] )) ||
+_pgn-audit__subcmd__help__subcmd__plan_commands() {
+    local commands; commands=()
+    _describe -t commands 'pgn-audit help plan commands' commands "$@"
+}
 (( $+functions[_pgn-audit__subcmd__merge_commands] )) ||
 _pgn-audit__subcmd__merge_commands() {
     local commands; commands=()
     _describe -t commands 'pgn-audit merge commands' commands "$@"
+}
+(( $+functions[_pgn-audit__subcmd__plan_commands] )) ||
+_pgn-audit__subcmd__plan_commands() {
+    local commands; commands=()
+    _describe -t commands 'pgn-audit plan commands' commands "$@"
 }
 
 if [ "$funcstack[1]" = "_pgn-audit" ]; then

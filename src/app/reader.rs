@@ -29,6 +29,8 @@ pub(super) struct Reader {
     pub(super) interrupted: Arc<AtomicBool>,
     /// Raw (compressed) bytes read, for the progress bar.
     pub(super) raw_read: Arc<AtomicU64>,
+    /// With `--piece`, the one source's piece, already opened.
+    pub(super) piece: Option<Opened>,
 }
 
 /// A read error seen as it happens, with the bytes read before it.
@@ -36,7 +38,8 @@ type Failed = RefCell<Option<(u64, io::Error)>>;
 
 impl Reader {
     /// Reads every source in order into `outbox`.
-    pub(super) fn run(self, outbox: &Outbox<Message>) {
+    pub(super) fn run(mut self, outbox: &Outbox<Message>) {
+        let mut piece = self.piece.take();
         // Sources opened ahead of the one being read, so that their
         // decompression (on threads of their own, but for zstd at two
         // threads or fewer) runs meanwhile.
@@ -47,7 +50,10 @@ impl Reader {
                 break;
             }
             while next_open < self.sources.len() && next_open <= index + SOURCES_AHEAD {
-                ahead.push_back(self.open(next_open));
+                ahead.push_back(match piece.take() {
+                    Some(opened) => Ok(opened),
+                    None => self.open(next_open),
+                });
                 next_open += 1;
             }
             let Some(opened) = ahead.pop_front() else {

@@ -97,16 +97,16 @@ struct Skip {
 /// one and so does every `\n` that does not follow a `\r` (`\r\r\n` ends
 /// two lines). A BOM is a byte of its line like any other.
 #[derive(Clone, Copy, Debug, Default)]
-struct LineCount {
+pub(super) struct LineCount {
     /// Line ends in the bytes counted so far.
-    ends: u64,
+    pub(super) ends: u64,
     /// The last byte counted is a `\r`: a `\n` right after it ends no line.
     after_cr: bool,
 }
 
 impl LineCount {
     /// Counts `bytes`, which follow the bytes counted so far.
-    fn add(&mut self, bytes: &[u8]) {
+    pub(super) fn add(&mut self, bytes: &[u8]) {
         let Some(&last) = bytes.last() else {
             return;
         };

@@ -184,9 +184,46 @@ pub struct ZstdStream<R> {
     frame_done: bool,
     /// After an error or the end.
     done: bool,
+    /// For a piece (`--piece`): where its bounds end, in input bytes.
+    bound: Option<Bound>,
+}
+
+/// Where a piece's bounds end in a zstd stream's input, and what the
+/// stream found there.
+struct Bound {
+    /// Input bytes to the end of the bounds.
+    at: u64,
+    /// Input bytes consumed, and output bytes decoded, so far.
+    consumed: u64,
+    produced: u64,
+    /// The output bytes before the bounds' end, once a frame ended right
+    /// there (`u64::MAX` until then, and for good when the input passed
+    /// that point inside a frame).
+    length: Arc<std::sync::atomic::AtomicU64>,
 }
 
 impl<R: BufRead> ZstdStream<R> {
+    /// A stream that stores in `length`, once a frame ends exactly `at`
+    /// input bytes in, the output bytes decoded up to there: the
+    /// decompressed length of a piece's bounds.
+    pub(super) fn bounded(
+        src: R,
+        at: u64,
+        length: Arc<std::sync::atomic::AtomicU64>,
+    ) -> io::Result<ZstdStream<R>> {
+        if at == 0 {
+            length.store(0, std::sync::atomic::Ordering::Relaxed);
+        }
+        let mut stream = ZstdStream::new(src)?;
+        stream.bound = Some(Bound {
+            at,
+            consumed: 0,
+            produced: 0,
+            length,
+        });
+        Ok(stream)
+    }
+
     pub fn new(src: R) -> io::Result<ZstdStream<R>> {
         let mut decoder = zstd::stream::raw::Decoder::new()?;
         decoder.set_parameter(zstd::stream::raw::DParameter::WindowLogMax(WINDOW_LOG_MAX))?;
@@ -199,6 +236,7 @@ impl<R: BufRead> ZstdStream<R> {
             in_frame: false,
             frame_done: false,
             done: false,
+            bound: None,
         })
     }
 
@@ -230,6 +268,16 @@ impl<R: BufRead> ZstdStream<R> {
             let hint = self.decoder.run(&mut inb, &mut outb)?;
             let (read, written) = (inb.pos(), outb.pos());
             self.src.consume(read);
+            if let Some(b) = &mut self.bound {
+                b.consumed += read as u64;
+                if hint == 0 && b.consumed == b.at {
+                    b.length.store(
+                        b.produced + written as u64,
+                        std::sync::atomic::Ordering::Relaxed,
+                    );
+                }
+                b.produced += written as u64;
+            }
             self.in_frame = hint != 0;
             self.frame_done = hint == 0;
             self.want = if hint == 0 { FRAME_PREFIX } else { hint };

@@ -5,6 +5,7 @@
 mod archive;
 pub mod batch;
 mod decode;
+pub mod piece;
 mod split;
 
 pub use batch::{Batch, read_batches};

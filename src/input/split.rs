@@ -740,7 +740,7 @@ fn line_end_len(data: &[u8], eof: bool) -> Option<usize> {
 }
 
 /// A strict tag line: `[`, a name of letters, digits or `_`, blanks, `"`.
-fn is_tag_line(line: &[u8]) -> bool {
+pub(super) fn is_tag_line(line: &[u8]) -> bool {
     let Some(rest) = line.strip_prefix(b"[") else {
         return false;
     };

@@ -8,7 +8,7 @@ pub mod html;
 pub mod rows;
 mod summary;
 
-pub use summary::{Findings, Options, SourceDetail, Summary, VERSION};
+pub use summary::{Findings, Options, PieceInfo, SourceDetail, Summary, VERSION};
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};

@@ -76,6 +76,31 @@ fn rfc3339(t: std::time::SystemTime) -> String {
     )
 }
 
+/// The piece of one source that a run audited (`--piece`): what `merge`
+/// needs to join it to the pieces around it. Offsets are in the source's
+/// decompressed bytes from the piece's start.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PieceInfo {
+    /// The source, as the reports name it.
+    pub source: String,
+    /// The bounds as stored in the file (`--piece START..END`).
+    pub start: u64,
+    pub end: u64,
+    /// The bounds' decompressed length; `None` when a read error came
+    /// first.
+    pub length: Option<u64>,
+    /// The first sync point at or after the start, where the piece's own
+    /// range starts (and its rows count offsets and lines from).
+    pub first: Option<u64>,
+    /// The first sync point at or after the end that the piece read to
+    /// (or the source's end): its own range's end.
+    pub seam: Option<u64>,
+    /// Games whose first byte lies in the own range.
+    pub games: u64,
+    /// Line ends in the own range.
+    pub lines: u64,
+}
+
 /// Counters of a run; two summaries of disjoint inputs merge by adding.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Summary {
@@ -97,6 +122,8 @@ pub struct Summary {
     pub options: Options,
     pub source_details: Vec<SourceDetail>,
     pub interrupted: bool,
+    /// The piece audited, for a run with `--piece`.
+    pub piece: Option<PieceInfo>,
     /// The terminal table's findings, which summary.json does not hold
     /// (a merge counts them in the CSV rows).
     pub findings: Findings,
@@ -169,6 +196,7 @@ impl Summary {
             options: self.options,
             source_details: &self.source_details,
             interrupted: self.interrupted,
+            piece: self.piece.as_ref(),
         };
         let mut s = serde_json::to_string_pretty(&file)?;
         s.push('\n');
@@ -199,6 +227,7 @@ impl Summary {
             options: file.options,
             source_details: file.source_details,
             interrupted: file.interrupted,
+            piece: file.piece,
             findings: Findings::default(),
         })
     }
@@ -438,6 +467,8 @@ struct SummaryFile<'a> {
     source_details: &'a [SourceDetail],
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     interrupted: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    piece: Option<&'a PieceInfo>,
 }
 
 /// summary.json as read: every key that [`SummaryFile`] writes is
@@ -464,6 +495,8 @@ struct SummaryRead {
     source_details: Vec<SourceDetail>,
     #[serde(default)]
     interrupted: bool,
+    #[serde(default)]
+    piece: Option<PieceInfo>,
 }
 
 /// Counts by code, written as one object with the codes in their order.
@@ -695,6 +728,20 @@ mod tests {
         };
         let json = s.to_json().unwrap();
         assert_eq!(Summary::from_json(&json), Some(s.clone()));
+        let piece = Summary {
+            piece: Some(PieceInfo {
+                source: "a.pgn".into(),
+                start: 100,
+                end: 200,
+                length: Some(100),
+                first: Some(7),
+                seam: None,
+                games: 2,
+                lines: 40,
+            }),
+            ..s.clone()
+        };
+        assert_eq!(Summary::from_json(&piece.to_json().unwrap()), Some(piece));
         let mut no_version: serde_json::Value = serde_json::from_str(&json).unwrap();
         no_version.as_object_mut().unwrap().remove("version");
         assert_eq!(Summary::from_json(&no_version.to_string()), None);

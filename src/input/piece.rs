@@ -1,0 +1,756 @@
+//! Pieces of one source, for clusters: a byte range of a plain file, or a
+//! range of independent zstd frames, audited alone; `merge` joins the
+//! pieces' reports into exactly one run's.
+//!
+//! A game belongs to the piece in which its first byte lies. A piece reads
+//! from its first *sync point* at or after its start (the source's first
+//! byte for the piece that starts at 0) up to the first sync point at or
+//! after its end, its *seam* (or the end of the source): that is the
+//! piece's own range, and the own ranges of consecutive pieces tile the
+//! source. A piece with no sync point of its own has an empty own range;
+//! its predecessor reads through it.
+//!
+//! A sync point is the start of a line that follows, in the decompressed
+//! bytes, `\n`, then a line of spaces, tabs, vertical tabs and form feeds
+//! only (no NUL, Ctrl-Z or BOM), then `\n` or `\r\n`, and that is a strict
+//! tag line (`[`, a name, blanks, `"` within its first [`HEAD`] bytes).
+//! Where a piece starts or ends, the scan begins afresh at that offset and
+//! looks only at bytes from there on (the `\n` before the blank line
+//! included), so the predecessor's search for its seam and the successor's
+//! search for its first sync point find the same point.
+//!
+//! Why the pieces cut exactly the games of one sequential run (see the
+//! splitter's rules in `split.rs`):
+//! - The `\n` ends a line in any state (every `\n` ends a line end), so the
+//!   blank line starts right after it; the blank line holds no `\r`, so its
+//!   line end is the `\n` or `\r\n` that follows; it is blank and not
+//!   padding, and the next line starts at the `[` with no BOM.
+//! - A strict tag line right after a blank line starts a new game in every
+//!   state of the splitter: between games and after movetext any `[` does;
+//!   in a tag section the blank line sets `blank`; inside an open comment a
+//!   strict tag line does (the splitter looks at the line's first
+//!   [`HEAD`] bytes or the whole line, of which these are a prefix, and a
+//!   `"` found in a prefix is found in the whole). Starting it ends the
+//!   game in progress (`finish`) and resets every field of the splitter
+//!   (state, comment, variations, result, content, the line read): its
+//!   state from then on depends only on the bytes from the sync point on,
+//!   exactly as a fresh splitter's does on those bytes.
+//! - At the seam, the sequential splitter ends the game in progress at the
+//!   end of its last line that is not blank; the piece, whose input ends
+//!   right after the blank line's line end, ends it there too (at the end
+//!   of input no line is being read, and `finish` gives the same span).
+//! - Line numbers: the byte before a sync point is `\n` and the point is
+//!   `[`, so no `\r\n` is split between two own ranges; the line ends of
+//!   the own ranges before a piece add up to the line ends before its
+//!   first sync point.
+//!
+//! A piece's stream is read from its start on, as one run reads it from
+//! there: a plain file's bytes, or one zstd decoder over every frame from
+//! the piece's first (its bounds are frame starts, where one run's decoder
+//! starts afresh too, so the bytes and any read error are one run's). The
+//! decoder says where the bounds end in its output: where a frame ends
+//! exactly at the end bound. A `pzstd` or Lichess file announces every
+//! frame with a skippable frame holding its size, which a plan walks with
+//! one seek per frame and no decompression. A read error ends the piece
+//! after every byte before it is handed out, as it ends one run.
+
+use std::fs::File;
+use std::io::{self, BufReader, Read, Seek, SeekFrom};
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use super::batch::LineCount;
+use super::split::{HEAD, is_tag_line};
+use super::{Compression, InputError, Opened, Source, io_cause};
+
+/// A piece's bounds as stored: offsets in the file (bytes of text for a
+/// plain file, frame starts for a zstd file), `start..end`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Bounds {
+    pub start: u64,
+    pub end: u64,
+}
+
+impl std::str::FromStr for Bounds {
+    type Err = String;
+
+    /// `START..END`, decimal byte offsets, `START <= END`.
+    fn from_str(s: &str) -> Result<Bounds, String> {
+        let bad = || format!("{s:?} is not START..END (byte offsets, START <= END)");
+        let (a, b) = s.split_once("..").ok_or_else(bad)?;
+        let number = |t: &str| {
+            (!t.is_empty() && t.bytes().all(|c| c.is_ascii_digit()))
+                .then(|| t.parse::<u64>().ok())
+                .flatten()
+        };
+        let (start, end) = (number(a).ok_or_else(bad)?, number(b).ok_or_else(bad)?);
+        if start > end {
+            return Err(bad());
+        }
+        Ok(Bounds { start, end })
+    }
+}
+
+impl std::fmt::Display for Bounds {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}..{}", self.start, self.end)
+    }
+}
+
+/// What a piece's reader found, as far as it read; offsets are in the
+/// decompressed bytes from the piece's start.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Found {
+    /// The decompressed length of the piece's bounds, once read through.
+    pub length: Option<u64>,
+    /// The piece's first sync point (its own range's start).
+    pub first: Option<u64>,
+    /// The first sync point at or after `length` (or the source's end):
+    /// its own range's end.
+    pub seam: Option<u64>,
+    /// Line ends in the own range, as far as it was handed out.
+    pub lines: u64,
+}
+
+/// How a file is cut: its compression and the offsets where a piece may
+/// start or end (always 0 and its size).
+struct Cuts {
+    compression: Compression,
+    size: u64,
+    /// Offsets a piece may start or end at, in order: every byte of a
+    /// plain file (`None`), or the frame starts of a zstd file and its end.
+    points: Option<Vec<u64>>,
+}
+
+/// How a file may be cut, told by its magic bytes and, for zstd, by a walk
+/// over its `pzstd` frame announcements.
+fn cuts(path: &Path, name: &str) -> Result<Cuts, InputError> {
+    let err = |e: io::Error| InputError::io(name, e);
+    let mut file = File::open(path).map_err(err)?;
+    let meta = file.metadata().map_err(err)?;
+    if !meta.is_file() {
+        return Err(InputError::new(
+            name.to_owned(),
+            "not a file: only a file can be cut into pieces".to_owned(),
+        ));
+    }
+    let size = meta.len();
+    let mut head = [0u8; super::SNIFF];
+    let got = read_full(&mut file, &mut head).map_err(err)?;
+    if super::archive::is_zip(&head[..got]) {
+        return Err(InputError::new(
+            name.to_owned(),
+            "a zip archive cannot be cut into pieces: audit it whole".to_owned(),
+        ));
+    }
+    if let Some(format) = super::refused_format(&head[..got]) {
+        return Err(InputError::new(
+            name.to_owned(),
+            format!("refused: {format}, not PGN text"),
+        ));
+    }
+    let compression = Compression::detect(&head[..got]);
+    let points = match compression {
+        Compression::None => None,
+        Compression::Zstd => Some(frame_starts(&mut file, size).map_err(err)?),
+        _ => Some(vec![0, size]),
+    };
+    Ok(Cuts {
+        compression,
+        size,
+        points,
+    })
+}
+
+/// Reads until `buf` is full or the input ends; the bytes read.
+fn read_full(r: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
+    let mut n = 0;
+    while n < buf.len() {
+        match r.read(&mut buf[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(n)
+}
+
+/// The `pzstd` skippable frame that announces the next frame's size.
+const PZSTD_MAGIC: u32 = 0x184D_2A50;
+/// A zstd frame's magic number.
+const ZSTD_MAGIC: u32 = 0xFD2F_B528;
+
+/// The frame starts of a zstd file, and its size: every frame that a
+/// `pzstd` skippable frame announces (its 12 bytes, then a zstd frame's
+/// magic number, then the announced size) is walked with one seek; the
+/// walk stops at anything else, whose rest is one piece.
+fn frame_starts(file: &mut File, size: u64) -> io::Result<Vec<u64>> {
+    let mut starts = vec![0];
+    let mut at = 0u64;
+    while at < size {
+        file.seek(SeekFrom::Start(at))?;
+        let mut header = [0u8; 16];
+        if read_full(file, &mut header)? < header.len() {
+            break;
+        }
+        let word =
+            |k: usize| u32::from_le_bytes([header[k], header[k + 1], header[k + 2], header[k + 3]]);
+        if word(0) != PZSTD_MAGIC || word(4) != 4 || word(12) != ZSTD_MAGIC {
+            break;
+        }
+        let next = at + 12 + u64::from(word(8));
+        if next > size {
+            break;
+        }
+        at = next;
+        starts.push(at);
+    }
+    if starts.last() != Some(&size) {
+        starts.push(size);
+    }
+    Ok(starts)
+}
+
+/// The pieces of the file at `path` (named `name` in messages), each of
+/// about `piece_size` bytes as stored: a plain file cut anywhere, a
+/// `pzstd` file at the frame start at or after each multiple, any other
+/// compressed file whole.
+pub fn plan(path: &Path, name: &str, piece_size: u64) -> Result<Vec<Bounds>, InputError> {
+    let cuts = cuts(path, name)?;
+    let size = cuts.size;
+    let step = piece_size.max(1);
+    let mut pieces = Vec::new();
+    let mut start = 0;
+    while start < size {
+        let goal = start.saturating_add(step).min(size);
+        let end = match &cuts.points {
+            None => goal,
+            Some(points) => points.iter().copied().find(|&p| p >= goal).unwrap_or(size),
+        };
+        pieces.push(Bounds { start, end });
+        start = end;
+    }
+    if pieces.is_empty() {
+        pieces.push(Bounds { start: 0, end: 0 });
+    }
+    Ok(pieces)
+}
+
+/// Opens `bounds` of `source` (a file) to audit them alone: the reader
+/// gives the piece's own range, and `found` says what it found. Bounds
+/// that the file cannot be cut at are an error.
+pub fn open(
+    source: &Source,
+    bounds: Bounds,
+    raw_read: Arc<AtomicU64>,
+    found: Arc<Mutex<Found>>,
+) -> Result<Opened, InputError> {
+    let super::Origin::File(path) = &source.origin else {
+        return Err(InputError::new(
+            source.name.clone(),
+            "--piece takes a file".to_owned(),
+        ));
+    };
+    let fail = |cause: String| InputError::new(source.name.clone(), cause);
+    let cuts = cuts(path, &source.name)?;
+    if bounds.end > cuts.size {
+        return Err(fail(format!(
+            "--piece {bounds}: the file has {} bytes",
+            cuts.size
+        )));
+    }
+    if let Some(points) = &cuts.points {
+        let at = |p: u64| points.binary_search(&p).is_ok();
+        if !at(bounds.start) || !at(bounds.end) {
+            let what = match cuts.compression {
+                Compression::Zstd if points.len() > 2 => {
+                    "a zstd piece starts and ends where a pzstd frame starts (see `pgn-audit plan`)"
+                        .to_owned()
+                }
+                c => format!("a {} file is one piece: 0..{}", c.name(), cuts.size),
+            };
+            return Err(fail(format!("--piece {bounds}: {what}")));
+        }
+    }
+    let err = |e: io::Error| fail(io_cause(&e));
+    let compression = cuts.compression;
+    let mut file = File::open(path).map_err(err)?;
+    file.seek(SeekFrom::Start(bounds.start)).map_err(err)?;
+    let raw = BufReader::with_capacity(
+        1 << 20,
+        super::Counting {
+            inner: file,
+            count: raw_read,
+        },
+    );
+    let length = Arc::new(AtomicU64::new(UNKNOWN));
+    let span = bounds.end - bounds.start;
+    // Every stream reads on from the piece's start to the source's end,
+    // as one run's would, and tells where the bounds end in its output.
+    let stream: Box<dyn Read + Send> = match compression {
+        Compression::None => {
+            length.store(span, Ordering::Relaxed);
+            Box::new(raw)
+        }
+        Compression::Zstd => {
+            Box::new(super::decode::ZstdStream::bounded(raw, span, length.clone()).map_err(err)?)
+        }
+        // One piece, the whole file: its bounds end where the stream does.
+        Compression::Gzip => Box::new(AtEnd::new(
+            flate2::read::MultiGzDecoder::new(raw),
+            length.clone(),
+        )),
+        Compression::Bzip2 => Box::new(AtEnd::new(
+            bzip2::read::MultiBzDecoder::new(raw),
+            length.clone(),
+        )),
+        Compression::Xz => Box::new(AtEnd::new(
+            liblzma::bufread::XzDecoder::new_multi_decoder(raw),
+            length.clone(),
+        )),
+    };
+    Ok(Opened {
+        reader: Box::new(PieceReader::new(stream, length, bounds.start == 0, found)),
+        compression,
+    })
+}
+
+/// The bounds' decompressed length, not known yet.
+const UNKNOWN: u64 = u64::MAX;
+
+/// A stream whose end is the end of a piece's bounds (a whole file).
+struct AtEnd<R> {
+    inner: R,
+    read: u64,
+    length: Arc<AtomicU64>,
+}
+
+impl<R> AtEnd<R> {
+    fn new(inner: R, length: Arc<AtomicU64>) -> AtEnd<R> {
+        AtEnd {
+            inner,
+            read: 0,
+            length,
+        }
+    }
+}
+
+impl<R: Read> Read for AtEnd<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        if n == 0 && !buf.is_empty() {
+            self.length.store(self.read, Ordering::Relaxed);
+        }
+        self.read += n as u64;
+        Ok(n)
+    }
+}
+
+/// Where the scan for a sync point is, after the bytes scanned so far.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum After {
+    /// Anything else.
+    Other,
+    /// A `\n`, then blanks only.
+    Blank,
+    /// A `\n`, blanks, then `\r`.
+    BlankCr,
+    /// A line start after `\n`, a blank line and its `\n` or `\r\n`.
+    Start,
+}
+
+/// A scan for the next sync point, from an offset where it began afresh.
+#[derive(Debug, Clone, Copy)]
+struct SyncScan {
+    at: After,
+    /// The offset of the next byte to scan.
+    pos: u64,
+}
+
+impl SyncScan {
+    fn from(pos: u64) -> SyncScan {
+        SyncScan {
+            at: After::Other,
+            pos,
+        }
+    }
+
+    /// Scans `window` (whose first byte is at `wstart`) from `self.pos` on;
+    /// returns the sync point found, or stops at the window's end (or at a
+    /// `[` whose line is still to come, unless at `eof`).
+    fn scan(&mut self, window: &[u8], wstart: u64, eof: bool) -> Option<u64> {
+        let mut i = (self.pos - wstart) as usize;
+        while i < window.len() {
+            let b = window[i];
+            self.at = match (self.at, b) {
+                (After::Other, _) => match memchr::memchr(b'\n', &window[i..]) {
+                    Some(k) => {
+                        i += k;
+                        After::Blank
+                    }
+                    None => {
+                        i = window.len();
+                        break;
+                    }
+                },
+                (After::Start, b'[') => {
+                    let rest = &window[i..window.len().min(i + HEAD)];
+                    let line = match memchr::memchr2(b'\n', b'\r', rest) {
+                        Some(k) => &rest[..k],
+                        None if rest.len() < HEAD && !eof => {
+                            self.pos = wstart + i as u64;
+                            return None;
+                        }
+                        None => rest,
+                    };
+                    if is_tag_line(line) {
+                        self.pos = wstart + i as u64;
+                        return Some(self.pos);
+                    }
+                    After::Other
+                }
+                (After::Blank | After::Start, b' ' | b'\t' | b'\x0b' | b'\x0c') => After::Blank,
+                (After::Blank | After::Start, b'\r') => After::BlankCr,
+                (After::Blank | After::Start | After::BlankCr, b'\n') => After::Start,
+                _ => After::Other,
+            };
+            i += 1;
+        }
+        self.pos = wstart + i as u64;
+        None
+    }
+}
+
+/// The decompressed bytes from a piece's start on, cut to its own range.
+struct PieceReader {
+    stream: Box<dyn Read + Send>,
+    /// The bounds' decompressed length, once the stream has passed their
+    /// end ([`UNKNOWN`] until then).
+    length: Arc<AtomicU64>,
+    /// Offset of the next byte to read from the stream.
+    pos: u64,
+    /// The stream's end (or its error) was reached.
+    ended: bool,
+    /// The bytes read and not yet handed out or passed over: `window[0]`
+    /// is at `wstart`, and the window ends at `pos`.
+    window: Vec<u8>,
+    wstart: u64,
+    /// The next byte to hand out, once the first sync point is known.
+    out: u64,
+    first_scan: SyncScan,
+    seam_scan: Option<SyncScan>,
+    found: Found,
+    shared: Arc<Mutex<Found>>,
+    lines: LineCount,
+    /// A read error, given once the bytes before it are handed out.
+    error: Option<io::Error>,
+    /// The error was given: nothing more is read.
+    failed: bool,
+}
+
+/// Bytes read into the window at a time.
+const WINDOW_READ: usize = 64 << 10;
+
+impl PieceReader {
+    fn new(
+        stream: Box<dyn Read + Send>,
+        length: Arc<AtomicU64>,
+        at_source_start: bool,
+        shared: Arc<Mutex<Found>>,
+    ) -> PieceReader {
+        let found = Found {
+            first: at_source_start.then_some(0),
+            ..Found::default()
+        };
+        PieceReader {
+            stream,
+            length,
+            pos: 0,
+            ended: false,
+            window: Vec::new(),
+            wstart: 0,
+            out: 0,
+            first_scan: SyncScan::from(0),
+            seam_scan: None,
+            found,
+            shared,
+            lines: LineCount::default(),
+            error: None,
+            failed: false,
+        }
+    }
+
+    fn publish(&mut self) {
+        self.found.lines = self.lines.ends;
+        if let Ok(mut f) = self.shared.lock() {
+            *f = self.found;
+        }
+    }
+
+    /// Reads the stream into `buf`; once the bounds' end is passed, the
+    /// scan for the seam starts there. A read gives bytes of one side of
+    /// that end only (a plain piece's reads stop at it; a zstd block lies
+    /// in one frame).
+    fn pull(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let mut buf = buf;
+        if self.found.length.is_none() {
+            let known = self.length.load(Ordering::Relaxed);
+            if known != UNKNOWN && known > self.pos {
+                let room = (known - self.pos).min(buf.len() as u64) as usize;
+                buf = &mut buf[..room];
+            }
+        }
+        let n = self.stream.read(buf)?;
+        self.pos += n as u64;
+        self.note_length();
+        Ok(n)
+    }
+
+    /// Takes the bounds' length from the stream once it is known.
+    fn note_length(&mut self) {
+        if self.found.length.is_some() {
+            return;
+        }
+        let known = self.length.load(Ordering::Relaxed);
+        if known != UNKNOWN && known <= self.pos {
+            self.found.length = Some(known);
+            self.seam_scan = Some(SyncScan::from(known));
+        }
+    }
+}
+
+impl Read for PieceReader {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if buf.is_empty() || self.failed {
+            return Ok(0);
+        }
+        self.note_length();
+        loop {
+            let wend = self.wstart + self.window.len() as u64;
+            if self.found.first.is_none() {
+                match self.first_scan.scan(&self.window, self.wstart, self.ended) {
+                    Some(p) => self.found.first = Some(p),
+                    None if self.ended && self.error.is_none() => self.found.first = Some(wend),
+                    None => {}
+                }
+                if let Some(p) = self.found.first {
+                    self.out = p;
+                }
+            }
+            if let Some(scan) = &mut self.seam_scan
+                && self.found.seam.is_none()
+            {
+                match scan.scan(&self.window, self.wstart, self.ended) {
+                    Some(q) => self.found.seam = Some(q),
+                    None if self.ended && self.error.is_none() => self.found.seam = Some(wend),
+                    None => {}
+                }
+            } else if self.ended && self.error.is_none() && self.found.seam.is_none() {
+                // The stream ended without passing the bounds' end where a
+                // frame ends: the piece read to the source's end, and merge
+                // finds that it does not meet the next one.
+                self.found.seam = Some(wend);
+            }
+            if let Some(first) = self.found.first {
+                let seam = self.found.seam.map(|q| q.max(first));
+                // Hand out what is known to be the own range's: up to the
+                // seam, or as far as the scan for it has passed, or (after
+                // an error, as one run would) everything read.
+                let limit = match (seam, &self.seam_scan, &self.error) {
+                    (Some(q), _, _) => q,
+                    (None, Some(scan), None) => scan.pos,
+                    (None, _, _) => wend,
+                };
+                if self.out < limit {
+                    let from = (self.out - self.wstart) as usize;
+                    let n = buf.len().min((limit - self.out) as usize);
+                    buf[..n].copy_from_slice(&self.window[from..from + n]);
+                    self.lines.add(&buf[..n]);
+                    self.out += n as u64;
+                    self.publish();
+                    return Ok(n);
+                }
+                if seam.is_some() {
+                    self.publish();
+                    return Ok(0);
+                }
+                // Within the bounds with nothing held: straight into `buf`.
+                if self.out == wend
+                    && self.seam_scan.is_none()
+                    && self.error.is_none()
+                    && !self.ended
+                {
+                    self.window.clear();
+                    self.wstart = wend;
+                    match self.pull(buf) {
+                        Ok(n) if n > 0 && self.seam_scan.is_none_or(|s| s.pos >= self.pos) => {
+                            self.wstart = self.pos;
+                            self.out = self.pos;
+                            self.lines.add(&buf[..n]);
+                            self.publish();
+                            return Ok(n);
+                        }
+                        Ok(n) => {
+                            // Bytes after the bounds' end: the seam is
+                            // looked for in them.
+                            self.window.extend_from_slice(&buf[..n]);
+                            self.ended = n == 0;
+                            continue;
+                        }
+                        Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                        Err(e) => {
+                            self.ended = true;
+                            self.error = Some(e);
+                            continue;
+                        }
+                    }
+                }
+            }
+            if let Some(e) = self.error.take() {
+                self.failed = true;
+                self.publish();
+                return Err(e);
+            }
+            if self.ended {
+                // Both scans are decided at the end.
+                continue;
+            }
+            // Drop what is handed out or passed over, then read more.
+            let keep = match self.found.first {
+                Some(_) => self.out,
+                None => self.first_scan.pos,
+            };
+            let keep = self
+                .seam_scan
+                .filter(|_| self.found.seam.is_none())
+                .map_or(keep, |s| keep.min(s.pos));
+            let drop = (keep.saturating_sub(self.wstart) as usize).min(self.window.len());
+            self.window.drain(..drop);
+            self.wstart += drop as u64;
+            let at = self.window.len();
+            let mut chunk = std::mem::take(&mut self.window);
+            chunk.resize(at + WINDOW_READ, 0);
+            let got = self.pull(&mut chunk[at..]);
+            self.window = chunk;
+            match got {
+                Ok(n) => {
+                    self.window.truncate(at + n);
+                    self.ended = n == 0;
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => self.window.truncate(at),
+                Err(e) => {
+                    self.window.truncate(at);
+                    self.ended = true;
+                    self.error = Some(e);
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The sync points of `text` at or after `from`, scanned in windows of
+    /// `step` bytes.
+    fn sync_points(text: &[u8], from: usize, step: usize) -> Vec<u64> {
+        let mut found = Vec::new();
+        let mut scan = SyncScan::from(from as u64);
+        let mut end = from;
+        loop {
+            let eof = end == text.len();
+            match scan.scan(&text[from..end], from as u64, eof) {
+                Some(p) => {
+                    found.push(p);
+                    scan = SyncScan {
+                        at: After::Other,
+                        pos: p + 1,
+                    };
+                }
+                None if eof => return found,
+                None => end = (end + step).min(text.len()),
+            }
+        }
+    }
+
+    #[test]
+    fn a_sync_point_is_a_strict_tag_line_after_a_blank_line_after_a_newline() {
+        let text = b"[Event \"a\"]\n\n1. e4 *\n\n[Event \"b\"]\r\n\r\n1. d4 *\r\n\r\n\
+[Event \"c\"]\n \t\x0c\n[Site \"s\"]\n\n{ open\n\n[Event \"d\"]\n\
+1. c4 *\n\0\n[Event \"e\"]\n1. c4 *\r\r\n\r\n[Event \"f\"]\n\n\xef\xbb\xbf[Event \"g\"]\n\n\
+[ Event \"h\"]\n\n[Event\n\n[Event \"i\"";
+        let at = |needle: &str| {
+            text.windows(needle.len())
+                .position(|w| w == needle.as_bytes())
+                .unwrap() as u64
+        };
+        let expected = vec![
+            at("[Event \"b\""),
+            at("[Event \"c\""),
+            at("[Site"),
+            at("[Event \"d\""),
+            // `\r\r\n` is one line end, then a blank line.
+            at("[Event \"f\""),
+            at("[Event \"i\""),
+        ];
+        for step in [1, 2, 3, 7, 64, 1000] {
+            assert_eq!(sync_points(text, 0, step), expected, "step {step}");
+        }
+        // A scan that starts afresh needs the newline before the blank line.
+        let b = at("[Event \"b\"]") as usize;
+        assert_eq!(sync_points(text, b - 2, 5)[0], at("[Event \"b\""));
+        assert_eq!(sync_points(text, b - 1, 5)[0], at("[Event \"c\""));
+    }
+
+    /// What a piece reader gives of `text` when its bounds' length is
+    /// `length` (`UNKNOWN`: never passed), and what it found.
+    fn piece_of(text: &'static [u8], at_start: bool, length: u64) -> (Vec<u8>, Found) {
+        let found = Arc::new(Mutex::new(Found::default()));
+        let mut r = PieceReader::new(
+            Box::new(text),
+            Arc::new(AtomicU64::new(length)),
+            at_start,
+            found.clone(),
+        );
+        let mut out = Vec::new();
+        r.read_to_end(&mut out).unwrap();
+        let f = *found.lock().unwrap();
+        (out, f)
+    }
+
+    #[test]
+    fn a_piece_reads_its_own_range() {
+        let text: &[u8] = b"1. e4 *\n\n[Event \"a\"]\n\n1. d4 *\n\n[Event \"b\"]\n";
+        let (out, f) = piece_of(text, false, 12);
+        assert_eq!(out, &text[9..31]);
+        assert_eq!(
+            f,
+            Found {
+                length: Some(12),
+                first: Some(9),
+                seam: Some(31),
+                lines: 4
+            }
+        );
+        // A stream that never passes its bounds' end where a frame ends
+        // reads to the source's end, and says so.
+        let (out, f) = piece_of(text, true, UNKNOWN);
+        assert_eq!(out, text);
+        assert_eq!((f.length, f.first, f.seam), (None, Some(0), Some(43)));
+    }
+
+    #[test]
+    fn bounds_are_start_dot_dot_end() {
+        assert_eq!("5..30".parse(), Ok(Bounds { start: 5, end: 30 }));
+        assert_eq!("0..0".parse(), Ok(Bounds { start: 0, end: 0 }));
+        for bad in [
+            "5..", "..5", "5-30", "30..5", "+1..2", "1..2..3", "a..b", "",
+        ] {
+            assert!(bad.parse::<Bounds>().is_err(), "{bad}");
+        }
+        assert_eq!(Bounds { start: 1, end: 9 }.to_string(), "1..9");
+    }
+}

@@ -794,3 +794,100 @@ fn king_off_its_back_rank_is_unplayable() {
         "the castle cannot be played: the king stands on e2, off its back rank"
     );
 }
+
+// ------------------------------------------------ one geometry, shakmaty's
+
+/// Random games from the standard start and from Chess960 ones (king
+/// between adjacent rooks, on b, on g, on d), king and rook moves and
+/// captures preferred; at every position, for both sides, the judgement
+/// of a castle is shakmaty's: no breach exactly when shakmaty has the
+/// castle, and then the same move; and a castle played as written breaks
+/// exactly the geometric rules (FIDE 3.8.2.2) its geometry breaks.
+#[test]
+fn judge_castle_is_shakmatys_and_its_geometry() {
+    use pgn_audit::audit::CastlingReason::{InCheck, IntoCheck, NoRook, PathBlocked, ThroughCheck};
+    use pgn_audit::audit::Reasons;
+    use pgn_audit::audit::geometry::{Castle, geometry};
+    use shakmaty::{CastlingSide, Move, Role};
+
+    const STARTS: [Option<&str>; 5] = [
+        None,
+        Some("bqnnrkrb/pppppppp/8/8/8/8/PPPPPPPP/BQNNRKRB w KQkq - 0 1"),
+        Some("rkrnnqbb/pppppppp/8/8/8/8/PPPPPPPP/RKRNNQBB w KQkq - 0 1"),
+        Some("qnnrbbkr/pppppppp/8/8/8/8/PPPPPPPP/QNNRBBKR w KQkq - 0 1"),
+        Some("nrbkqbrn/pppppppp/8/8/8/8/PPPPPPPP/NRBKQBRN w KQkq - 0 1"),
+    ];
+    let mut rng = 0x9e37_79b9_7f4a_7c15_u64;
+    let mut below = |n: usize| {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        (rng % n as u64) as usize
+    };
+    let (mut legal, mut judged) = (0, 0);
+    for _ in 0..400 {
+        let fen = STARTS[below(STARTS.len())];
+        let text = pgn(fen, fen.is_some(), "");
+        let game = Game::parse(text.as_bytes());
+        let start = start_position(&game.tags).expect("start position");
+        let mut history = CastlingHistory::new(&start);
+        let mut pos: Chess = start.position.clone();
+        for ply in 1..=below(90) as u32 {
+            for side in CastlingSide::ALL {
+                let j = castling::judge_castle(&pos, &history, side);
+                let theirs = pos.castling_moves(side);
+                let fen = fen_of(&pos);
+                assert_eq!(j.breaches.is_empty(), !theirs.is_empty(), "{side:?} {fen}");
+                if j.breaches.is_empty() {
+                    assert_eq!(j.play, CastlePlay::Played(theirs[0]), "{fen}");
+                    legal += 1;
+                }
+                if let CastlePlay::Played(Move::Castle { king, rook }) = j.play {
+                    let castle = Castle {
+                        color: pos.turn(),
+                        side,
+                        king,
+                        rook: Some(rook),
+                    };
+                    let geometric: Reasons = j
+                        .reasons()
+                        .iter()
+                        .filter(|r| {
+                            [NoRook, PathBlocked, InCheck, ThroughCheck, IntoCheck].contains(r)
+                        })
+                        .collect();
+                    assert_eq!(
+                        geometry(pos.board(), castle).breaks(),
+                        geometric,
+                        "{side:?} {fen}"
+                    );
+                    judged += 1;
+                }
+            }
+            let moves = pos.legal_moves();
+            if moves.is_empty() {
+                break;
+            }
+            let liked: Vec<_> = moves
+                .iter()
+                .filter(|m| {
+                    matches!(m.role(), Role::King | Role::Rook) || m.is_capture() || m.is_castle()
+                })
+                .collect();
+            let m = if !liked.is_empty() && below(3) == 0 {
+                *liked[below(liked.len())]
+            } else {
+                moves[below(moves.len())]
+            };
+            if m.is_castle() {
+                history.record_castle(&pos, m, ply);
+            } else {
+                history.record_move(&pos, m, ply);
+            }
+            pos.play_unchecked(m);
+        }
+    }
+    // The walk (fixed seed) reaches this many legal castles and castles
+    // played as written.
+    assert_eq!((legal, judged), (785, 3094));
+}

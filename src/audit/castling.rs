@@ -11,11 +11,12 @@
 use std::sync::LazyLock;
 
 use shakmaty::{
-    Bitboard, ByCastlingSide, ByColor, CastlingMode, CastlingSide, Chess, Color, File, Move,
-    Position, Role, Square, attacks, san::San,
+    Bitboard, Board, ByCastlingSide, ByColor, CastlingMode, CastlingSide, Chess, Color, File, Move,
+    Position, Role, Square, san::San,
 };
 
 use super::findings::{CastlingReason, Reasons};
+use super::geometry::{Castle, beyond, geometry};
 use super::start::Start;
 
 /// A move of the game, kept as its ply; named the way a reader finds it
@@ -85,18 +86,6 @@ pub struct CastlingHistory {
     /// Both kings' start squares: a king move from or to one of these
     /// changes the history.
     king_homes: Bitboard,
-}
-
-/// The squares of `color`'s back rank on `side` of `king`: the files above
-/// the king's (kingside) or below it (queenside).
-fn beyond(king: Square, side: CastlingSide, color: Color) -> Bitboard {
-    let file = u32::from(king.file());
-    let files: u64 = match side {
-        CastlingSide::KingSide => (0xfe << file) & 0xff,
-        CastlingSide::QueenSide => (1 << file) - 1,
-    };
-    // The files of the first rank, repeated on every rank.
-    Bitboard::from_rank(color.backrank()) & Bitboard(files * 0x0101_0101_0101_0101)
 }
 
 /// The rook square of `color` on `side` in the start position.
@@ -339,12 +328,12 @@ pub struct PieceAt {
     pub square: Square,
 }
 
-/// The pieces on `squares` in `pos`, in square order.
-fn pieces_at(pos: &Chess, squares: Bitboard) -> Vec<PieceAt> {
+/// The pieces on `squares` of `board`, in square order.
+fn pieces_at(board: &Board, squares: Bitboard) -> Vec<PieceAt> {
     squares
         .into_iter()
         .filter_map(|square| {
-            let role = pos.board().role_at(square)?;
+            let role = board.role_at(square)?;
             Some(PieceAt { role, square })
         })
         .collect()
@@ -470,12 +459,10 @@ impl CastleJudgement {
 /// The castle a legal castling towards `side` in `pos` plays (FIDE
 /// 3.8.2): neither the king nor that rook has moved or been captured
 /// (3.8.2.1), a start position from a FEN granted the right, the king
-/// stands on its start square, the rook on its own, every square between
-/// each of them and its target is empty (3.8.2.2.b), and the king is not
-/// in check, crosses no attacked square and lands on none (3.8.2.2.a).
-/// `None` when any rule is broken; [`judge_castle`] then finds them all.
-/// Most castles are legal and have no breach to collect, so this comes
-/// first.
+/// stands on its start square and the rook on its own, and the castle's
+/// [`geometry`] breaks nothing (3.8.2.2). `None` when any rule is broken;
+/// [`judge_castle`] then finds them all. Most castles are legal and have
+/// no breach to collect, so this comes first.
 pub(super) fn legal_castle(
     pos: &Chess,
     history: &CastlingHistory,
@@ -497,35 +484,22 @@ pub(super) fn legal_castle(
     }
     let ours = board.rooks() & board.by_color(color) & beyond(king, side, color);
     let rook = track.home.filter(|h| ours.contains(*h))?;
-    let them = !color;
-    let occupied = board.occupied();
-    let king_to = side.king_to(color);
-    let rook_to = side.rook_to(color);
-    let movers = Bitboard::from(king).with(rook);
-    let path = attacks::between(king, king_to).with(king_to)
-        | attacks::between(rook, rook_to).with(rook_to);
-    if (path & occupied & !movers).any() || pos.king_attackers(king, them, occupied).any() {
-        return None;
-    }
-    // Attacks are judged with the king and the castling rook lifted.
-    let lifted = occupied & !movers;
-    let crossed = attacks::between(king, king_to);
-    if crossed
-        .into_iter()
-        .any(|sq| pos.king_attackers(sq, them, lifted).any())
-    {
-        return None;
-    }
-    let after = lifted.with(king_to).with(rook_to);
-    if pos.king_attackers(king_to, them, after).any() {
-        return None;
-    }
-    Some(Move::Castle { king, rook })
+    let castle = Castle {
+        color,
+        side,
+        king,
+        rook: Some(rook),
+    };
+    geometry(board, castle)
+        .breaks()
+        .is_empty()
+        .then_some(Move::Castle { king, rook })
 }
 
 /// Judges a castle towards `side` by the side to move in `pos`: every
 /// rule of FIDE 3.8.2 it breaks, and how it is played as written (or why
-/// it cannot be).
+/// it cannot be). What the game's history breaks (3.8.2.1) is judged here,
+/// the rest from the castle's [`geometry`] (3.8.2.2).
 pub fn judge_castle(pos: &Chess, history: &CastlingHistory, side: CastlingSide) -> CastleJudgement {
     let color = pos.turn();
     let judgement = |breaches, play| CastleJudgement {
@@ -534,12 +508,7 @@ pub fn judge_castle(pos: &Chess, history: &CastlingHistory, side: CastlingSide) 
         breaches,
         play,
     };
-    if let Some(m) = legal_castle(pos, history, side) {
-        return judgement(Vec::new(), CastlePlay::Played(m));
-    }
-    let them = !color;
     let board = pos.board();
-    let occupied = board.occupied();
     let me = history.sides.get(color);
     let track = me.rooks.get(side);
     let mut breaches = Vec::new();
@@ -588,28 +557,13 @@ pub fn judge_castle(pos: &Chess, history: &CastlingHistory, side: CastlingSide) 
         });
     }
 
-    let checkers = pos.king_attackers(king, them, occupied);
-    let in_check = || Breach::InCheck {
-        king,
-        checkers: pieces_at(pos, checkers),
-    };
-
-    if king.rank() != color.backrank() {
-        if checkers.any() {
-            breaches.push(in_check());
-        }
-        // `king_displaced` always applies here: the start square is on the
-        // back rank.
-        return judgement(
-            breaches,
-            CastlePlay::Unplayable(Unplayable::OffBackRank { king }),
-        );
-    }
-
-    // The rook the castle is played with.
+    // The rook the castle is played with: this side's own, else the
+    // nearest on that side of the king. Off the back rank there is none.
+    let on_back_rank = king.rank() == color.backrank();
     let candidates = board.rooks() & board.by_color(color) & beyond(king, side, color);
     let rook = match track.home.filter(|h| candidates.contains(*h)) {
         Some(h) => Some(h),
+        None if !on_back_rank => None,
         None => {
             let nearest = match side {
                 CastlingSide::KingSide => candidates.first(),
@@ -626,49 +580,52 @@ pub fn judge_castle(pos: &Chess, history: &CastlingHistory, side: CastlingSide) 
         }
     };
 
-    let king_to = side.king_to(color);
-    let rook_to = side.rook_to(color);
-    let movers = Bitboard::from(king).with(rook.map_or(Bitboard::EMPTY, Bitboard::from));
-    let mut path = attacks::between(king, king_to).with(king_to);
-    let mut landing = Bitboard::from(king_to);
-    if let Some(r) = rook {
-        path |= attacks::between(r, rook_to).with(rook_to);
-        landing = landing.with(rook_to);
+    let g = geometry(
+        board,
+        Castle {
+            color,
+            side,
+            king,
+            rook,
+        },
+    );
+    if !g.blockers.is_empty() {
+        breaches.push(Breach::PathBlocked(pieces_at(board, g.blocker_squares())));
     }
-    let blockers = path & occupied & !movers;
-    if blockers.any() {
-        breaches.push(Breach::PathBlocked(pieces_at(pos, blockers)));
+    if g.checkers.any() {
+        breaches.push(Breach::InCheck {
+            king,
+            checkers: pieces_at(board, g.checkers),
+        });
     }
-    if checkers.any() {
-        breaches.push(in_check());
+    if !g.on_back_rank {
+        // `king_displaced` always applies here: the start square is on the
+        // back rank.
+        return judgement(
+            breaches,
+            CastlePlay::Unplayable(Unplayable::OffBackRank { king }),
+        );
     }
-    // Attacks are judged with the king and the castling rook lifted.
-    let lifted = occupied & !movers;
-    let crossed: Vec<(Square, Vec<PieceAt>)> = attacks::between(king, king_to)
-        .into_iter()
-        .filter_map(|sq| {
-            let by = pos.king_attackers(sq, them, lifted);
-            by.any().then(|| (sq, pieces_at(pos, by)))
-        })
-        .collect();
-    if !crossed.is_empty() {
-        breaches.push(Breach::ThroughCheck(crossed));
+    if !g.crossed_attacks.is_empty() {
+        breaches.push(Breach::ThroughCheck(
+            g.crossed_attacks
+                .iter()
+                .map(|&(sq, by)| (sq, pieces_at(board, by)))
+                .collect(),
+        ));
     }
-    let after = lifted.with(landing);
-    let into = pos.king_attackers(king_to, them, after);
-    if into.any() {
+    if g.landing_attackers.any() {
         breaches.push(Breach::IntoCheck {
-            to: king_to,
-            attackers: pieces_at(pos, into),
+            to: g.king_to,
+            attackers: pieces_at(board, g.landing_attackers),
         });
     }
 
-    let occupied_landing = landing & occupied & !movers;
     let play = match rook {
         None => CastlePlay::Unplayable(Unplayable::NoRook),
-        Some(_) if occupied_landing.any() => {
-            CastlePlay::Unplayable(Unplayable::LandingTaken(pieces_at(pos, occupied_landing)))
-        }
+        Some(_) if g.landing_blocked.any() => CastlePlay::Unplayable(Unplayable::LandingTaken(
+            pieces_at(board, g.landing_blocked),
+        )),
         Some(rook) => CastlePlay::Played(Move::Castle { king, rook }),
     };
     let judgement = judgement(breaches, play);
@@ -901,5 +858,60 @@ mod tests {
                 Breach::PathBlocked(vec![at(Role::Bishop, Square::F1)]),
             ]
         );
+    }
+
+    /// The fast path for legal castles is the judgement's: on random
+    /// games from the standard start and a Chess960 one (king between
+    /// adjacent rooks), at every position and for both sides,
+    /// [`legal_castle`] plays a castle exactly when [`judge_castle`] finds
+    /// no breach, and the same one.
+    #[test]
+    fn legal_castle_is_the_judgement_without_breach() {
+        let mut rng = 0x2545_f491_4f6c_dd1d_u64;
+        let mut below = |n: usize| {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            (rng % n as u64) as usize
+        };
+        let starts = [
+            "[Event \"t\"]\n\n*\n",
+            "[Variant \"Chess960\"]\n[SetUp \"1\"]\n[FEN \"rkrnnqbb/pppppppp/8/8/8/8/PPPPPPPP/RKRNNQBB w KQkq - 0 1\"]\n\n*\n",
+        ];
+        let mut legal = 0;
+        for game in 0..300 {
+            let tags = Game::parse(starts[game % 2].as_bytes()).tags;
+            let start = start_position(&tags).expect("a start position");
+            let mut history = CastlingHistory::new(&start);
+            let mut pos = start.position.clone();
+            for ply in 1..=below(90) as u32 {
+                for side in CastlingSide::ALL {
+                    let j = judge_castle(&pos, &history, side);
+                    let judged = match j.play {
+                        CastlePlay::Played(m) if j.breaches.is_empty() => Some(m),
+                        _ => None,
+                    };
+                    assert_eq!(legal_castle(&pos, &history, side), judged, "{side:?}");
+                    legal += usize::from(judged.is_some());
+                }
+                let moves = pos.legal_moves();
+                if moves.is_empty() {
+                    break;
+                }
+                let castles: Vec<_> = moves.iter().filter(|m| m.is_castle()).collect();
+                let m = match castles.first() {
+                    Some(m) if below(2) == 0 => **m,
+                    _ => moves[below(moves.len())],
+                };
+                if m.is_castle() {
+                    history.record_castle(&pos, m, ply);
+                } else {
+                    history.record_move(&pos, m, ply);
+                }
+                pos.play_unchecked(m);
+            }
+        }
+        // The walk (fixed seed) meets this many legal castles.
+        assert_eq!(legal, 169);
     }
 }

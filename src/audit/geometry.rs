@@ -114,20 +114,8 @@ pub fn geometry(board: &Board, castle: Castle) -> Geometry {
     let them = !color;
     let occupied = board.occupied();
     let back = color.backrank();
-    let king_to = Square::from_coords(
-        match side {
-            CastlingSide::KingSide => File::G,
-            CastlingSide::QueenSide => File::C,
-        },
-        back,
-    );
-    let rook_to = Square::from_coords(
-        match side {
-            CastlingSide::KingSide => File::F,
-            CastlingSide::QueenSide => File::D,
-        },
-        back,
-    );
+    let king_to = side.king_to(color);
+    let rook_to = side.rook_to(color);
     let checkers = board.attacks_to(king, them, occupied);
     let on_back_rank = king.rank() == back;
     let mut g = Geometry {
@@ -175,17 +163,16 @@ pub fn geometry(board: &Board, castle: Castle) -> Geometry {
     g
 }
 
-/// The squares of `color`'s back rank on `side` of `king`.
-fn beyond(king: Square, side: CastlingSide, color: Color) -> Bitboard {
-    Bitboard::from_rank(color.backrank())
-        & File::ALL
-            .into_iter()
-            .filter(|f| match side {
-                CastlingSide::KingSide => *f > king.file(),
-                CastlingSide::QueenSide => *f < king.file(),
-            })
-            .map(Bitboard::from_file)
-            .fold(Bitboard::EMPTY, |a, b| a | b)
+/// The squares of `color`'s back rank on `side` of `king`: the files above
+/// the king's (kingside) or below it (queenside).
+pub(super) fn beyond(king: Square, side: CastlingSide, color: Color) -> Bitboard {
+    let file = u32::from(king.file());
+    let files: u64 = match side {
+        CastlingSide::KingSide => (0xfe << file) & 0xff,
+        CastlingSide::QueenSide => (1 << file) - 1,
+    };
+    // The files of the first rank, repeated on every rank.
+    Bitboard::from_rank(color.backrank()) & Bitboard(files * 0x0101_0101_0101_0101)
 }
 
 /// The castles that a castle towards `side` by `color` may be, as far as

@@ -15,9 +15,9 @@
 //! Tilburg 1986: the rights differ, the placement recurs).
 
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::LazyLock;
 
+use nohash_hasher::BuildNoHashHasher;
 use shakmaty::{
     Bitboard, CastlingSide, Chess, Color, EnPassantMode, File, Move, Position, Square,
     zobrist::{Zobrist64, ZobristValue},
@@ -218,24 +218,6 @@ impl Entry {
     }
 }
 
-/// A hasher for keys that are already uniformly random (Zobrist hashes).
-#[derive(Default)]
-struct ZobristHasher(u64);
-
-impl Hasher for ZobristHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = self.0.rotate_left(8) ^ u64::from(b);
-        }
-    }
-    fn write_u64(&mut self, n: u64) {
-        self.0 = n;
-    }
-}
-
 /// The positions of a game since its last capture or pawn move, with how
 /// often each stood under the strict FIDE key.
 ///
@@ -266,7 +248,8 @@ pub struct Repetitions {
     rights_mask: Bitboard,
     /// The strict counts, kept only while the window is longer than
     /// [`SCAN_LIMIT`] (`indexed`); a short window is scanned instead.
-    counts: HashMap<u64, u32, BuildHasherDefault<ZobristHasher>>,
+    /// Keyed by Zobrist hashes, uniformly random already: not hashed again.
+    counts: HashMap<u64, u32, BuildNoHashHasher<u64>>,
     indexed: bool,
 }
 

@@ -4,6 +4,8 @@
 //! boundaries) → [`pgn`] (one game's text read) → [`audit`] (one game
 //! replayed and judged, pure) → [`report`] (ordered writers) → [`app`].
 
+#![forbid(unsafe_code)]
+
 pub mod app;
 pub mod audit;
 pub mod cli;

@@ -1,5 +1,7 @@
 //! pgn-audit: parse the command line, run, exit with the run's status.
 
+#![forbid(unsafe_code)]
+
 use std::process::ExitCode;
 
 use pgn_audit::{app, cli};

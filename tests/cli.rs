@@ -374,6 +374,7 @@ fn an_output_folder_that_is_a_file_is_not_a_directory() {
 }
 
 /// A pseudo-terminal: the child's end and ours.
+#[allow(unsafe_code)] // libc on our own child process or terminal
 fn pty() -> (std::fs::File, std::fs::File) {
     let (mut ours, mut theirs) = (0, 0);
     let r = unsafe {

@@ -364,6 +364,7 @@ fn merge_clears_its_folder_and_writes_summary_last() {
 /// summary.json (not an earlier run's either) and none of the earlier
 /// run's reports; the next run clears the leftovers.
 #[test]
+#[allow(unsafe_code)] // libc on our own child process or terminal
 fn a_run_killed_by_a_second_signal_leaves_no_summary() {
     let t = common::tempdir();
     let out = t.path().join("r");

@@ -274,6 +274,7 @@ fn sigterm_during_start_up_ends_the_run() {
 /// drops that padding as it goes, so adding up the games' lengths would
 /// undercount it).
 #[test]
+#[allow(unsafe_code)] // libc on our own child process or terminal
 fn an_interrupted_run_counts_the_bytes_between_games() {
     let t = common::tempdir();
     let out = t.path().join("r");

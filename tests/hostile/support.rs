@@ -110,6 +110,7 @@ const MEASURE: &str = "PGN_AUDIT_TEST_MEASURE";
 /// (STATUS `-` when a signal ended the command) to the result file.
 #[test]
 #[ignore = "run by run_measured as the parent of a measured command"]
+#[allow(unsafe_code)] // libc on our own child process or terminal
 fn measuring_parent() {
     let spec: Vec<String> =
         serde_json::from_str(&std::env::var(MEASURE).expect("run by run_measured")).unwrap();

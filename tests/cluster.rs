@@ -257,8 +257,8 @@ fn a_month_in_pieces_on_two_workers_merges_exactly_survives_a_dead_worker_and_re
         );
     }
     let binary = pgn_audit();
-    // About eight pieces of the month; the small files stay whole.
-    let piece_size = (month.len() / 8 + 1).to_string();
+    // About sixteen pieces of the month; the small files stay whole.
+    let piece_size = (month.len() / 16 + 1).to_string();
     let mut args = files.clone();
     args.extend(["--piece-size".to_owned(), piece_size]);
 
@@ -271,7 +271,11 @@ fn a_month_in_pieces_on_two_workers_merges_exactly_survives_a_dead_worker_and_re
         .iter()
         .filter(|s| summary(s)["piece"]["source"] == month_name.as_str())
         .collect();
-    assert!(pieces.len() >= 4, "{pieces:?}");
+    assert_eq!(
+        pieces.len(),
+        plan(&month_name, month.len() as u64 / 16 + 1).len()
+    );
+    assert!(pieces.len() >= 12, "{pieces:?}");
     assert_eq!(shards.len(), 6 + pieces.len());
     assert!(
         log.contains(&format!("computed {} shards, reused 0", shards.len())),
@@ -317,16 +321,17 @@ fn a_month_in_pieces_on_two_workers_merges_exactly_survives_a_dead_worker_and_re
     assert_eq!(shard_folders(&out), shards);
     assert_same_run(&single, &out);
 
-    // A worker SIGKILLed while it runs a piece: the binary notes its
-    // worker's pid when it starts a piece, then waits a second.
+    // A worker SIGKILLed while it runs a piece: the binary notes its pid and
+    // its worker's when it starts the first piece, then waits 2 s.
     let started = t.path().join("started");
     std::fs::create_dir(&started).unwrap();
     let slow = script(
         t.path(),
         "slow-pgn-audit",
         &format!(
-            "case \" $* \" in *\" --piece \"*) echo $PPID > '{started}/'$$; sleep 1;\n\
-             kill -0 $PPID 2>/dev/null || exit 137;; esac\nexec '{bin}' \"$@\"\n",
+            "case \" $* \" in *\" --piece \"*) if mkdir '{started}/first' 2>/dev/null; then\n\
+             echo $$ $PPID > '{started}/pids.tmp'; mv '{started}/pids.tmp' '{started}/pids'\n\
+             sleep 2; kill -0 $PPID 2>/dev/null || exit 137; fi;; esac\nexec '{bin}' \"$@\"\n",
             started = started.display(),
             bin = binary.display()
         ),
@@ -339,12 +344,12 @@ fn a_month_in_pieces_on_two_workers_merges_exactly_survives_a_dead_worker_and_re
     };
     let begin = Instant::now();
     let (task, worker) = loop {
-        let first = std::fs::read_dir(&started).unwrap().next();
-        if let Some(entry) = first {
-            let text = std::fs::read_to_string(entry.as_ref().unwrap().path()).unwrap();
-            if let Ok(pid) = text.trim().parse::<u32>() {
-                break (entry.unwrap().file_name(), pid);
-            }
+        if let Ok(text) = std::fs::read_to_string(started.join("pids")) {
+            let pids: Vec<u32> = text
+                .split_whitespace()
+                .map(|p| p.parse().unwrap())
+                .collect();
+            break (pids[0].to_string(), pids[1]);
         }
         assert!(
             begin.elapsed() < Duration::from_secs(60),
@@ -358,10 +363,7 @@ fn a_month_in_pieces_on_two_workers_merges_exactly_survives_a_dead_worker_and_re
         .position(|w| w.id() == worker)
         .expect("the piece runs on a worker");
     // The piece's process still runs when its worker dies.
-    let running = Command::new("kill")
-        .args(["-0", &task.to_string_lossy()])
-        .status()
-        .unwrap();
+    let running = Command::new("kill").args(["-0", &task]).status().unwrap();
     assert!(running.success());
     let mut victim = cluster.workers.remove(k);
     victim.kill().unwrap();

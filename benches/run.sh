@@ -4,12 +4,18 @@
 # times everything side by side in one run and prints one table.
 #
 #   benches/run.sh [--scratch DIR] [--runs N] [--big]
+#   benches/run.sh --driver [--scratch DIR] [--runs N]
 #
 #   --scratch DIR  where corpora and builds go (default: $BENCH_SCRATCH or
 #                  /work/bench-scratch, else ./target/bench-scratch)
 #   --runs N       rounds, one run of every command each (default 5);
 #                  medians are shown
 #   --big          also make a 2 GB corpus and measure peak RSS on it
+#   --driver       only the Dask driver (src/cluster/dask_audit.py): a month
+#                  of 1M short games in 4 MB pzstd frames, cut into pieces,
+#                  on a cluster of 1 and of 2 workers (1 thread each), and
+#                  the merge's peak RSS; needs Python's dask.distributed
+#                  (tests/setup-oracles puts it in target/pydeps)
 #
 # Needs: cargo, zstd + pzstd, GNU time (/usr/bin/time), python3.
 set -euo pipefail
@@ -21,12 +27,14 @@ if [[ -z "$scratch" ]]; then
 fi
 runs=5
 big=0
+driver=0
 while [[ $# -gt 0 ]]; do
     case "$1" in
         --scratch) scratch="$2"; shift 2 ;;
         --runs) runs="$2"; shift 2 ;;
         --big) big=1; shift ;;
-        -h|--help) sed -n 2,14p "$0"; exit 0 ;;
+        --driver) driver=1; shift ;;
+        -h|--help) sed -n 2,20p "$0"; exit 0 ;;
         *) echo "unknown option: $1" >&2; exit 2 ;;
     esac
 done
@@ -38,6 +46,122 @@ mkdir -p "$scratch"
 corpora="$scratch/corpora"
 mkdir -p "$corpora"
 sample="$here/corpora/lichess_2025-05_sample.pgn"
+
+# ------------------------------------------------------- the Dask driver
+if [[ $driver == 1 ]]; then
+    echo "building pgn-audit" >&2
+    (cd "$here" && cargo build -q --release)
+    audit="${CARGO_TARGET_DIR:-$here/target}/release/pgn-audit"
+    export PYTHONPATH="$here/target/pydeps${PYTHONPATH:+:$PYTHONPATH}"
+    python3 -c "import distributed" 2>/dev/null ||
+        { echo "benches/run.sh: --driver needs dask.distributed (run tests/setup-oracles)" >&2; exit 2; }
+    exec python3 - "$here" "$audit" "$corpora" "$scratch/driver" "$runs" <<'PY'
+import os, shutil, statistics, struct, subprocess, sys, time
+here, audit, corpora, work, runs = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5])
+driver = os.path.join(here, "src/cluster/dask_audit.py")
+month = os.path.join(corpora, "month-1m.pgn.zst")
+games = 1_000_000
+if not os.path.exists(month):
+    # Games of 40 plies (the Breyer Ruy Lopez) with Lichess-like Sites,
+    # every 1000th a threefold claim, in frames of 4 MB of text, each
+    # announced by a skippable frame holding its size, as pzstd and the
+    # Lichess dumps write them.
+    import random
+    print(f"making {month}", file=sys.stderr)
+    alphabet = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+    breyer = (b'[Result "1/2-1/2"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 4. Ba4 Nf6 5. O-O Be7 '
+              b'6. Re1 b5 7. Bb3 d6 8. c3 O-O 9. h3 Nb8 10. d4 Nbd7\n11. Nbd2 Bb7 12. Bc2 Re8 '
+              b'13. Nf1 Bf8 14. Ng3 g6 15. a4 c5 16. d5 c4 17. Bg5 h6 18. Be3 Nc5\n'
+              b'19. Qd2 h5 20. Bg5 Be7 1/2-1/2\n\n')
+    claim = (b'[Result "1/2-1/2"]\n\n1. Nf3 Nf6 2. Ng1 Ng8 3. Nf3 Nf6 4. Ng1 Ng8 '
+             b'1/2-1/2\n\n')
+    ids = random.Random(13).randbytes(8 * games).translate(
+        bytes(alphabet[b % len(alphabet)] for b in range(256)))
+    text = bytearray()
+    for i in range(games):
+        text += b'[Site "https://lichess.org/' + ids[8 * i:8 * i + 8] + b'"]\n'
+        text += claim if i % 1000 == 999 else breyer
+    with open(month + ".tmp", "wb") as f:
+        for at in range(0, len(text), 4 << 20):
+            frame = subprocess.run(["zstd", "-q", "-1", "-c"], input=bytes(text[at:at + (4 << 20)]),
+                                   capture_output=True, check=True).stdout
+            f.write(struct.pack("<III", 0x184D2A50, 4, len(frame)) + frame)
+    os.rename(month + ".tmp", month)
+size = os.path.getsize(month)
+piece_size = size // 8 + 1
+os.makedirs(work, exist_ok=True)
+
+def cluster(name, workers):
+    """A scheduler and `workers` workers of 1 thread and 1 core each."""
+    sched = os.path.join(work, f"{name}.json")
+    if os.path.exists(sched):
+        os.remove(sched)
+    quiet = dict(stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    procs = [subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler", "--host",
+                               "127.0.0.1", "--port", "0", "--no-dashboard", "--idle-timeout",
+                               "600", "--scheduler-file", sched], **quiet)]
+    while not os.path.exists(sched):
+        time.sleep(0.1)
+    for _ in range(workers):
+        procs.append(subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker",
+                                       "--no-nanny", "--nthreads", "1", "--resources", "cores=1",
+                                       "--no-dashboard", "--host", "127.0.0.1", "--death-timeout",
+                                       "60", "--scheduler-file", sched], **quiet))
+    from distributed import Client
+    with Client(scheduler_file=sched) as c:
+        c.wait_for_workers(workers, timeout=120)
+    return sched, procs
+
+def drive(sched, out):
+    for d in (out, out + ".shards"):
+        shutil.rmtree(d, ignore_errors=True)
+    start = time.perf_counter()
+    subprocess.run([sys.executable, driver, "--scheduler-file", sched, "--binary", audit,
+                    "--threads", "1", "--piece-size", str(piece_size), "-o", out, month],
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+    return time.perf_counter() - start
+
+clusters = {n: cluster(f"cluster{n}", n) for n in (1, 2)}
+walls = {1: [], 2: []}
+try:
+    for r in range(runs + 1):
+        print(f"round {r}/{runs}" + (" (warm-up)" if r == 0 else ""), file=sys.stderr)
+        for n, (sched, _) in clusters.items():
+            wall = drive(sched, os.path.join(work, f"out{n}"))
+            if r > 0:
+                walls[n].append(wall)
+finally:
+    for _, procs in clusters.values():
+        for p in reversed(procs):
+            p.kill()
+            p.wait()
+out = os.path.join(work, "out2")
+shards = sorted(os.path.join(out + ".shards", d) for d in os.listdir(out + ".shards")
+                if not d.startswith("."))
+rss = os.path.join(work, "rss.txt")
+start = time.perf_counter()
+subprocess.run(["/usr/bin/time", "-f", "%M", "-o", rss, audit, "merge", *shards, "-o",
+                os.path.join(work, "merged")], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+               check=True)
+merge_wall = time.perf_counter() - start
+merge_rss = int(open(rss).read().split()[-1]) / 1024
+shard_mib = sum(os.path.getsize(os.path.join(d, f)) for d in shards for f in os.listdir(d)) / 2**20
+one, two = statistics.median(walls[1]), statistics.median(walls[2])
+print()
+print(f"month: {games:,} games, {size / 2**20:.1f} MiB stored, {len(shards)} pieces of about {piece_size:,} bytes")
+print()
+print("| driver | median s | games/s |")
+print("|---|---:|---:|")
+for n, wall in ((1, one), (2, two)):
+    print(f"| {n} worker{'s' if n > 1 else ''}, 1 thread each | {wall:.2f} | {games / wall:,.0f} |")
+print(f"| merge of {len(shards)} shards ({shard_mib:.0f} MiB) | {merge_wall:.2f} | |")
+print()
+print("| target | measured | limit | met |")
+print("|---|---:|---:|:-:|")
+print(f"| 2 workers / 1 worker | {two / one:.2f} | ≤ 0.65 | {'yes' if two <= 0.65 * one else 'NO'} |")
+print(f"| merge peak RSS, MiB | {merge_rss:.0f} | ≤ 100 | {'yes' if merge_rss <= 100 else 'NO'} |")
+PY
+fi
 
 # ---------------------------------------------------------------- corpora
 make_copies() { # out copies

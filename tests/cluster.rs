@@ -1,8 +1,9 @@
 //! The Dask driver (issues 7 and 13): a real scheduler and two worker
-//! processes on loopback audit a set of files; the merged reports are
-//! byte-identical to one pgn-audit run, also when a worker is killed
-//! mid-run, and a rerun after an interruption recomputes only the missing
-//! shards. A rerun reuses a shard only when it provably belongs to this run:
+//! processes on loopback audit a set of files, a file larger than
+//! `--piece-size` in pieces (a month of 1M games in pzstd frames, audited
+//! by both workers); the merged reports are byte-identical to one
+//! pgn-audit run, also when a worker is killed while it runs a piece, and a
+//! rerun after an interruption recomputes only the missing shards. A rerun reuses a shard only when it provably belongs to this run:
 //! every stale shard (input changed or completed, run interrupted, read
 //! error, other options, other binary) is computed again, never reused.
 //! Ignored where Python's `distributed` is missing (and run, so failing,
@@ -19,16 +20,6 @@ use std::time::{Duration, Instant, SystemTime};
 use common::*;
 
 const DRIVER: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/src/cluster/dask_audit.py");
-const REPORTS: [&str; 8] = [
-    "castling.csv",
-    "claims.csv",
-    "missed_draws.csv",
-    "errors.csv",
-    "results.csv",
-    "clean.pgn",
-    "rejected.pgn",
-    "summary.json",
-];
 
 /// A scheduler and its workers, ended when dropped.
 struct Cluster {
@@ -140,17 +131,17 @@ fn inputs(dir: &Path) -> Vec<String> {
     files
 }
 
-fn drive(scheduler_file: &Path, binary: &Path, out: &Path, files: &[String]) -> String {
+fn drive(scheduler_file: &Path, binary: &Path, out: &Path, args: &[String]) -> String {
     let o = python()
         .arg(DRIVER)
         .arg("--scheduler-file")
         .arg(scheduler_file)
         .arg("--binary")
         .arg(binary)
-        .arg("--split")
         .arg("-o")
         .arg(out)
-        .args(files)
+        .args(args)
+        .stdin(Stdio::null())
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&o.stderr).into_owned();
@@ -158,99 +149,231 @@ fn drive(scheduler_file: &Path, binary: &Path, out: &Path, files: &[String]) -> 
     err
 }
 
-fn assert_same(single: &Path, merged: &Path) {
-    for f in REPORTS {
-        let a = std::fs::read_to_string(single.join(f)).unwrap();
-        let b = std::fs::read_to_string(merged.join(f)).unwrap();
-        if f == "summary.json" {
-            let strip = |t: &str| {
-                let mut v: serde_json::Value = serde_json::from_str(t).unwrap();
-                for k in ["seconds", "threads"] {
-                    v.as_object_mut().unwrap().remove(k);
-                }
-                v
-            };
-            assert_eq!(strip(&a), strip(&b));
-        } else {
-            assert!(a == b, "{f} differs");
+/// Games in a month file, each with its own Lichess-like Site: two short
+/// games in turn, and every 1000th game one with a finding (an implied
+/// threefold claim, a checkmate scored for the mated side, a castle after
+/// the rook moved).
+fn month_games(games: usize) -> Vec<u8> {
+    const DRAW: &str = "[Result \"1/2-1/2\"]\n\n1. e4 e5 2. Nf3 Nc6 1/2-1/2\n\n";
+    const MATE: &str = "[Result \"1-0\"]\n\n1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0\n\n";
+    const FINDINGS: [&str; 3] = [
+        "[Result \"1/2-1/2\"]\n\n1. Nf3 Nf6 2. Ng1 Ng8 3. Nf3 Nf6 4. Ng1 Ng8 1/2-1/2\n\n",
+        "[Result \"0-1\"]\n\n1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 0-1\n\n",
+        "[Result \"*\"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bc4 Bc5 4. Rg1 Nf6 5. Rh1 d6 6. O-O *\n\n",
+    ];
+    const ID: &[u8] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+    let mut text = Vec::with_capacity(games * 100);
+    let mut seed: u64 = 13;
+    for i in 0..games {
+        text.extend_from_slice(b"[Site \"https://lichess.org/");
+        for _ in 0..8 {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            text.push(ID[(seed >> 33) as usize % ID.len()]);
         }
+        text.extend_from_slice(b"\"]\n");
+        let game = match (i % 1000, i % 2) {
+            (999, _) => FINDINGS[i / 1000 % 3],
+            (_, 0) => DRAW,
+            _ => MATE,
+        };
+        text.extend_from_slice(game.as_bytes());
     }
+    text
 }
 
+/// `text` as pzstd and Lichess write it: frames of `step` bytes of text,
+/// each announced by a skippable frame that holds its size; and where
+/// each frame starts.
+fn pzstd(text: &[u8], step: usize) -> (Vec<u8>, Vec<usize>) {
+    let mut out = Vec::new();
+    let mut starts = Vec::new();
+    for chunk in text.chunks(step) {
+        starts.push(out.len());
+        let frame = zstd::encode_all(chunk, 1).unwrap();
+        out.extend_from_slice(&0x184D_2A50u32.to_le_bytes());
+        out.extend_from_slice(&4u32.to_le_bytes());
+        out.extend_from_slice(&(frame.len() as u32).to_le_bytes());
+        out.extend_from_slice(&frame);
+    }
+    (out, starts)
+}
+
+/// The games each worker process audited of `source`'s pieces, read from
+/// the shards: the identity record's `ran_on.pid` and summary.json's
+/// `piece.games`.
+fn games_per_worker(shards: &[PathBuf], source: &str) -> Vec<(u64, u64)> {
+    let mut per: std::collections::BTreeMap<u64, u64> = Default::default();
+    for shard in shards {
+        let s = summary(shard);
+        if s["piece"]["source"] != source {
+            continue;
+        }
+        let record: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(shard.join("dask_audit.json")).unwrap()).unwrap();
+        *per.entry(record["ran_on"]["pid"].as_u64().unwrap())
+            .or_default() += s["piece"]["games"].as_u64().unwrap();
+    }
+    per.into_iter().collect()
+}
+
+/// A month file of 1M games in pzstd frames, between small files: the
+/// driver splits it into pieces that both workers audit, and the merged
+/// reports are one run's; so after losing two shards (exactly those are
+/// computed again) and after a worker is SIGKILLed while it runs a piece.
 #[test]
 #[cfg_attr(
     not(oracle_dask),
     ignore = "needs dask.distributed: run tests/setup-oracles"
 )]
-fn dask_cluster_runs_merge_exactly_survive_a_dead_worker_and_resume() {
+fn a_month_in_pieces_on_two_workers_merges_exactly_survives_a_dead_worker_and_resumes() {
+    const GAMES: u64 = 1_000_000;
     let t = tempdir();
-    let files = inputs(t.path());
+    let small = inputs(t.path());
+    let (month, _) = pzstd(&month_games(GAMES as usize), 1 << 20);
+    let month_path = write(t.path(), "month.pgn.zst", &month);
+    let month_name = s(&month_path).to_owned();
+    let mut files = small[..3].to_vec();
+    files.push(month_name.clone());
+    files.extend_from_slice(&small[3..]);
     let single = t.path().join("single");
-    let mut args: Vec<&str> = files.iter().map(String::as_str).collect();
-    args.push("--split");
-    run_ok(&args, &single);
-    assert_eq!(counts(&single), (438, 394, 0, 44));
-    let binary = PathBuf::from(env!("CARGO_BIN_EXE_pgn-audit"));
+    let mut single_args: Vec<&str> = files.iter().map(String::as_str).collect();
+    single_args.extend(["-j", "2"]);
+    run_ok(&single_args, &single);
+    assert_eq!(counts(&single).0, GAMES + 438);
+    // The month's findings: those of the run without it, and 1,000 more.
+    let rest = t.path().join("rest");
+    run_ok(&small.iter().map(String::as_str).collect::<Vec<_>>(), &rest);
+    let (with, without) = (summary(&single), summary(&rest));
+    for (group, code, more) in [
+        ("claims", "valid", 334),
+        ("results", "checkmate_not_scored", 333),
+        ("castling", "rook_moved", 333),
+    ] {
+        assert_eq!(
+            with[group][code],
+            without[group][code].as_u64().unwrap() + more
+        );
+    }
+    let binary = pgn_audit();
+    // About sixteen pieces of the month; the small files stay whole.
+    let piece_size = (month.len() / 16 + 1).to_string();
+    let mut args = files.clone();
+    args.extend(["--piece-size".to_owned(), piece_size]);
 
-    // Two workers, all goes well.
+    // Two workers of one core, all goes well.
     let mut cluster = Cluster::start(t.path(), 2, 1);
     let out = t.path().join("merged");
-    let log = drive(&cluster.file, &binary, &out, &files);
-    assert!(log.contains("computed 6 shards, reused 0"), "{log}");
-    assert_same(&single, &out);
-
-    // Resume: two shards lost, only they are computed again.
-    let shards = t.path().join("merged.shards");
-    let mut names: Vec<_> = std::fs::read_dir(&shards)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.is_dir())
+    let log = drive(&cluster.file, &binary, &out, &args);
+    let shards = shard_folders(&out);
+    let pieces: Vec<&PathBuf> = shards
+        .iter()
+        .filter(|s| summary(s)["piece"]["source"] == month_name.as_str())
         .collect();
-    names.sort();
-    assert_eq!(names.len(), 6);
-    std::fs::remove_dir_all(&names[1]).unwrap();
-    std::fs::remove_dir_all(&names[4]).unwrap();
-    let untouched = std::fs::metadata(names[0].join("summary.json"))
-        .unwrap()
-        .modified()
-        .unwrap();
-    std::fs::remove_dir_all(&out).unwrap();
-    let log = drive(&cluster.file, &binary, &out, &files);
-    assert!(log.contains("computed 2 shards, reused 4"), "{log}");
     assert_eq!(
-        std::fs::metadata(names[0].join("summary.json"))
-            .unwrap()
-            .modified()
-            .unwrap(),
-        untouched
+        pieces.len(),
+        plan(&month_name, month.len() as u64 / 16 + 1).len()
     );
-    assert_same(&single, &out);
+    assert!(pieces.len() >= 12, "{pieces:?}");
+    assert_eq!(shards.len(), 6 + pieces.len());
+    assert!(
+        log.contains(&format!("computed {} shards, reused 0", shards.len())),
+        "{log}"
+    );
+    assert_same_run(&single, &out);
+    let per = games_per_worker(&shards, &month_name);
+    let pids: Vec<u64> = cluster.workers.iter().map(|w| w.id() as u64).collect();
+    assert_eq!(per.len(), 2, "{per:?}");
+    for (pid, games) in &per {
+        assert!(pids.contains(pid), "{per:?} {pids:?}");
+        assert!(*games * 4 >= GAMES, "{per:?}");
+    }
+    assert_eq!(per.iter().map(|p| p.1).sum::<u64>(), GAMES);
 
-    // A worker killed mid-run: slow tasks, then one worker dies.
-    let slow = write(
+    // Resume: two pieces lost, exactly they are computed again.
+    let lost = [pieces[1].clone(), pieces[pieces.len() - 2].clone()];
+    let kept: Vec<(PathBuf, SystemTime)> = shards
+        .iter()
+        .filter(|s| !lost.contains(s))
+        .map(|s| {
+            let m = std::fs::metadata(s.join("dask_audit.json")).unwrap();
+            (s.clone(), m.modified().unwrap())
+        })
+        .collect();
+    for l in &lost {
+        std::fs::remove_dir_all(l).unwrap();
+    }
+    std::fs::remove_dir_all(&out).unwrap();
+    let log = drive(&cluster.file, &binary, &out, &args);
+    assert!(
+        log.contains(&format!("computed 2 shards, reused {}", shards.len() - 2)),
+        "{log}"
+    );
+    for (shard, modified) in &kept {
+        let m = std::fs::metadata(shard.join("dask_audit.json")).unwrap();
+        assert_eq!(
+            m.modified().unwrap(),
+            *modified,
+            "{shard:?} was written again"
+        );
+    }
+    assert_eq!(shard_folders(&out), shards);
+    assert_same_run(&single, &out);
+
+    // A worker SIGKILLed while it runs a piece: the binary notes its pid and
+    // its worker's when it starts the first piece, then waits 2 s.
+    let started = t.path().join("started");
+    std::fs::create_dir(&started).unwrap();
+    let slow = script(
         t.path(),
         "slow-pgn-audit",
-        format!("#!/bin/sh\nsleep 1\nexec '{}' \"$@\"\n", binary.display()).as_bytes(),
+        &format!(
+            "case \" $* \" in *\" --piece \"*) if mkdir '{started}/first' 2>/dev/null; then\n\
+             echo $$ $PPID > '{started}/pids.tmp'; mv '{started}/pids.tmp' '{started}/pids'\n\
+             sleep 2; kill -0 $PPID 2>/dev/null || exit 137; fi;; esac\nexec '{bin}' \"$@\"\n",
+            started = started.display(),
+            bin = binary.display()
+        ),
     );
-    std::process::Command::new("chmod")
-        .arg("+x")
-        .arg(&slow)
-        .status()
-        .unwrap();
     let out = t.path().join("killed");
     let driver = {
         let file = cluster.file.clone();
-        let (slow, out, files) = (slow.clone(), out.clone(), files.clone());
-        std::thread::spawn(move || drive(&file, &slow, &out, &files))
+        let (slow, out, args) = (slow.clone(), out.clone(), args.clone());
+        std::thread::spawn(move || drive(&file, &slow, &out, &args))
     };
-    std::thread::sleep(Duration::from_millis(2500));
-    let mut victim = cluster.workers.remove(0);
+    let begin = Instant::now();
+    let (task, worker) = loop {
+        if let Ok(text) = std::fs::read_to_string(started.join("pids")) {
+            let pids: Vec<u32> = text
+                .split_whitespace()
+                .map(|p| p.parse().unwrap())
+                .collect();
+            break (pids[0].to_string(), pids[1]);
+        }
+        assert!(
+            begin.elapsed() < Duration::from_secs(60),
+            "no piece started"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    let k = cluster
+        .workers
+        .iter()
+        .position(|w| w.id() == worker)
+        .expect("the piece runs on a worker");
+    // The piece's process still runs when its worker dies.
+    let running = Command::new("kill").args(["-0", &task]).status().unwrap();
+    assert!(running.success());
+    let mut victim = cluster.workers.remove(k);
     victim.kill().unwrap();
     victim.wait().unwrap();
     let log = driver.join().unwrap();
-    assert!(log.contains("computed 6 shards, reused 0"), "{log}");
-    assert_same(&single, &out);
-    assert_eq!(counts(&out), (438, 394, 0, 44));
+    assert!(
+        log.contains(&format!("computed {} shards, reused 0", shards.len())),
+        "{log}"
+    );
+    assert_same_run(&single, &out);
 }
 
 /// The cluster the resume tests share: two workers advertising 2 cores
@@ -802,4 +925,131 @@ fn a_task_past_its_timeout_is_ended_and_nothing_is_merged() {
     );
     assert!(shard_folders(&merged).is_empty());
     assert_eq!(report_files(&merged), Vec::<String>::new());
+}
+
+/// The identity records' units of `out`'s shards: source, start, end.
+fn units(out: &Path) -> Vec<(String, Option<u64>, Option<u64>)> {
+    shard_folders(out)
+        .iter()
+        .map(|shard| {
+            let record: serde_json::Value =
+                serde_json::from_slice(&std::fs::read(shard.join("dask_audit.json")).unwrap())
+                    .unwrap();
+            let unit = &record["unit"];
+            (
+                unit["source"].as_str().unwrap().to_owned(),
+                unit["start"].as_u64(),
+                unit["end"].as_u64(),
+            )
+        })
+        .collect()
+}
+
+/// `pgn-audit plan FILE --piece-size SIZE`, as (start, end) pairs.
+fn plan(file: &str, size: u64) -> Vec<(Option<u64>, Option<u64>)> {
+    let o = bin()
+        .args(["plan", file, "--piece-size", &size.to_string()])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0));
+    String::from_utf8(o.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let (a, b) = l.split_once("..").unwrap();
+            (Some(a.parse().unwrap()), Some(b.parse().unwrap()))
+        })
+        .collect()
+}
+
+#[test]
+#[cfg_attr(
+    not(oracle_dask),
+    ignore = "needs dask.distributed: run tests/setup-oracles"
+)]
+fn a_file_above_the_piece_size_is_audited_in_pieces_and_a_change_recomputes_them_all() {
+    let shared = shared_cluster();
+    let t = tempdir();
+    let games = sample_games();
+    let big = write(t.path(), "big.pgn", pgn(&games).as_bytes());
+    write(t.path(), "small.pgn", pgn(&games[..20]).as_bytes());
+    let mut args = in_dir(t.path(), &["small.pgn", "big.pgn"]);
+    let pieces = plan(&args[1], 250_000);
+    assert_eq!(pieces.len(), 4);
+    args.extend(["--piece-size".to_owned(), "250000".to_owned()]);
+    let o = run_driver(&shared.cluster, &pgn_audit(), "merged", &args, t.path());
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    computed(&o, 5, 0);
+    // The small file whole, then the big one's pieces in plan order.
+    let mut want = vec![(args[0].clone(), None, None)];
+    want.extend(pieces.iter().map(|&(a, b)| (args[1].clone(), a, b)));
+    let merged = t.path().join("merged");
+    assert_eq!(units(&merged), want);
+    let (single, fresh) = one_run(&args[..2], t.path());
+    assert_eq!(fresh.status.code(), Some(0));
+    assert_same_run(&single, &merged);
+
+    // The same bytes, dated otherwise: every piece is computed again.
+    std::fs::File::options()
+        .write(true)
+        .open(&big)
+        .unwrap()
+        .set_modified(SystemTime::UNIX_EPOCH + Duration::from_secs(1_000_000_000))
+        .unwrap();
+    let o = run_driver(&shared.cluster, &pgn_audit(), "merged", &args, t.path());
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    computed(&o, 4, 1);
+    for shard in &shard_folders(&merged)[1..] {
+        assert!(
+            stderr(&o).contains(&format!(
+                "dask_audit: {}: not reused: made from another state of its input",
+                shard.display()
+            )),
+            "{}",
+            stderr(&o)
+        );
+    }
+    let (single, _) = one_run(&args[..2], t.path());
+    assert_same_run(&single, &merged);
+    assert_eq!(counts(&merged).0, 458);
+}
+
+#[test]
+#[cfg_attr(
+    not(oracle_dask),
+    ignore = "needs dask.distributed: run tests/setup-oracles"
+)]
+fn a_corrupt_frame_in_a_piece_ends_its_source_as_in_one_run_also_when_reused() {
+    let shared = shared_cluster();
+    let t = tempdir();
+    let games = sample_games();
+    let (mut z, starts) = pzstd(pgn(&games).as_bytes(), 20_000);
+    // Damage the sixth frame's compressed data.
+    z[starts[5] + 30] ^= 0x5a;
+    write(t.path(), "month.pgn.zst", &z);
+    write(t.path(), "after.pgn", pgn(&games[..30]).as_bytes());
+    let mut args = in_dir(t.path(), &["month.pgn.zst", "after.pgn"]);
+    let (single, fresh) = one_run(&args, t.path());
+    assert_eq!(fresh.status.code(), Some(2));
+    let message = audit_messages(&fresh);
+    assert_eq!(message.len(), 1);
+    assert!(
+        message[0].starts_with(&format!(
+            "pgn-audit: {}: zstd stream is corrupt or truncated after 100000 bytes: ",
+            args[0]
+        )),
+        "{message:?}"
+    );
+    // Both files in pieces, the month's damaged one among them.
+    let month = plan(&args[0], 10_000).len();
+    let after = plan(&args[1], 10_000).len();
+    assert!(month >= 4 && after >= 2, "{month} {after}");
+    args.extend(["--piece-size".to_owned(), "10000".to_owned()]);
+    for (computed_now, reused) in [(month + after, 0), (0, month + after)] {
+        let o = run_driver(&shared.cluster, &pgn_audit(), "merged", &args, t.path());
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        assert_eq!(audit_messages(&o), message);
+        computed(&o, computed_now, reused);
+        assert_same_run(&single, &t.path().join("merged"));
+    }
 }

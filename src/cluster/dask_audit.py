@@ -1,17 +1,21 @@
 #!/usr/bin/env python3
 """Run pgn-audit over many PGN files on a Dask cluster, then merge exactly.
 
-One task per unit of work (today a whole input file; the identity of a unit
-already holds piece bounds): a worker runs the pgn-audit binary on it into a
-shard folder of its own (written under a temporary name, renamed when
-complete), and the driver merges the shards, in input order, with
-`pgn-audit merge`. The merged reports are byte for byte those of one
-pgn-audit run over the same files, and the exit status is that run's.
+One task per unit of work: a whole input file, or, for a file larger than
+`--piece-size` stored bytes, each piece that `pgn-audit plan` gives (byte
+ranges of a plain file, frame ranges of a pzstd or Lichess .zst file). A
+worker runs the pgn-audit binary on its unit (`--piece START..END` for a
+piece) into a shard folder of its own (written under a temporary name,
+renamed when complete), and the driver merges the shards, in input order
+and each file's pieces in plan order, with `pgn-audit merge`. The merged
+reports are byte for byte those of one pgn-audit run over the same files,
+and the exit status and read-error lines are that run's.
 
     python3 dask_audit.py -o reports INPUT...                      # LocalCluster
     python3 dask_audit.py --scheduler tcp://host:8786 -o reports INPUT...
     python3 dask_audit.py --scheduler-file sched.json -o reports INPUT...
     python3 dask_audit.py --slurm 20 -o reports INPUT...           # dask-jobqueue
+    python3 dask_audit.py --piece-size 500000000 -o reports month.pgn.zst
 
 Workers are started with one thread and the resource `cores` (the cores
 pgn-audit may use there): `dask worker --nthreads 1 --resources cores=8`.
@@ -25,7 +29,7 @@ A rerun resumes: a shard is reused only when its identity record
 (dask_audit.json, written into the shard before it is renamed into place)
 and its summary.json show that this run would write it again: the same
 binary (SHA-256) and version, the same options, the same source name, path,
-size and modification time (and piece bounds), a complete run that was not
+size and modification time, the piece bounds, a complete run that was not
 interrupted, and its read error, if any, recorded (the rerun exits 2 again).
 Any other shard is removed and computed again.
 """
@@ -36,6 +40,7 @@ import hashlib
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -53,6 +58,9 @@ IDENTITY_FORMAT = 1
 #: The exit status of pgn-audit for an input error, and of this driver for
 #: any usage, input or cluster error.
 EXIT_ERROR = 2
+#: Stored bytes above which a file is audited in pieces, and about how
+#: many each piece holds (`--piece-size`).
+PIECE_SIZE = 10**9
 
 
 class Refused(Exception):
@@ -85,18 +93,46 @@ def expand(inputs):
     return files
 
 
-def unit_of(source, cwd):
-    """The unit a task audits: a whole source (`start`, `end`: None), named
-    as given and found through its absolute path. A piece of a source will
-    set `start` and `end`."""
+def units_of(source, cwd, binary, piece_size):
+    """The units a task each audits of `source`, in plan order: the whole
+    source (`start`, `end`: None) when it holds at most `piece_size` stored
+    bytes or `pgn-audit plan` gives it one piece, else each piece of the
+    plan. A unit names its source as given, finds it through its absolute
+    path and holds its state (size, modification time) when planned. A
+    file `plan` cannot read stays whole: its audit reports the error as one
+    run does."""
     path = os.path.normpath(os.path.join(cwd, source))
-    return {"source": source, "path": path, "start": None, "end": None}
+    state = file_state(path)
+    whole = {"source": source, "path": path, "start": None, "end": None, **state}
+    if state["size"] <= piece_size:
+        return [whole]
+    out = subprocess.run([binary, "plan", path, "--piece-size", str(piece_size)],
+                         stdin=subprocess.DEVNULL, capture_output=True, text=True)
+    if out.returncode != 0:
+        return [whole]
+    bounds = [tuple(int(n) for n in line.split("..")) for line in out.stdout.split()]
+    if file_state(path) != state:
+        raise Refused(f"{source}: changed while its pieces were planned")
+    if len(bounds) < 2:
+        return [whole]
+    return [dict(whole, start=start, end=end) for start, end in bounds]
+
+
+def is_piece(unit):
+    return unit["start"] is not None
 
 
 def unit_args(unit):
-    """pgn-audit's arguments that name a unit: its source (a piece of one
-    will add its bounds)."""
+    """pgn-audit's arguments that name a unit: its source, and the bounds
+    of a piece."""
+    if is_piece(unit):
+        return [unit["source"], "--piece", f"{unit['start']}..{unit['end']}"]
     return [unit["source"]]
+
+
+def weight(unit):
+    """The stored bytes a unit reads: tasks start biggest first."""
+    return unit["end"] - unit["start"] if is_piece(unit) else unit["size"]
 
 
 def file_state(path):
@@ -122,10 +158,12 @@ def sha256(path):
     return h.hexdigest()
 
 
-def shard_dir(shards, index, source):
+def shard_dir(shards, index, unit):
     """The shard folder of the `index`-th unit: its number, then its source
-    as a file name."""
-    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in source)[-80:]
+    as a file name (and a piece's bounds)."""
+    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in unit["source"])[-80:]
+    if is_piece(unit):
+        safe += f".{unit['start']}-{unit['end']}"
     return os.path.join(shards, f"{index:06d}-{safe}")
 
 
@@ -171,6 +209,14 @@ def stale_because(folder, want):
         unit["source"], unit["size"], rfc3339(unit["mtime_ns"])
     ):
         return "its summary.json read another state of its input"
+    piece = summary.get("piece")
+    if not is_piece(unit):
+        if piece is not None:
+            return "its summary.json is of a piece, not of its whole input"
+    elif not isinstance(piece, dict) or (piece.get("source"), piece.get("start"),
+                                         piece.get("end")) != (
+            unit["source"], unit["start"], unit["end"]):
+        return "its summary.json is of another piece"
     if record.get("status") != (EXIT_ERROR if detail.get("error") is not None else 0):
         return "its read error is not recorded"
     return None
@@ -180,15 +226,32 @@ def describe(unit):
     """A unit of an identity record, for a message."""
     if not isinstance(unit, dict):
         return "unknown"
-    return f"{unit.get('source')}, {unit.get('size')} bytes, mtime {unit.get('mtime_ns')} ns"
+    piece = ""
+    if unit.get("start") is not None:
+        piece = f", piece {unit.get('start')}..{unit.get('end')}"
+    return (f"{unit.get('source')}, {unit.get('size')} bytes, "
+            f"mtime {unit.get('mtime_ns')} ns{piece}")
 
 
-def read_error(folder):
-    """The line pgn-audit printed for the shard's read error, or None."""
-    detail = read_json(os.path.join(folder, "summary.json"))["source_details"][0]
-    if detail["error"] is None:
-        return None
-    return f"pgn-audit: {detail['name']}: {detail['error']}"
+def read_errors(out):
+    """The lines one pgn-audit run prints for the read errors of the merged
+    reports in `out`: one per source, the offset counted from the start
+    of the source (merge shifts a piece's)."""
+    summary = read_json(os.path.join(out, "summary.json")) or {}
+    return [f"pgn-audit: {d['name']}: {d['error']}"
+            for d in summary.get("source_details") or [] if d.get("error") is not None]
+
+
+def ran_on():
+    """Where a task runs, for its identity record: host, process and Dask
+    worker."""
+    try:
+        from distributed import get_worker
+
+        worker = get_worker().address
+    except (ImportError, ValueError):
+        worker = None
+    return {"host": socket.gethostname(), "pid": os.getpid(), "worker": worker}
 
 
 def audit_shard(task):
@@ -196,7 +259,7 @@ def audit_shard(task):
     the shard's identity record into it before the folder gets its final
     name. Raises when no shard can be kept (no reports, interrupted, the
     input changed meanwhile, another binary, timed out), so that Dask runs
-    it again. Returns the exit status and pgn-audit's message lines."""
+    it again. Returns the exit status and the games audited."""
     want, folder, timeout = task["identity"], task["folder"], task["timeout"]
     unit = want["unit"]
     if sha256(want["binary"]["path"]) != want["binary"]["sha256"]:
@@ -230,7 +293,7 @@ def audit_shard(task):
                                f"(exit {proc.returncode}): its shard is not kept")
         if file_state(unit["path"]) != before:
             raise RuntimeError(f"{unit['source']}: changed while it was audited")
-        record = dict(want, status=proc.returncode)
+        record = dict(want, status=proc.returncode, ran_on=ran_on())
         error = summary["source_details"][0]["error"] if summary.get("source_details") else None
         if proc.returncode != (EXIT_ERROR if error is not None else 0):
             raise RuntimeError(f"{unit['source']}: pgn-audit exited {proc.returncode}: "
@@ -244,8 +307,7 @@ def audit_shard(task):
         publish(tmp, folder, want)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    lines = [line for line in stderr.splitlines() if line.startswith("pgn-audit:")]
-    return {"status": proc.returncode, "stderr": "\n".join(lines), "games": summary["games"]}
+    return {"status": proc.returncode, "games": summary["games"]}
 
 
 def publish(tmp, folder, want):
@@ -333,8 +395,7 @@ def connect(args):
     except TimeoutError:
         client.close()
         raise Refused(f"{where}: no worker came within {args.worker_wait:g} s")
-    have = [int(w.get("resources", {}).get("cores", 0))
-            for w in client.scheduler_info()["workers"].values()]
+    have = worker_cores(client)
     threads = args.threads or min((c for c in have if c > 0), default=None)
     if threads is None or threads > max(have):
         client.close()
@@ -343,38 +404,50 @@ def connect(args):
     return client, cluster, threads
 
 
-def run_tasks(client, tasks, retries):
-    """Runs the tasks, biggest input first. Returns the exit status of the
-    audits (0, or 2 for an input error or a failed task) and the number of
-    failed tasks."""
-    from dask.distributed import as_completed
+def worker_cores(client):
+    """The resource `cores` of every worker now connected."""
+    workers = client.scheduler_info(n_workers=-1)["workers"].values()
+    return [int(w.get("resources", {}).get("cores", 0)) for w in workers]
 
-    order = sorted(range(len(tasks)), key=lambda k: -tasks[k]["identity"]["unit"]["size"])
-    futures = {}
-    for rank, k in enumerate(order):
-        task = tasks[k]
-        fut = client.submit(audit_shard, task, key=f"pgn-audit-{uuid.uuid4().hex}",
-                            pure=False, retries=retries, priority=len(tasks) - rank,
-                            resources={"cores": task["threads"]})
-        futures[fut] = task["identity"]["unit"]["source"]
-    status, failed, games, done = 0, 0, 0, 0
+
+def run_tasks(client, tasks, retries):
+    """Runs the tasks, biggest unit first, handing out no more at a time
+    than the connected workers have room for (their `cores` over the
+    threads a task takes): a worker that joins late, or is idle, gets the
+    next task, rather than the scheduler queueing every task on the
+    workers there at the start. Returns the number of failed tasks."""
+    from dask.distributed import TimeoutError, wait
+
+    pending = sorted(tasks, key=lambda task: -weight(task["identity"]["unit"]))
+    running = set()
+    failed, games, done = 0, 0, 0
     started = time.time()
-    for fut in as_completed(futures):
+    while pending or running:
+        threads = tasks[0]["threads"]
+        room = sum(c // threads for c in worker_cores(client))
+        while pending and len(running) < max(room, 1):
+            task = pending.pop(0)
+            running.add(client.submit(audit_shard, task, key=f"pgn-audit-{uuid.uuid4().hex}",
+                                      pure=False, retries=retries,
+                                      resources={"cores": task["threads"]}))
         try:
-            result = fut.result()
-        except Exception as e:  # the task failed on every attempt
-            print(f"dask_audit: {e}", file=sys.stderr)
-            status, failed = EXIT_ERROR, failed + 1
+            finished = wait(list(running), timeout=1, return_when="FIRST_COMPLETED").done
+        except TimeoutError:
             continue
-        done += 1
-        games += result["games"]
-        if result["status"] != 0:
-            status = EXIT_ERROR
-            print(result["stderr"], file=sys.stderr)
-        rate = games / max(time.time() - started, 1e-9)
-        print(f"dask_audit: {done}/{len(tasks)} shards, {games} games, {rate:.0f} games/s",
-              file=sys.stderr, flush=True)
-    return status, failed
+        for fut in finished:
+            running.discard(fut)
+            try:
+                result = fut.result()
+            except Exception as e:  # the task failed on every attempt
+                print(f"dask_audit: {e}", file=sys.stderr)
+                failed += 1
+                continue
+            done += 1
+            games += result["games"]
+            rate = games / max(time.time() - started, 1e-9)
+            print(f"dask_audit: {done}/{len(tasks)} shards, {games} games, {rate:.0f} games/s",
+                  file=sys.stderr, flush=True)
+    return failed
 
 
 def main(argv=None):
@@ -395,6 +468,9 @@ def main(argv=None):
                     help="end a task that runs longer (it is retried)")
     ap.add_argument("--worker-wait", type=float, default=600, metavar="SECONDS",
                     help="how long to wait for a first worker (default 600)")
+    ap.add_argument("--piece-size", type=int, default=PIECE_SIZE, metavar="BYTES",
+                    help="audit a file of more stored bytes in pieces of about BYTES, "
+                         f"one task each (default {PIECE_SIZE})")
     ap.add_argument("--binary", default="pgn-audit")
     ap.add_argument("--split", action="store_true", help="pass --split to pgn-audit")
     ap.add_argument("--quirks", action="store_true", help="pass --quirks to pgn-audit")
@@ -403,6 +479,8 @@ def main(argv=None):
     args = ap.parse_args(argv)
     if args.threads is not None and args.threads < 1:
         ap.error("--threads must be at least 1")
+    if args.piece_size < 1:
+        ap.error("--piece-size must be at least 1")
     try:
         return drive(args)
     except Refused as e:
@@ -415,8 +493,9 @@ def main(argv=None):
 
 def drive(args):
     cwd = os.getcwd()
-    units = [unit_of(s, cwd) for s in expand(args.inputs)]
+    sources = expand(args.inputs)
     binary, version = binary_identity(args.binary)
+    units = [u for s in sources for u in units_of(s, cwd, binary["path"], args.piece_size)]
     out = os.path.abspath(args.out)
     shards = os.path.abspath(args.shards or out.rstrip("/") + ".shards")
     for folder in (out, shards):
@@ -434,10 +513,9 @@ def drive(args):
     options = {"split": args.split, "quirks": args.quirks, "html": not args.no_html}
     wants, folders = [], []
     for i, unit in enumerate(units):
-        unit.update(file_state(unit["path"]))
         wants.append({"format": IDENTITY_FORMAT, "binary": binary, "version": version,
                       "options": options, "args": flags, "unit": unit})
-        folders.append(shard_dir(shards, i, unit["source"]))
+        folders.append(shard_dir(shards, i, unit))
     todo = []
     for want, folder in zip(wants, folders):
         why = stale_because(folder, want)
@@ -449,13 +527,13 @@ def drive(args):
         todo.append((want, folder))
     reused = len(units) - len(todo)
 
-    status, failed = 0, 0
+    failed = 0
     if todo:
         client, cluster, threads = connect(args)
         tasks = [{"identity": w, "folder": f, "cwd": cwd, "threads": threads,
                   "timeout": args.timeout} for w, f in todo]
         try:
-            status, failed = run_tasks(client, tasks, args.retries)
+            failed = run_tasks(client, tasks, args.retries)
         finally:
             client.close()
             if cluster is not None:
@@ -466,16 +544,10 @@ def drive(args):
               file=sys.stderr)
         return EXIT_ERROR
 
-    computed = {f for _, f in todo}
     for want, folder in zip(wants, folders):
         why = stale_because(folder, want)
         if why is not None:
             raise Refused(f"{folder}: changed during the run: {why}")
-        error = read_error(folder)
-        if error is not None:
-            status = EXIT_ERROR
-            if folder not in computed:
-                print(error, file=sys.stderr)
 
     merge = subprocess.run([binary["path"], "merge", *folders, "-o", out],
                            capture_output=True, text=True)
@@ -484,7 +556,10 @@ def drive(args):
     if merge.returncode != 0:
         print(merge.stderr.strip(), file=sys.stderr)
         return EXIT_ERROR
-    return status
+    errors = read_errors(out)
+    for line in errors:
+        print(line, file=sys.stderr)
+    return EXIT_ERROR if errors else 0
 
 
 if __name__ == "__main__":

@@ -482,10 +482,24 @@ pub fn run_merge(args: &MergeArgs) -> Exit {
 fn merge_folders(args: &MergeArgs) -> Result<Exit, Failure> {
     check_out_folder(&args.out)?;
     let summary = crate::merge::merge(&args.dirs, &args.out)?;
+    // A source that a read error ended is said as the one run over the
+    // same inputs says it, and the merge exits as that run does: the
+    // merged reports hold only what was read of it.
+    let mut read_errors = 0;
+    for detail in &summary.source_details {
+        if let Some(error) = &detail.error {
+            say(&format!("{}: {error}", detail.name));
+            read_errors += 1;
+        }
+    }
     if !args.quiet {
         to_stderr(&summary.table(&args.out, crate::progress::table_width()));
     }
-    Ok(Exit::Completed)
+    Ok(if read_errors > 0 {
+        Exit::Input
+    } else {
+        Exit::Completed
+    })
 }
 
 /// The whole-input path without files or threads: `data` cut into games and

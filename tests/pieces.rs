@@ -97,6 +97,15 @@ fn audit_pieces(file: &Path, plan: &[String], root: &Path, args: &[&str]) -> Vec
 }
 
 /// The error line of a run that must fail with exit status 2.
+/// The `pgn-audit:` lines a run or merge said on standard error.
+fn error_lines(o: &Output) -> Vec<String> {
+    String::from_utf8_lossy(&o.stderr)
+        .lines()
+        .filter(|l| l.starts_with("pgn-audit: "))
+        .map(str::to_owned)
+        .collect()
+}
+
 fn error_of(o: &Output) -> String {
     let e = String::from_utf8_lossy(&o.stderr).trim().to_owned();
     assert_eq!(o.status.code(), Some(2), "{e}");
@@ -306,13 +315,10 @@ fn a_corrupt_frame_ends_the_source_in_its_piece_at_its_global_offset() {
     assert_eq!(codes[..=damaged], [vec![0; damaged], vec![2]].concat());
     let merged = t.path().join("merged");
     let dirs: Vec<PathBuf> = runs.into_iter().map(|(d, _)| d).collect();
+    // The merge says the read error as the one run does, and exits as it
+    // does: the merged reports hold only what was read of the source.
     let o = merge(&dirs, &merged);
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    assert_eq!(error_of(&o), e);
     assert_same(&single, &merged);
     assert!(
         summary(&merged)["source_details"][0]["error"]
@@ -588,8 +594,9 @@ proptest! {
         let name = if case.frame.is_some() { "in.pgn.zst" } else { "in.pgn" };
         let file = write(t.path(), name, &bytes);
         let single = t.path().join("single");
-        let o = run(&[s(&file), "--split", "-j", "1", "--quiet"], &single);
-        prop_assert!(matches!(o.status.code(), Some(0 | 2)), "{}", String::from_utf8_lossy(&o.stderr));
+        let single_run = run(&[s(&file), "--split", "-j", "1", "--quiet"], &single);
+        let single_code = single_run.status.code();
+        prop_assert!(matches!(single_code, Some(0 | 2)), "{}", String::from_utf8_lossy(&single_run.stderr));
         // Where a plan may cut: a stored offset, for pzstd a frame start
         // that the plan's walk finds (a damaged announcement ends it).
         let walked: Vec<u64> = match case.frame {
@@ -621,7 +628,10 @@ proptest! {
             let merged = root.join("merged");
             let dirs: Vec<PathBuf> = runs.into_iter().map(|(d, _)| d).collect();
             let o = merge(&dirs, &merged);
-            prop_assert_eq!(o.status.code(), Some(0), "{:?}: {}", pieces, String::from_utf8_lossy(&o.stderr));
+            // The merge exits as the one run does (2 for a read error),
+            // with the same error line.
+            prop_assert_eq!(o.status.code(), single_code, "{:?}: {}", pieces, String::from_utf8_lossy(&o.stderr));
+            prop_assert_eq!(error_lines(&o), error_lines(&single_run));
             assert_same(&single, &merged);
         }
     }

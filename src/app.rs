@@ -26,12 +26,12 @@ use signals::Signals;
 use sink::{Sink, Stat};
 use worker::Audited;
 
-use crate::audit;
 use crate::cli::{AuditArgs, MergeArgs, PlanArgs};
-use crate::input::{self, InputError, Origin, Source};
-use crate::merge::MergeError;
-use crate::pgn::Game;
-use crate::report::{Options, OutputError, PieceInfo, Reports, SourceDetail, Summary};
+use pgn_audit_core::audit;
+use pgn_audit_core::pgn::Game;
+use pgn_audit_input::{self as input, InputError, Origin, Source};
+use pgn_audit_report::merge::MergeError;
+use pgn_audit_report::{Options, OutputError, PieceInfo, Reports, SourceDetail, Summary};
 
 /// How a run ends: its exit status.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -481,7 +481,7 @@ pub fn run_merge(args: &MergeArgs) -> Exit {
 
 fn merge_folders(args: &MergeArgs) -> Result<Exit, Failure> {
     check_out_folder(&args.out)?;
-    let summary = crate::merge::merge(&args.dirs, &args.out)?;
+    let summary = pgn_audit_report::merge::merge(&args.dirs, &args.out)?;
     // A source that a read error ended is said as the one run over the
     // same inputs says it, and the merge exits as that run does: the
     // merged reports hold only what was read of it.

@@ -167,7 +167,7 @@ pub struct AuditArgs {
     /// multi-frame zstd file is cut at frame starts; see `pgn-audit plan`).
     /// `merge` joins the pieces' folders into one run's reports.
     #[arg(long, value_name = "START..END")]
-    pub piece: Option<crate::input::piece::Bounds>,
+    pub piece: Option<pgn_audit_input::piece::Bounds>,
 }
 
 /// `pgn-audit merge`: merges report folders made from disjoint inputs into

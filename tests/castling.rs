@@ -1,9 +1,9 @@
 //! The castling audit: exact castling.csv rows for the scenarios of the
 //! castling issue, standard chess and Chess960.
 
-use pgn_audit::audit::castling::{self, CastlePlay, CastlingHistory};
-use pgn_audit::audit::{ErrorKind, GameReport, audit_game, fen_of, start::start_position};
-use pgn_audit::pgn::Game;
+use pgn_audit_core::audit::castling::{self, CastlePlay, CastlingHistory};
+use pgn_audit_core::audit::{ErrorKind, GameReport, audit_game, fen_of, start::start_position};
+use pgn_audit_core::pgn::Game;
 use shakmaty::{Chess, Color, Position, san::San};
 
 /// A PGN game from an optional FEN, Chess960 when `c960`.
@@ -805,9 +805,11 @@ fn king_off_its_back_rank_is_unplayable() {
 /// exactly the geometric rules (FIDE 3.8.2.2) its geometry breaks.
 #[test]
 fn judge_castle_is_shakmatys_and_its_geometry() {
-    use pgn_audit::audit::CastlingReason::{InCheck, IntoCheck, NoRook, PathBlocked, ThroughCheck};
-    use pgn_audit::audit::Reasons;
-    use pgn_audit::audit::geometry::{Castle, geometry};
+    use pgn_audit_core::audit::CastlingReason::{
+        InCheck, IntoCheck, NoRook, PathBlocked, ThroughCheck,
+    };
+    use pgn_audit_core::audit::Reasons;
+    use pgn_audit_core::audit::geometry::{Castle, geometry};
     use shakmaty::{CastlingSide, Move, Role};
 
     const STARTS: [Option<&str>; 5] = [

@@ -14,8 +14,8 @@ mod common;
 
 use std::collections::BTreeSet;
 
-use pgn_audit::audit::{ErrorKind, audit_game};
-use pgn_audit::pgn::Game;
+use pgn_audit_core::audit::{ErrorKind, audit_game};
+use pgn_audit_core::pgn::Game;
 
 #[test]
 #[cfg_attr(

@@ -1,11 +1,11 @@
 //! Draw claims (claims.csv) and automatic draws (missed_draws.csv), judged
 //! on whole games through the library, with exact rows.
 
-use pgn_audit::audit::{
+use pgn_audit_core::audit::{
     ClaimAudit, ClaimKind, ClaimSource, ClaimVerdict, DrawRule, GameClass, GameReport, MissedDraw,
     audit_game,
 };
-use pgn_audit::pgn::Game;
+use pgn_audit_core::pgn::Game;
 
 const KARPOV_MILES: &str = "r3kb1r/5ppp/4p3/8/4P3/2N5/Pn1BK1PP/R6R w kq - 0 22";
 
@@ -508,7 +508,7 @@ fn false_explicit_claims_flag_the_game_valid_ones_do_not() {
 #[test]
 fn repetition_counts_follow_fide_identity() {
     let game = pgn(None, &[], "1.e4 Nf6 2.Nf3 Ng8 3.Ng1 Nf6 4.Nf3 Ng8 5.Ng1 *");
-    let counts = pgn_audit::audit::repetition_counts(&Game::parse(game.as_bytes()));
+    let counts = pgn_audit_core::audit::repetition_counts(&Game::parse(game.as_bytes()));
     assert_eq!(counts, vec![1, 1, 1, 1, 1, 2, 2, 2, 2, 3]);
 }
 

@@ -11,10 +11,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use common::*;
-use pgn_audit::audit::geometry::{castle_candidates, geometry};
-use pgn_audit::report::Summary;
-use pgn_audit::report::html::{self, HtmlReport};
-use pgn_audit::report::rows::{
+use pgn_audit_core::audit::geometry::{castle_candidates, geometry};
+use pgn_audit_report::Summary;
+use pgn_audit_report::html::{self, HtmlReport};
+use pgn_audit_report::rows::{
     self, CastlingRow, ClaimRow, ErrorRow, Identity, MissedDrawRow, ReportRow, ResultRow,
 };
 use shakmaty::{Bitboard, CastlingSide, Color};
@@ -762,7 +762,7 @@ fn every_castle_is_shown_with_its_identity() {
 
 /// The geometry the page should draw for a castle row, from the audit's
 /// geometry of its FEN.
-fn expected_geometry(row: &CastlingRow) -> pgn_audit::audit::geometry::Geometry {
+fn expected_geometry(row: &CastlingRow) -> pgn_audit_core::audit::geometry::Geometry {
     let setup = shakmaty::fen::Fen::from_ascii(row.fen.as_bytes())
         .unwrap()
         .into_setup();
@@ -1128,8 +1128,8 @@ fn unreadable_rows_are_said() {
 // ---- one castling geometry: its facts agree with the audit's reasons ----
 
 mod geometry_agrees {
-    use pgn_audit::audit::audit_game;
-    use pgn_audit::pgn::Game;
+    use pgn_audit_core::audit::audit_game;
+    use pgn_audit_core::pgn::Game;
     use shakmaty::fen::Fen;
     use shakmaty::san::SanPlus;
     use shakmaty::{CastlingMode, Chess, Position, Role};
@@ -1296,7 +1296,7 @@ mod geometry_agrees {
                     reasons: c.reasons.codes(),
                     detail: c.detail.clone(),
                     fen: c.fen.clone(),
-                    id: pgn_audit::report::rows::Identity {
+                    id: pgn_audit_report::rows::Identity {
                         variant: if pgn.contains("Chess960") {
                             "chess960"
                         } else {

@@ -9,9 +9,9 @@ use proptest::prelude::*;
 use shakmaty::{CastlingMode, Chess, Position, fen::Fen, san::SanPlus};
 
 use pgn_audit::app::audit_bytes;
-use pgn_audit::audit::{GameClass, ResultCode, audit_game};
-use pgn_audit::input::Splitter;
-use pgn_audit::pgn::Game;
+use pgn_audit_core::audit::{GameClass, ResultCode, audit_game};
+use pgn_audit_core::pgn::Game;
+use pgn_audit_input::Splitter;
 
 const SAMPLE: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),

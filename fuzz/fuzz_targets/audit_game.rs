@@ -5,10 +5,10 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use pgn_audit::audit::{ErrorKind, GameClass, ResultCode, audit_game};
+use pgn_audit_core::audit::{ErrorKind, GameClass, ResultCode, audit_game};
 
 fuzz_target!(|data: &[u8]| {
-    let game = pgn_audit::pgn::Game::parse(data);
+    let game = pgn_audit_core::pgn::Game::parse(data);
     let r = audit_game(&game);
     let plies = r.plies;
     // A castle is at most the ply after the last one replayed: the one
@@ -26,9 +26,14 @@ fuzz_target!(|data: &[u8]| {
     }
     if let Some(e) = &r.error {
         assert!(e.ply <= plies + 1, "error at ply {} after {plies}", e.ply);
-        assert!(r.claims.is_empty(), "a claim audited in a game with an error");
         assert!(
-            r.results.iter().all(|x| x.code == ResultCode::ResultMismatch),
+            r.claims.is_empty(),
+            "a claim audited in a game with an error"
+        );
+        assert!(
+            r.results
+                .iter()
+                .all(|x| x.code == ResultCode::ResultMismatch),
             "a board result in a game not replayed to its end"
         );
     }

@@ -14,7 +14,7 @@ use std::sync::mpsc;
 use super::Message;
 use super::ordered::Outbox;
 use super::worker::audit_batch;
-use crate::input::{self, Batch, Compression, InputError, Opened, Source};
+use pgn_audit_input::{self as input, Batch, Compression, InputError, Opened, Source};
 
 /// How many sources after the one being read are opened (and decompressed)
 /// ahead of it.

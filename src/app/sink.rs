@@ -11,8 +11,8 @@ use indicatif::ProgressBar;
 
 use super::worker::Audited;
 use super::{Message, say};
-use crate::input::{InputError, Source};
-use crate::report::{GameId, OutputError, Reports, SourceDetail, Summary};
+use pgn_audit_input::{InputError, Source};
+use pgn_audit_report::{GameId, OutputError, Reports, SourceDetail, Summary};
 
 /// The size and modification time of a source as the run started.
 pub(super) type Stat = (Option<u64>, Option<String>);

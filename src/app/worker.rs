@@ -4,9 +4,9 @@
 //! source broke off in it, or it passed the game cap) gets a parse_error
 //! that says so.
 
-use crate::audit::{self, ErrorKind, GameError, GameReport};
-use crate::input::{self, Batch};
-use crate::pgn::{Game, Tags};
+use pgn_audit_core::audit::{self, ErrorKind, GameError, GameReport};
+use pgn_audit_core::pgn::{Game, Tags};
+use pgn_audit_input::{self as input, Batch};
 
 /// One audited game, ready to be written.
 pub(super) struct Audited {

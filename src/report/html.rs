@@ -7,7 +7,7 @@
 //! [`Summary`], so that it can be rebuilt from a report folder alone
 //! ([`from_report_dir`]): a merge of folders writes the same page as a run
 //! that wrote those rows. A castle's board marks come from the audit's one
-//! castling geometry ([`crate::audit::geometry`]) of the row's position,
+//! castling geometry ([`pgn_audit_core::audit::geometry`]) of the row's position,
 //! never from its reason strings. The page stays small however big the
 //! run: charts are aggregate counts, and at most `limit` examples are kept
 //! per reason, verdict, rule, code or kind, with the count of the rest.
@@ -24,8 +24,10 @@ use super::Summary;
 use super::rows::{
     self, CastlingRow, ClaimRow, ErrorRow, Identity, MissedDrawRow, ReportRow, ResultRow,
 };
-use crate::audit::geometry::{Geometry, castle_candidates, geometry};
-use crate::audit::{CastlingReason, ClaimSource, ClaimVerdict, DrawRule, ErrorKind, ResultCode};
+use pgn_audit_core::audit::geometry::{Geometry, castle_candidates, geometry};
+use pgn_audit_core::audit::{
+    CastlingReason, ClaimSource, ClaimVerdict, DrawRule, ErrorKind, ResultCode,
+};
 
 /// Detailed examples kept per reason, verdict, rule, code or kind.
 pub const EXAMPLES: usize = 50;

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::audit::{
+use pgn_audit_core::audit::{
     CastlingReason, ClaimSource, ClaimVerdict, DrawRule, ErrorKind, GameClass, GameReport,
     ResultCode,
 };
@@ -46,7 +46,7 @@ pub struct SourceDetail {
 
 impl SourceDetail {
     /// The `size` and `modified` of a file's metadata.
-    pub(crate) fn stat(meta: &std::fs::Metadata) -> (Option<u64>, Option<String>) {
+    pub fn stat(meta: &std::fs::Metadata) -> (Option<u64>, Option<String>) {
         (Some(meta.len()), meta.modified().ok().map(rfc3339))
     }
 }

@@ -10,13 +10,13 @@ use std::fs;
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 
-use crate::audit::{ClaimSource, ClaimVerdict};
-use crate::report::folder::OutFolder;
-use crate::report::html::HtmlReport;
-use crate::report::{
+use crate::folder::OutFolder;
+use crate::html::HtmlReport;
+use crate::{
     CSV_REPORTS, Findings, IDENTITY, Options, OutputError, PieceInfo, QUIRKS_REPORT, SourceDetail,
     Summary, VERSION, header_line,
 };
+use pgn_audit_core::audit::{ClaimSource, ClaimVerdict};
 
 /// Why a merge cannot be done, said in one line: `PATH: CAUSE`.
 #[derive(Debug, thiserror::Error)]
@@ -58,7 +58,7 @@ struct Shard {
 fn read(path: &Path) -> Result<Vec<u8>, MergeError> {
     fs::read(path).map_err(|e| MergeError::Refused {
         path: path.to_path_buf(),
-        cause: crate::input::io_cause(&e),
+        cause: pgn_audit_input::io_cause(&e),
         source: Some(Box::new(e)),
     })
 }
@@ -119,14 +119,14 @@ fn check_header(path: &Path, columns: &[&str]) -> Result<(), MergeError> {
         return Err(fail(path, "missing"));
     }
     let header = header_line(columns);
-    let file = fs::File::open(path).map_err(|e| fail(path, crate::input::io_cause(&e)))?;
+    let file = fs::File::open(path).map_err(|e| fail(path, pgn_audit_input::io_cause(&e)))?;
     let mut first = Vec::new();
     io::BufRead::read_until(
         &mut io::BufReader::new(file).take(header.len() as u64),
         b'\n',
         &mut first,
     )
-    .map_err(|e| fail(path, crate::input::io_cause(&e)))?;
+    .map_err(|e| fail(path, pgn_audit_input::io_cause(&e)))?;
     if first != header.as_bytes() {
         return Err(fail(
             path,
@@ -608,7 +608,7 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Summary, MergeError> {
             .into_inner()
             .map_err(|e| fail(&done, e.error().to_string()))?
             .into_inner()
-            .map_err(|e| fail(&done, crate::input::io_cause(e.error())))?;
+            .map_err(|e| fail(&done, pgn_audit_input::io_cause(e.error())))?;
     }
     if with_split != 0 {
         for name in SPLIT {
@@ -619,18 +619,18 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Summary, MergeError> {
             let mut started = false;
             for part in &parts {
                 let path = part.shard.dir.join(name);
-                let mut f =
-                    fs::File::open(&path).map_err(|e| fail(&path, crate::input::io_cause(&e)))?;
+                let mut f = fs::File::open(&path)
+                    .map_err(|e| fail(&path, pgn_audit_input::io_cause(&e)))?;
                 let size = f
                     .metadata()
-                    .map_err(|e| fail(&path, crate::input::io_cause(&e)))?
+                    .map_err(|e| fail(&path, pgn_audit_input::io_cause(&e)))?
                     .len();
                 if size == 0 {
                     continue;
                 }
                 let put = |r: io::Result<u64>| {
                     r.map(drop)
-                        .map_err(|e| fail(&done, crate::input::io_cause(&e)))
+                        .map_err(|e| fail(&done, pgn_audit_input::io_cause(&e)))
                 };
                 if started {
                     put(w.write_all(b"\n").map(|()| 1))?;
@@ -639,7 +639,7 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Summary, MergeError> {
                 put(io::copy(&mut f, &mut w))?;
             }
             w.flush()
-                .map_err(|e| fail(&done, crate::input::io_cause(&e)))?;
+                .map_err(|e| fail(&done, pgn_audit_input::io_cause(&e)))?;
         }
     }
     if let Some(page) = page {

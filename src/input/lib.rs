@@ -2,6 +2,8 @@
 //! opened with decompression chosen by magic bytes, and read as batches of
 //! whole games with their byte offsets.
 
+#![forbid(unsafe_code)]
+
 mod archive;
 pub mod batch;
 mod decode;

@@ -1,10 +1,13 @@
 //! Ordered report writers: the five CSV files, summary.json, report.html
 //! and the split PGN files, written into an output folder that is locked
 //! and cleared first (`folder`), under temporary names renamed when complete,
-//! summary.json last.
+//! summary.json last. [`merge`] joins the reports of several runs.
+
+#![forbid(unsafe_code)]
 
 pub(crate) mod folder;
 pub mod html;
+pub mod merge;
 pub mod rows;
 mod summary;
 
@@ -16,8 +19,8 @@ use std::path::{Path, PathBuf};
 
 use folder::{OutFolder, Temporary};
 
-use crate::audit::{GameClass, GameReport, Written};
-use crate::pgn::Tags;
+use pgn_audit_core::audit::{GameClass, GameReport, Written};
+use pgn_audit_core::pgn::Tags;
 
 /// The identity of a game in its source: the first columns of every row.
 #[derive(Debug, Clone)]
@@ -117,7 +120,7 @@ impl OutputError {
     pub(crate) fn io(path: impl Into<PathBuf>, e: io::Error) -> OutputError {
         OutputError {
             path: path.into(),
-            cause: crate::input::io_cause(&e),
+            cause: pgn_audit_input::io_cause(&e),
             source: Some(Box::new(e)),
         }
     }
@@ -281,7 +284,7 @@ impl Reports {
         let game = id.game.to_string();
         let offset = id.offset.to_string();
         let line = id.line.to_string();
-        let variant = crate::audit::start::variant_column(report, id.tags);
+        let variant = pgn_audit_core::audit::start::variant_column(report, id.tags);
         let identity = [
             id.source,
             &game,
@@ -458,7 +461,10 @@ fn written_text(bytes: &[u8]) -> String {
         Err(e) if e.error_len().is_none() => &bytes[..e.valid_up_to()],
         _ => bytes,
     };
-    crate::pgn::decode_text(bytes).chars().take(80).collect()
+    pgn_audit_core::pgn::decode_text(bytes)
+        .chars()
+        .take(80)
+        .collect()
 }
 
 /// A row's identity columns and its own columns, as one row.

@@ -295,11 +295,11 @@ mod tests {
     fn sample_positions(game_step: usize, ply_step: usize) -> Vec<Chess> {
         let sample = std::fs::read(concat!(
             env!("CARGO_MANIFEST_DIR"),
-            "/corpora/lichess_2025-05_sample.pgn"
+            "/../../corpora/lichess_2025-05_sample.pgn"
         ))
         .unwrap();
         let mut games = Vec::new();
-        crate::input::Splitter::new().feed(&sample, 0, true, |g| games.push(g));
+        pgn_audit_input::Splitter::new().feed(&sample, 0, true, |g| games.push(g));
         let mut out = Vec::new();
         for span in games.iter().step_by(game_step) {
             let game = crate::pgn::Game::parse(&sample[span.start as usize..span.end as usize]);

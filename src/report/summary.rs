@@ -263,6 +263,25 @@ impl Summary {
     /// findings first, then their codes, then the run; the last line says
     /// where the reports are (`out`) and which page to open.
     pub fn table(&self, out: &Path, width: usize) -> String {
+        let mut t = Table::new(width);
+        self.findings_lines(&mut t);
+        self.code_lines(&mut t);
+        self.run_lines(&mut t);
+        let dir = out.to_string_lossy();
+        let dir = match dir.trim_end_matches('/') {
+            "" => "/".to_owned(),
+            d => format!("{d}/"),
+        };
+        if self.options.html {
+            t.line(0, &format!("Reports in {dir} — open {dir}report.html"));
+        } else {
+            t.line(0, &format!("Reports in {dir}"));
+        }
+        t.text
+    }
+
+    /// The table's Findings: one count per kind of finding.
+    fn findings_lines(&self, t: &mut Table) {
         let sum = |a: &[u64]| a.iter().sum::<u64>();
         let f = &self.findings;
         let mut false_claims = f.false_claims.to_string();
@@ -279,11 +298,15 @@ impl Summary {
             ("result problems", sum(&self.results).to_string()),
             ("errors", sum(&self.errors).to_string()),
         ];
-        let mut t = Table::new(width);
         t.line(0, "Findings");
         for (label, n) in findings {
             t.line(2, &format!("{label:<16}{n}"));
         }
+    }
+
+    /// The table's By code: the codes that came up, with their counts;
+    /// nothing when none did.
+    fn code_lines(&self, t: &mut Table) {
         let codes = [
             (
                 "castling",
@@ -312,6 +335,11 @@ impl Summary {
                 t.items(2, label, items);
             }
         }
+    }
+
+    /// The table's Run: the games, the input, the speed, and whether the
+    /// run was interrupted.
+    fn run_lines(&self, t: &mut Table) {
         let rate = if self.seconds > 0.0 {
             self.games as f64 / self.seconds
         } else {
@@ -342,17 +370,6 @@ impl Summary {
                 "The run was interrupted: the reports cover the games read before the signal",
             );
         }
-        let dir = out.to_string_lossy();
-        let dir = match dir.trim_end_matches('/') {
-            "" => "/".to_owned(),
-            d => format!("{d}/"),
-        };
-        if self.options.html {
-            t.line(0, &format!("Reports in {dir} — open {dir}report.html"));
-        } else {
-            t.line(0, &format!("Reports in {dir}"));
-        }
-        t.text
     }
 }
 

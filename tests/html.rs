@@ -1134,7 +1134,8 @@ mod geometry_agrees {
             self.0 ^= self.0 << 13;
             self.0 ^= self.0 >> 7;
             self.0 ^= self.0 << 17;
-            (self.0 % n as u64) as usize
+            let n = u64::try_from(n).expect("a usize fits in u64");
+            usize::try_from(self.0 % n).expect("below n, a usize")
         }
     }
 

@@ -30,6 +30,7 @@ pub struct Options {
 /// One source as read: what a resume or a merge checks it against.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SourceDetail {
+    /// The source's name, as the reports' `source` column gives it.
     pub name: String,
     /// The input file's size when the run started; `None` for standard
     /// input (or a file whose metadata could not be read).
@@ -39,6 +40,7 @@ pub struct SourceDetail {
     pub modified: Option<String>,
     /// Decompressed bytes read.
     pub bytes: u64,
+    /// Games read from the source.
     pub games: u64,
     /// The read error that ended the source, if one did.
     pub error: Option<String>,
@@ -85,6 +87,7 @@ pub struct PieceInfo {
     pub source: String,
     /// The bounds as stored in the file (`--piece START..END`).
     pub start: u64,
+    /// See `start`.
     pub end: u64,
     /// The bounds' decompressed length; `None` when a read error came
     /// first.
@@ -104,23 +107,40 @@ pub struct PieceInfo {
 /// Counters of a run; two summaries of disjoint inputs merge by adding.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Summary {
+    /// Games read.
     pub games: u64,
+    /// Games audited to their end with no finding.
     pub clean: u64,
+    /// Games audited to their end with a finding.
     pub flagged: u64,
+    /// Games that could not be audited to their end (an errors.csv row).
     pub incomplete: u64,
+    /// castling.csv rows by reason, in the contract's order of the codes
+    /// (a row counts once per reason).
     pub castling: [u64; 11],
+    /// claims.csv rows by verdict, in the contract's order.
     pub claims: [u64; 7],
+    /// missed_draws.csv rows by rule, in the contract's order.
     pub missed_draws: [u64; 3],
+    /// errors.csv rows by kind, in the contract's order.
     pub errors: [u64; 6],
     /// results.csv rows by code.
     pub results: [u64; 5],
+    /// Moves and tags written otherwise than the PGN standard says.
     pub notation_quirks: u64,
+    /// Decompressed bytes read.
     pub bytes: u64,
+    /// The run's wall-clock time.
     pub seconds: f64,
+    /// Worker threads.
     pub threads: usize,
+    /// The sources' names, in input order.
     pub sources: Vec<String>,
+    /// The options that decide which files the run wrote.
     pub options: Options,
+    /// Each source as read, in input order.
     pub source_details: Vec<SourceDetail>,
+    /// Whether a signal stopped the run before its input's end.
     pub interrupted: bool,
     /// The piece audited, for a run with `--piece`.
     pub piece: Option<PieceInfo>,

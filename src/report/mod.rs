@@ -330,6 +330,19 @@ impl Reports {
                 h.add_missed_draw(&row);
             }
         }
+        self.write_error_and_results(&id, report)?;
+        if let Some(out) = &mut self.quirks {
+            write_quirks(out, &id, report, bytes)?;
+        }
+        Ok(())
+    }
+
+    /// Writes a game's errors.csv row and results.csv rows.
+    fn write_error_and_results(
+        &mut self,
+        id: &Identity<&str>,
+        report: &GameReport,
+    ) -> Result<(), OutputError> {
         if let Some(e) = &report.error {
             let row = ErrorRow {
                 id: id.clone(),
@@ -358,9 +371,6 @@ impl Reports {
             if let Some(h) = &mut self.html {
                 h.add_result(&row);
             }
-        }
-        if let Some(out) = &mut self.quirks {
-            write_quirks(out, &id, report, bytes)?;
         }
         Ok(())
     }

@@ -22,9 +22,9 @@ use shakmaty::{Bitboard, Board, CastlingSide, Color, File, Piece, Role, Setup, S
 
 use super::Summary;
 use super::rows::{
-    self, CastlingRow, ClaimRow, ErrorRow, Identity, MissedDrawRow, ReportRow, ResultRow,
+    self, CastlingRow, ClaimRow, ErrorRow, Identity, MissedDrawRow, ReportRow, ResultRow, Text,
 };
-use pgn_audit_core::audit::geometry::{Geometry, castle_candidates, geometry};
+use pgn_audit_core::audit::geometry::{Castle, Geometry, castle_candidates, geometry};
 use pgn_audit_core::audit::{
     CastlingReason, ClaimSource, ClaimVerdict, DrawRule, ErrorKind, ResultCode,
 };
@@ -61,10 +61,11 @@ impl<R> Default for Group<R> {
 }
 
 impl<R> Group<R> {
-    fn push(&mut self, limit: usize, row: R) {
+    /// Counts a row, and keeps it (made by `row`) while there is room.
+    fn push(&mut self, limit: usize, row: impl FnOnce() -> R) {
         self.total += 1;
         if self.rows.len() < limit {
-            self.rows.push(row);
+            self.rows.push(row());
         }
     }
 }
@@ -97,11 +98,45 @@ fn shown(s: &str) -> String {
     out
 }
 
-/// A row of `R` from its values in column order, each cut by [`kept`];
-/// `None` when they do not fit `R`'s columns.
-fn typed<R: ReportRow, S: AsRef<str>>(row: &[S]) -> Option<R> {
-    let record: csv::StringRecord = row.iter().map(|s| kept(s.as_ref())).collect();
-    rows::from_record(&record, 1).ok()
+/// A value as the page keeps it: [`kept`], owned.
+fn keep(s: &str) -> String {
+    kept(s).to_owned()
+}
+
+/// A report row that the page shows.
+pub trait OnPage: ReportRow {
+    /// Adds the row to `page`.
+    fn add_to(&self, page: &mut HtmlReport);
+}
+
+impl OnPage for CastlingRow {
+    fn add_to(&self, page: &mut HtmlReport) {
+        page.add_castling(self);
+    }
+}
+
+impl OnPage for ClaimRow {
+    fn add_to(&self, page: &mut HtmlReport) {
+        page.add_claim(self);
+    }
+}
+
+impl OnPage for MissedDrawRow {
+    fn add_to(&self, page: &mut HtmlReport) {
+        page.add_missed_draw(self);
+    }
+}
+
+impl OnPage for ErrorRow {
+    fn add_to(&self, page: &mut HtmlReport) {
+        page.add_error(self);
+    }
+}
+
+impl OnPage for ResultRow {
+    fn add_to(&self, page: &mut HtmlReport) {
+        page.add_result(self);
+    }
 }
 
 fn count(map: &mut BTreeMap<String, u64>, key: &str) {
@@ -179,72 +214,58 @@ impl HtmlReport {
         }
     }
 
-    /// One castling.csv row, identity columns first.
-    pub fn add_castling<S: AsRef<str>>(&mut self, row: &[S]) {
-        let Some(r) = typed::<CastlingRow, S>(row) else {
-            self.unreadable += 1;
-            return;
-        };
+    /// One row of `R`'s report read from a file, identity columns first:
+    /// its values cut by [`kept`], then counted as unreadable where they do
+    /// not fit `R`'s columns (a folder of another version).
+    pub fn add_record<R: OnPage>(&mut self, record: &csv::StringRecord) {
+        let record: csv::StringRecord = record.iter().map(kept).collect();
+        match rows::from_record::<R>(&record, 1) {
+            Ok(row) => row.add_to(self),
+            Err(_) => self.unreadable += 1,
+        }
+    }
+
+    /// One castling.csv row.
+    pub fn add_castling<S: Text>(&mut self, r: &CastlingRow<S>) {
+        let reasons = r.reasons.as_ref();
         self.castles += 1;
-        for code in r.reasons.split(';').filter(|c| !c.is_empty()) {
+        for code in reasons.split(';').filter(|c| !c.is_empty()) {
             count(&mut self.castle_reasons, code);
         }
-        count(&mut self.castle_decades, &decade(&r.id.date));
-        count(&mut self.castle_variants, &r.id.variant);
-        count(&mut self.castle_combos, &r.reasons);
-        let first = r.reasons.split(';').next().unwrap_or("").to_owned();
-        group(&mut self.castle_examples, &first).push(self.limit, r);
+        count(&mut self.castle_decades, &decade(r.id.date.as_ref()));
+        count(&mut self.castle_variants, r.id.variant.as_ref());
+        count(&mut self.castle_combos, reasons);
+        let first = reasons.split(';').next().unwrap_or("");
+        group(&mut self.castle_examples, first).push(self.limit, || r.owned(&keep));
     }
 
-    /// One claims.csv row, identity columns first.
-    pub fn add_claim<S: AsRef<str>>(&mut self, row: &[S]) {
-        let Some(r) = typed::<ClaimRow, S>(row) else {
-            self.unreadable += 1;
-            return;
-        };
-        let key = (r.verdict.clone(), r.claim_source.clone());
+    /// One claims.csv row.
+    pub fn add_claim<S: Text>(&mut self, r: &ClaimRow<S>) {
+        let (verdict, source) = (r.verdict.as_ref(), r.claim_source.as_ref());
+        let key = (verdict.to_owned(), source.to_owned());
         *self.claim_counts.entry(key).or_default() += 1;
-        count(&mut self.claim_kinds, &r.claim);
-        if !upheld(&r.verdict) {
-            if r.claim_source != ClaimSource::Implied.code() {
+        count(&mut self.claim_kinds, r.claim.as_ref());
+        if !upheld(verdict) {
+            if source != ClaimSource::Implied.code() {
                 self.flagging_claims += 1;
             }
-            let verdict = r.verdict.clone();
-            group(&mut self.claim_examples, &verdict).push(self.limit, r);
+            group(&mut self.claim_examples, verdict).push(self.limit, || r.owned(&keep));
         }
     }
 
-    /// One missed_draws.csv row, identity columns first.
-    pub fn add_missed_draw<S: AsRef<str>>(&mut self, row: &[S]) {
-        match typed::<MissedDrawRow, S>(row) {
-            Some(r) => {
-                let rule = r.rule.clone();
-                group(&mut self.missed, &rule).push(self.limit, r);
-            }
-            None => self.unreadable += 1,
-        }
+    /// One missed_draws.csv row.
+    pub fn add_missed_draw<S: Text>(&mut self, r: &MissedDrawRow<S>) {
+        group(&mut self.missed, r.rule.as_ref()).push(self.limit, || r.owned(&keep));
     }
 
-    /// One errors.csv row, identity columns first.
-    pub fn add_error<S: AsRef<str>>(&mut self, row: &[S]) {
-        match typed::<ErrorRow, S>(row) {
-            Some(r) => {
-                let kind = r.kind.clone();
-                group(&mut self.errors, &kind).push(self.limit, r);
-            }
-            None => self.unreadable += 1,
-        }
+    /// One errors.csv row.
+    pub fn add_error<S: Text>(&mut self, r: &ErrorRow<S>) {
+        group(&mut self.errors, r.kind.as_ref()).push(self.limit, || r.owned(&keep));
     }
 
-    /// One results.csv row, identity columns first.
-    pub fn add_result<S: AsRef<str>>(&mut self, row: &[S]) {
-        match typed::<ResultRow, S>(row) {
-            Some(r) => {
-                let code = r.code.clone();
-                group(&mut self.results, &code).push(self.limit, r);
-            }
-            None => self.unreadable += 1,
-        }
+    /// One results.csv row.
+    pub fn add_result<S: Text>(&mut self, r: &ResultRow<S>) {
+        group(&mut self.results, r.code.as_ref()).push(self.limit, || r.owned(&keep));
     }
 
     /// The page.
@@ -290,11 +311,11 @@ impl HtmlReport {
 /// through its typed row, and summary.json.
 pub fn from_report_dir(dir: &Path) -> io::Result<String> {
     let mut page = HtmlReport::default();
-    read_into::<CastlingRow>(dir, &mut page, |h, r| h.add_castling(r))?;
-    read_into::<ClaimRow>(dir, &mut page, |h, r| h.add_claim(r))?;
-    read_into::<MissedDrawRow>(dir, &mut page, |h, r| h.add_missed_draw(r))?;
-    read_into::<ErrorRow>(dir, &mut page, |h, r| h.add_error(r))?;
-    read_into::<ResultRow>(dir, &mut page, |h, r| h.add_result(r))?;
+    read_into::<CastlingRow>(dir, &mut page)?;
+    read_into::<ClaimRow>(dir, &mut page)?;
+    read_into::<MissedDrawRow>(dir, &mut page)?;
+    read_into::<ErrorRow>(dir, &mut page)?;
+    read_into::<ResultRow>(dir, &mut page)?;
     let path = dir.join("summary.json");
     let text = std::fs::read_to_string(&path)?;
     let summary = Summary::from_json(&text).ok_or_else(|| {
@@ -310,11 +331,7 @@ pub fn from_report_dir(dir: &Path) -> io::Result<String> {
 }
 
 /// Reads `dir`'s report of `R` (its header checked) into `page`.
-fn read_into<R: ReportRow>(
-    dir: &Path,
-    page: &mut HtmlReport,
-    add: fn(&mut HtmlReport, &[&str]),
-) -> io::Result<()> {
+fn read_into<R: OnPage>(dir: &Path, page: &mut HtmlReport) -> io::Result<()> {
     let path = dir.join(R::FILE);
     let file = std::fs::File::open(&path)?;
     let mut csv = csv::Reader::from_reader(io::BufReader::new(file));
@@ -331,8 +348,7 @@ fn read_into<R: ReportRow>(
         n += 1;
         // The row must be an `R`: a folder of another version is refused.
         rows::from_record::<R>(&record, n).map_err(|e| invalid(&path, &e))?;
-        let values: Vec<&str> = record.iter().collect();
-        add(page, &values);
+        page.add_record::<R>(&record);
     }
     Ok(())
 }
@@ -572,6 +588,71 @@ fn sum_key(prefix: &str, codes: impl Iterator<Item = &'static str>) -> String {
 }
 
 fn glance(h: &HtmlReport, s: &Summary) -> Markup {
+    html! {
+        section #glance {
+            h2 { "At a glance" }
+            (glance_findings(h, s))
+            (glance_run(s))
+            @if s.games > 0 {
+                div.classes #classes role="img" aria-label="clean, flagged and incomplete games" {
+                    @for (k, class) in [(s.clean, "clean"), (s.flagged, "flagged"), (s.incomplete, "incomplete")] {
+                        @if k > 0 {
+                            span class=(class) style={ "width:" (format!("{:.3}", k as f64 * 100.0 / s.games as f64)) "%" } {}
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The glance's finding cards: one per kind of finding, each with its
+/// count, and a banner for rows that did not fit.
+fn glance_findings(h: &HtmlReport, s: &Summary) -> Markup {
+    let false_verdicts: Vec<&'static str> = ClaimVerdict::ALL
+        .iter()
+        .map(|v| v.code())
+        .filter(|v| !upheld(v))
+        .collect();
+    let false_claims: u64 = ClaimVerdict::ALL
+        .iter()
+        .zip(&s.claims)
+        .filter(|(v, _)| !upheld(v.code()))
+        .map(|(_, n)| n)
+        .sum();
+    let missed: u64 = s.missed_draws.iter().sum();
+    let results: u64 = s.results.iter().sum();
+    let errors: u64 = s.errors.iter().sum();
+    html! {
+        h3 { "Findings" }
+        div.cards.findings {
+            (card("castles", "finding", h.castles, "illegal castles", None, Some("castling.csv"),
+                html! { small { "castling moves that break FIDE 3.8.2" } }))
+            (card("false-claims", "finding", false_claims, "false draw claims",
+                Some(&sum_key("claims", false_verdicts.iter().copied())), None,
+                html! { small data-rows="claims.csv:flagging" data-value=(h.flagging_claims) {
+                    (h.flagging_claims) " from a Termination tag or comment" } }))
+            (card("missed", "finding", missed, "missed automatic draws",
+                Some(&sum_key("missed_draws", DrawRule::ALL.iter().map(|r| r.code()))), None,
+                html! { small { "fivefold, 75 moves, dead position" } }))
+            (card("results", "finding", results, "result problems",
+                Some(&sum_key("results", ResultCode::ALL.iter().map(|r| r.code()))), None,
+                html! { small { "results the board contradicts" } }))
+            (card("errors", "finding", errors, "errors",
+                Some(&sum_key("errors", ErrorKind::ALL.iter().map(|r| r.code()))), None,
+                html! { small { "games not audited to their end" } }))
+        }
+        @if h.unreadable > 0 {
+            p.banner #unreadable data-count=(h.unreadable) {
+                (plural(h.unreadable, "report row does", "report rows do"))
+                " not fit this version's columns and are not shown."
+            }
+        }
+    }
+}
+
+/// The glance's run cards: the games by class, the input, the speed.
+fn glance_run(s: &Summary) -> Markup {
     let pct = |k: u64| {
         if s.games == 0 {
             String::new()
@@ -587,75 +668,25 @@ fn glance(h: &HtmlReport, s: &Summary) -> Markup {
     } else {
         0.0
     };
-    let false_verdicts: Vec<&'static str> = ClaimVerdict::ALL
-        .iter()
-        .map(|v| v.code())
-        .filter(|v| !upheld(v))
-        .collect();
-    let false_claims: u64 = ClaimVerdict::ALL
-        .iter()
-        .zip(&s.claims)
-        .filter(|(v, _)| !upheld(v.code()))
-        .map(|(_, n)| n)
-        .sum();
-    let missed: u64 = s.missed_draws.iter().sum();
-    let results: u64 = s.results.iter().sum();
-    let errors: u64 = s.errors.iter().sum();
     let none = html! {};
     html! {
-        section #glance {
-            h2 { "At a glance" }
-            h3 { "Findings" }
-            div.cards.findings {
-                (card("castles", "finding", h.castles, "illegal castles", None, Some("castling.csv"),
-                    html! { small { "castling moves that break FIDE 3.8.2" } }))
-                (card("false-claims", "finding", false_claims, "false draw claims",
-                    Some(&sum_key("claims", false_verdicts.iter().copied())), None,
-                    html! { small data-rows="claims.csv:flagging" data-value=(h.flagging_claims) {
-                        (h.flagging_claims) " from a Termination tag or comment" } }))
-                (card("missed", "finding", missed, "missed automatic draws",
-                    Some(&sum_key("missed_draws", DrawRule::ALL.iter().map(|r| r.code()))), None,
-                    html! { small { "fivefold, 75 moves, dead position" } }))
-                (card("results", "finding", results, "result problems",
-                    Some(&sum_key("results", ResultCode::ALL.iter().map(|r| r.code()))), None,
-                    html! { small { "results the board contradicts" } }))
-                (card("errors", "finding", errors, "errors",
-                    Some(&sum_key("errors", ErrorKind::ALL.iter().map(|r| r.code()))), None,
-                    html! { small { "games not audited to their end" } }))
+        h3 { "The run" }
+        div.cards {
+            (card("games", "games", s.games, "games", Some("games"), None, none.clone()))
+            (card("clean", "clean", s.clean, &format!("clean{}", pct(s.clean)), Some("clean"), None, none.clone()))
+            (card("flagged", "flagged", s.flagged, &format!("flagged{}", pct(s.flagged)), Some("flagged"), None, none.clone()))
+            (card("incomplete", "incomplete", s.incomplete, &format!("incomplete{}", pct(s.incomplete)), Some("incomplete"), None, none.clone()))
+            (card("quirks", "quirks", s.notation_quirks, "notation quirks", Some("notation_quirks"), None, none.clone()))
+            div.stat #stat-bytes data-value=(format!("{:.1}", s.bytes as f64 / f64::from(1 << 20))) {
+                b { (format!("{:.1}", s.bytes as f64 / f64::from(1 << 20))) } span { "MiB read" }
             }
-            @if h.unreadable > 0 {
-                p.banner #unreadable data-count=(h.unreadable) {
-                    (plural(h.unreadable, "report row does", "report rows do"))
-                    " not fit this version's columns and are not shown."
-                }
+            div.stat #stat-seconds data-value=(format!("{seconds:.2}")) {
+                b { (format!("{seconds:.2}")) } span { "seconds" }
             }
-            h3 { "The run" }
-            div.cards {
-                (card("games", "games", s.games, "games", Some("games"), None, none.clone()))
-                (card("clean", "clean", s.clean, &format!("clean{}", pct(s.clean)), Some("clean"), None, none.clone()))
-                (card("flagged", "flagged", s.flagged, &format!("flagged{}", pct(s.flagged)), Some("flagged"), None, none.clone()))
-                (card("incomplete", "incomplete", s.incomplete, &format!("incomplete{}", pct(s.incomplete)), Some("incomplete"), None, none.clone()))
-                (card("quirks", "quirks", s.notation_quirks, "notation quirks", Some("notation_quirks"), None, none.clone()))
-                div.stat #stat-bytes data-value=(format!("{:.1}", s.bytes as f64 / f64::from(1 << 20))) {
-                    b { (format!("{:.1}", s.bytes as f64 / f64::from(1 << 20))) } span { "MiB read" }
-                }
-                div.stat #stat-seconds data-value=(format!("{seconds:.2}")) {
-                    b { (format!("{seconds:.2}")) } span { "seconds" }
-                }
-                div.stat #stat-rate data-value=(format!("{rate:.0}")) {
-                    b { (format!("{rate:.0}")) } span { "games/s" }
-                }
-                (card("threads", "threads", s.threads as u64, "threads", Some("threads"), None, none))
+            div.stat #stat-rate data-value=(format!("{rate:.0}")) {
+                b { (format!("{rate:.0}")) } span { "games/s" }
             }
-            @if s.games > 0 {
-                div.classes #classes role="img" aria-label="clean, flagged and incomplete games" {
-                    @for (k, class) in [(s.clean, "clean"), (s.flagged, "flagged"), (s.incomplete, "incomplete")] {
-                        @if k > 0 {
-                            span class=(class) style={ "width:" (format!("{:.3}", k as f64 * 100.0 / s.games as f64)) "%" } {}
-                        }
-                    }
-                }
-            }
+            (card("threads", "threads", s.threads as u64, "threads", Some("threads"), None, none))
         }
     }
 }
@@ -749,14 +780,6 @@ fn castling(h: &HtmlReport, s: &Summary) -> Markup {
 
 fn claims(h: &HtmlReport, s: &Summary) -> Markup {
     let total: u64 = h.claim_counts.values().sum();
-    let mut by_verdict: BTreeMap<String, u64> = BTreeMap::new();
-    let mut sources: Vec<&str> = ClaimSource::ALL.iter().map(|c| c.code()).collect();
-    for ((v, src), n) in &h.claim_counts {
-        *by_verdict.entry(v.clone()).or_default() += n;
-        if !sources.contains(&src.as_str()) {
-            sources.push(src);
-        }
-    }
     let verdicts: Vec<(String, u64)> = ClaimVerdict::ALL
         .iter()
         .zip(&s.claims)
@@ -788,25 +811,41 @@ fn claims(h: &HtmlReport, s: &Summary) -> Markup {
                     div.panel {
                         h3 { "By verdict and source" }
                         div.wide {
-                            table #claim-table {
-                                tr { th { "verdict" } @for src in &sources { th.n { (shown(src)) } } th.n { "all" } }
-                                @for (v, n) in ordered(&by_verdict, ClaimVerdict::ALL.iter().map(|v| v.code())) {
-                                    tr data-verdict=(shown(v)) {
-                                        td { span class={ "dot " (if upheld(v) { "ok" } else { "bad" }) } {} (shown(v)) }
-                                        @for src in &sources {
-                                            td.n data-source=(shown(src)) {
-                                                (h.claim_counts.get(&(v.to_owned(), (*src).to_owned())).copied().unwrap_or(0))
-                                            }
-                                        }
-                                        td.n { (n) }
-                                    }
-                                }
-                            }
+                            (claim_table(h))
                         }
                         h3 { "By claim" }
                         (bar_chart("chart-claim-kinds", &kinds, None, |_| "plain"))
                         p.muted { "An " code { "implied" } " claim (a drawn game whose final position repeats) flags nothing." }
                     }
+                }
+            }
+        }
+    }
+}
+
+/// The claims by verdict and source: a row per verdict, a column per
+/// source (the contract's, then any other a folder holds).
+fn claim_table(h: &HtmlReport) -> Markup {
+    let mut by_verdict: BTreeMap<String, u64> = BTreeMap::new();
+    let mut sources: Vec<&str> = ClaimSource::ALL.iter().map(|c| c.code()).collect();
+    for ((v, src), n) in &h.claim_counts {
+        *by_verdict.entry(v.clone()).or_default() += n;
+        if !sources.contains(&src.as_str()) {
+            sources.push(src);
+        }
+    }
+    html! {
+        table #claim-table {
+            tr { th { "verdict" } @for src in &sources { th.n { (shown(src)) } } th.n { "all" } }
+            @for (v, n) in ordered(&by_verdict, ClaimVerdict::ALL.iter().map(|v| v.code())) {
+                tr data-verdict=(shown(v)) {
+                    td { span class={ "dot " (if upheld(v) { "ok" } else { "bad" }) } {} (shown(v)) }
+                    @for src in &sources {
+                        td.n data-source=(shown(src)) {
+                            (h.claim_counts.get(&(v.to_owned(), (*src).to_owned())).copied().unwrap_or(0))
+                        }
+                    }
+                    td.n { (n) }
                 }
             }
         }
@@ -892,6 +931,29 @@ struct CastleMarks {
     captured: Option<Square>,
 }
 
+/// Of the castles a position allows, the one a row describes: the only
+/// one, or where a Chess960 position leaves the rook open, the first whose
+/// geometry breaks the rules as the row's reasons (`has`) say.
+fn row_castle(candidates: &[Castle], board: &Board, has: impl Fn(&str) -> bool) -> Option<Castle> {
+    let first = *candidates.first()?;
+    if candidates.len() == 1 {
+        return Some(first);
+    }
+    let castle = candidates.iter().copied().find(|c| {
+        let breaks = geometry(board, *c).breaks();
+        [
+            CastlingReason::NoRook,
+            CastlingReason::PathBlocked,
+            CastlingReason::InCheck,
+            CastlingReason::ThroughCheck,
+            CastlingReason::IntoCheck,
+        ]
+        .iter()
+        .all(|r| breaks.contains(*r) == has(r.code()))
+    });
+    Some(castle.unwrap_or(first))
+}
+
 /// The castle of a row from its position: the geometry of the castle the
 /// row describes (where a Chess960 position leaves the rook open, the
 /// candidate whose facts are the row's).
@@ -908,29 +970,8 @@ fn castle_marks(row: &CastlingRow, setup: &Setup) -> Option<CastleMarks> {
     };
     let chess960 = row.id.variant == "chess960";
     let candidates = castle_candidates(&setup.board, setup.castling_rights, color, side, chess960);
-    let first = *candidates.first()?;
     let has = |code: &str| row.reasons.split(';').any(|r| r == code);
-    let castle = if candidates.len() > 1 {
-        candidates
-            .iter()
-            .copied()
-            .find(|c| {
-                let breaks = geometry(&setup.board, *c).breaks();
-                [
-                    CastlingReason::NoRook,
-                    CastlingReason::PathBlocked,
-                    CastlingReason::InCheck,
-                    CastlingReason::ThroughCheck,
-                    CastlingReason::IntoCheck,
-                ]
-                .iter()
-                .all(|r| breaks.contains(*r) == has(r.code()))
-            })
-            .unwrap_or(first)
-    } else {
-        first
-    };
-    let g = geometry(&setup.board, castle);
+    let g = geometry(&setup.board, row_castle(&candidates, &setup.board, has)?);
     let mut moved = Bitboard::EMPTY;
     if has("king_moved") || has("king_displaced") {
         moved.add(g.king);
@@ -1230,9 +1271,10 @@ fn castle_example(n: usize, row: &CastlingRow) -> Markup {
     )
 }
 
-fn claim_example(n: usize, row: &ClaimRow) -> Markup {
-    let setup = parse_fen(&row.fen);
-    let board = match &setup {
+/// A claim's final position, its castling rights and en-passant square
+/// marked.
+fn claim_board(n: usize, fen: &str, setup: Option<&Setup>) -> Markup {
+    match setup {
         Some(s) => {
             let mut extra: Vec<(Square, &str)> = s
                 .castling_rights
@@ -1242,10 +1284,15 @@ fn claim_example(n: usize, row: &ClaimRow) -> Markup {
             if let Some(ep) = s.ep_square {
                 extra.push((ep, "ep"));
             }
-            board_svg(&format!("board-{n}"), &row.fen, &s.board, None, &extra)
+            board_svg(&format!("board-{n}"), fen, &s.board, None, &extra)
         }
         None => no_board(),
-    };
+    }
+}
+
+fn claim_example(n: usize, row: &ClaimRow) -> Markup {
+    let setup = parse_fen(&row.fen);
+    let board = claim_board(n, &row.fen, setup.as_ref());
     // The claim is made after the game's last move; each earlier position
     // is named by the move that led to it.
     let end = setup.as_ref().map(half_moves);

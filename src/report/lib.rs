@@ -19,78 +19,37 @@ use std::path::{Path, PathBuf};
 
 use folder::{OutFolder, Temporary};
 
+use rows::{
+    CastlingRow, ClaimRow, ErrorRow, Identity, MissedDrawRow, QuirkRow, Record, ReportRow,
+    ResultRow,
+};
+
 use pgn_audit_core::audit::{GameClass, GameReport, Written};
 use pgn_audit_core::pgn::Tags;
 
 /// The identity of a game in its source: the first columns of every row.
 #[derive(Debug, Clone)]
 pub struct GameId<'a> {
+    /// The source's name as given.
     pub source: &'a str,
+    /// 1-based index of the game within its source.
     pub game: u64,
+    /// Byte offset of the game's first byte in the decompressed source.
     pub offset: u64,
     /// The 1-based line of the game's first byte.
     pub line: u64,
+    /// The game's tags.
     pub tags: &'a Tags,
 }
 
-/// The identity columns that start every row.
-pub const IDENTITY: [&str; 12] = [
-    "source", "game", "offset", "line", "event", "site", "date", "round", "white", "black",
-    "result", "variant",
+/// The CSV reports every run writes, as their row types name them.
+const CSV_FILES: [&str; 5] = [
+    CastlingRow::FILE,
+    ClaimRow::FILE,
+    MissedDrawRow::FILE,
+    ErrorRow::FILE,
+    ResultRow::FILE,
 ];
-
-/// The CSV reports and their own columns (after the identity columns), as
-/// the report contract fixes them.
-pub const CSV_REPORTS: [(&str, &[&str]); 5] = [
-    (
-        "castling.csv",
-        &[
-            "ply",
-            "move_number",
-            "side",
-            "san",
-            "castle",
-            "reasons",
-            "detail",
-            "fen",
-        ],
-    ),
-    (
-        "claims.csv",
-        &[
-            "claim",
-            "claim_source",
-            "verdict",
-            "ply",
-            "occurrences",
-            "occurrences_ignoring_rights",
-            "plies",
-            "fen",
-            "detail",
-        ],
-    ),
-    ("missed_draws.csv", &["rule", "ply", "plies_after", "fen"]),
-    ("errors.csv", &["ply", "san", "kind", "detail", "fen"]),
-    (
-        "results.csv",
-        &["ply", "code", "recorded", "expected", "detail", "fen"],
-    ),
-];
-
-/// quirks.csv (written with `--quirks`) and its own columns.
-pub const QUIRKS_REPORT: (&str, &[&str]) = ("quirks.csv", &["ply", "san", "quirk", "move"]);
-
-/// The header line of a CSV report, as written.
-pub fn header_line(columns: &[&str]) -> String {
-    let mut s = IDENTITY
-        .iter()
-        .chain(columns)
-        .copied()
-        .collect::<Vec<_>>()
-        .join(",");
-    s.push('\n');
-    s
-}
 
 /// A report or output folder that cannot be written, said in one line:
 /// `PATH: CAUSE`.
@@ -143,11 +102,91 @@ fn csv_err(path: &Path) -> impl Fn(csv::Error) -> OutputError + '_ {
     move |e| OutputError::csv(path, e)
 }
 
-type CsvOut = csv::Writer<BufWriter<File>>;
+/// One CSV report being written, under its temporary name.
+struct CsvOut {
+    out: csv::Writer<BufWriter<File>>,
+    /// The report's final path, which its errors name.
+    path: PathBuf,
+}
+
+impl CsvOut {
+    /// Opens the report of `R` in `folder` and writes its header.
+    fn open<R: ReportRow>(
+        folder: &OutFolder,
+        pending: &mut Vec<Temporary>,
+    ) -> Result<CsvOut, OutputError> {
+        let (temporary, file) = folder.create(R::FILE)?;
+        let mut out = csv::Writer::from_writer(BufWriter::with_capacity(1 << 16, file));
+        out.write_record(rows::columns::<R>())
+            .map_err(csv_err(temporary.done()))?;
+        let path = folder.path(R::FILE);
+        pending.push(temporary);
+        Ok(CsvOut { out, path })
+    }
+
+    /// Writes one row.
+    fn put(&mut self, row: &impl Record) -> Result<(), OutputError> {
+        row.write(&mut self.out).map_err(csv_err(&self.path))
+    }
+
+    fn flush(&mut self) -> Result<(), OutputError> {
+        self.out.flush().map_err(out_err(&self.path))
+    }
+}
+
+/// clean.pgn and rejected.pgn, with `--split`: each game's bytes as read,
+/// games separated by an empty line.
+struct Split {
+    clean: SplitOut,
+    rejected: SplitOut,
+}
+
+/// One split PGN file being written.
+struct SplitOut {
+    out: BufWriter<File>,
+    /// Whether a game is written yet.
+    started: bool,
+    /// The file's final path, which its errors name.
+    path: PathBuf,
+}
+
+impl SplitOut {
+    fn open(
+        folder: &OutFolder,
+        pending: &mut Vec<Temporary>,
+        name: &str,
+    ) -> Result<SplitOut, OutputError> {
+        let (temporary, file) = folder.create(name)?;
+        pending.push(temporary);
+        Ok(SplitOut {
+            out: BufWriter::with_capacity(1 << 20, file),
+            started: false,
+            path: folder.path(name),
+        })
+    }
+
+    /// Writes a game's bytes, after an empty line where a game came before,
+    /// ending its last line.
+    fn put(&mut self, bytes: &[u8]) -> Result<(), OutputError> {
+        let err = out_err(&self.path);
+        if self.started {
+            self.out.write_all(b"\n").map_err(&err)?;
+        }
+        self.started = true;
+        self.out.write_all(bytes).map_err(&err)?;
+        if !bytes.ends_with(b"\n") && !bytes.ends_with(b"\r") {
+            self.out.write_all(b"\n").map_err(&err)?;
+        }
+        Ok(())
+    }
+
+    fn flush(&mut self) -> Result<(), OutputError> {
+        self.out.flush().map_err(out_err(&self.path))
+    }
+}
 
 /// Writes every report of a run, game by game, in input order.
 pub struct Reports {
-    dir: PathBuf,
     /// The reports opened under temporary names, in the order opened.
     pending: Vec<Temporary>,
     castling: CsvOut,
@@ -157,7 +196,7 @@ pub struct Reports {
     results: CsvOut,
     /// quirks.csv, with `--quirks`.
     quirks: Option<CsvOut>,
-    split: Option<(BufWriter<File>, BufWriter<File>, bool, bool)>,
+    split: Option<Split>,
     /// report.html's collector; `None` with `--no-html`.
     html: Option<html::HtmlReport>,
     /// The counts of summary.json.
@@ -165,6 +204,24 @@ pub struct Reports {
     /// Last, so that the lock goes after the temporary files (dropped on
     /// an error) are gone.
     folder: OutFolder,
+}
+
+/// The files a run writes into its folder: the CSV reports and
+/// summary.json, quirks.csv with `quirks`, the split PGN files with
+/// `split`, report.html with `html`.
+fn run_files(split: bool, quirks: bool, html: bool) -> Vec<&'static str> {
+    let mut files = CSV_FILES.to_vec();
+    files.push("summary.json");
+    if quirks {
+        files.push(QuirkRow::FILE);
+    }
+    if split {
+        files.extend(["clean.pgn", "rejected.pgn"]);
+    }
+    if html {
+        files.push("report.html");
+    }
+    files
 }
 
 impl Reports {
@@ -177,50 +234,25 @@ impl Reports {
         quirks: bool,
         html: bool,
     ) -> Result<Reports, OutputError> {
-        let mut writes: Vec<&str> = CSV_REPORTS.iter().map(|(name, _)| *name).collect();
-        writes.push("summary.json");
-        if quirks {
-            writes.push(QUIRKS_REPORT.0);
-        }
-        if split {
-            writes.extend(["clean.pgn", "rejected.pgn"]);
-        }
-        if html {
-            writes.push("report.html");
-        }
-        let folder = OutFolder::claim(dir, &writes)?;
+        let folder = OutFolder::claim(dir, &run_files(split, quirks, html))?;
         let mut pending = Vec::new();
-        let mut open_csv = |name: &str, columns: &[&str]| -> Result<CsvOut, OutputError> {
-            let (temporary, file) = folder.create(name)?;
-            let mut w = csv::Writer::from_writer(BufWriter::with_capacity(1 << 16, file));
-            let header: Vec<&str> = IDENTITY.iter().chain(columns).copied().collect();
-            w.write_record(&header).map_err(csv_err(temporary.done()))?;
-            pending.push(temporary);
-            Ok(w)
+        let castling = CsvOut::open::<CastlingRow>(&folder, &mut pending)?;
+        let claims = CsvOut::open::<ClaimRow>(&folder, &mut pending)?;
+        let missed = CsvOut::open::<MissedDrawRow>(&folder, &mut pending)?;
+        let errors = CsvOut::open::<ErrorRow>(&folder, &mut pending)?;
+        let results = CsvOut::open::<ResultRow>(&folder, &mut pending)?;
+        let quirks = match quirks {
+            true => Some(CsvOut::open::<QuirkRow>(&folder, &mut pending)?),
+            false => None,
         };
-        let [castling, claims, missed, errors, results] = CSV_REPORTS;
-        let castling = open_csv(castling.0, castling.1)?;
-        let claims = open_csv(claims.0, claims.1)?;
-        let missed = open_csv(missed.0, missed.1)?;
-        let errors = open_csv(errors.0, errors.1)?;
-        let results = open_csv(results.0, results.1)?;
-        let quirks = if quirks {
-            Some(open_csv(QUIRKS_REPORT.0, QUIRKS_REPORT.1)?)
-        } else {
-            None
-        };
-        let split = if split {
-            let mut open = |name: &str| -> Result<BufWriter<File>, OutputError> {
-                let (temporary, file) = folder.create(name)?;
-                pending.push(temporary);
-                Ok(BufWriter::with_capacity(1 << 20, file))
-            };
-            Some((open("clean.pgn")?, open("rejected.pgn")?, false, false))
-        } else {
-            None
+        let split = match split {
+            true => Some(Split {
+                clean: SplitOut::open(&folder, &mut pending, "clean.pgn")?,
+                rejected: SplitOut::open(&folder, &mut pending, "rejected.pgn")?,
+            }),
+            false => None,
         };
         Ok(Reports {
-            dir: dir.to_path_buf(),
             pending,
             castling,
             claims,
@@ -254,20 +286,10 @@ impl Reports {
         {
             self.write_rows(id, report, bytes)?;
         }
-        if let Some((clean, rejected, clean_started, rejected_started)) = &mut self.split {
-            let (file, started, name) = if class == GameClass::Clean {
-                (clean, clean_started, "clean.pgn")
-            } else {
-                (rejected, rejected_started, "rejected.pgn")
-            };
-            let err = out_err_owned(self.dir.join(name));
-            if *started {
-                file.write_all(b"\n").map_err(&err)?;
-            }
-            *started = true;
-            file.write_all(bytes).map_err(&err)?;
-            if !bytes.ends_with(b"\n") && !bytes.ends_with(b"\r") {
-                file.write_all(b"\n").map_err(&err)?;
+        if let Some(split) = &mut self.split {
+            match class {
+                GameClass::Clean => split.clean.put(bytes)?,
+                _ => split.rejected.put(bytes)?,
             }
         }
         Ok(())
@@ -281,119 +303,139 @@ impl Reports {
         bytes: &[u8],
     ) -> Result<(), OutputError> {
         let [event, site, date, round, white, black] = id.tags.identity(bytes);
-        let game = id.game.to_string();
-        let offset = id.offset.to_string();
-        let line = id.line.to_string();
         let variant = pgn_audit_core::audit::start::variant_column(report, id.tags);
-        let identity = [
-            id.source,
-            &game,
-            &offset,
-            &line,
-            &event,
-            &site,
-            &date,
-            &round,
-            &white,
-            &black,
-            &id.tags.result,
-            &variant,
-        ];
-        let dir = self.dir.clone();
-        for c in &report.castling {
-            let (ply, number) = (c.ply.to_string(), c.move_number.to_string());
-            let side = if c.side.is_white() { "white" } else { "black" };
-            let castle = match c.castle {
-                shakmaty::CastlingSide::KingSide => "kingside",
-                shakmaty::CastlingSide::QueenSide => "queenside",
+        let id = Identity {
+            source: id.source,
+            game: id.game,
+            offset: id.offset,
+            line: id.line,
+            event: &event,
+            site: &site,
+            date: &date,
+            round: &round,
+            white: &white,
+            black: &black,
+            result: &id.tags.result,
+            variant: &variant,
+        };
+        self.write_castling(&id, report)?;
+        self.write_claims(&id, report)?;
+        for m in &report.missed_draws {
+            let row = MissedDrawRow {
+                id: id.clone(),
+                rule: m.rule.code(),
+                ply: m.ply,
+                plies_after: m.plies_after,
+                fen: &m.fen,
             };
-            let reasons = c.reasons.codes();
-            let row = [
-                &ply, &number, side, &c.san, castle, &reasons, &c.detail, &c.fen,
-            ];
-            write_row(
-                &mut self.castling,
-                &identity,
-                &row,
-                &dir.join("castling.csv"),
-            )?;
+            self.missed.put(&row)?;
             if let Some(h) = &mut self.html {
-                h.add_castling(&joined(&identity, &row));
+                h.add_missed_draw(&row);
             }
         }
+        self.write_error_and_results(&id, report)?;
+        if let Some(out) = &mut self.quirks {
+            write_quirks(out, &id, report, bytes)?;
+        }
+        Ok(())
+    }
+
+    /// Writes a game's errors.csv row and results.csv rows.
+    fn write_error_and_results(
+        &mut self,
+        id: &Identity<&str>,
+        report: &GameReport,
+    ) -> Result<(), OutputError> {
+        if let Some(e) = &report.error {
+            let row = ErrorRow {
+                id: id.clone(),
+                ply: e.ply,
+                san: &e.san,
+                kind: e.kind.code(),
+                detail: &e.detail,
+                fen: &e.fen,
+            };
+            self.errors.put(&row)?;
+            if let Some(h) = &mut self.html {
+                h.add_error(&row);
+            }
+        }
+        for r in &report.results {
+            let row = ResultRow {
+                id: id.clone(),
+                ply: r.ply,
+                code: r.code.code(),
+                recorded: &r.recorded,
+                expected: r.expected,
+                detail: &r.detail,
+                fen: &r.fen,
+            };
+            self.results.put(&row)?;
+            if let Some(h) = &mut self.html {
+                h.add_result(&row);
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes a game's castling.csv rows.
+    fn write_castling(
+        &mut self,
+        id: &Identity<&str>,
+        report: &GameReport,
+    ) -> Result<(), OutputError> {
+        for c in &report.castling {
+            let reasons = c.reasons.codes();
+            let row = CastlingRow {
+                id: id.clone(),
+                ply: c.ply,
+                move_number: c.move_number,
+                side: if c.side.is_white() { "white" } else { "black" },
+                san: &c.san,
+                castle: match c.castle {
+                    shakmaty::CastlingSide::KingSide => "kingside",
+                    shakmaty::CastlingSide::QueenSide => "queenside",
+                },
+                reasons: &reasons,
+                detail: &c.detail,
+                fen: &c.fen,
+            };
+            self.castling.put(&row)?;
+            if let Some(h) = &mut self.html {
+                h.add_castling(&row);
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes a game's claims.csv rows.
+    fn write_claims(
+        &mut self,
+        id: &Identity<&str>,
+        report: &GameReport,
+    ) -> Result<(), OutputError> {
         for c in &report.claims {
-            let ply = c.ply.to_string();
-            let occ = c.occurrences.to_string();
-            let loose = c.occurrences_ignoring_rights.to_string();
             let plies = c
                 .plies
                 .iter()
                 .map(u32::to_string)
                 .collect::<Vec<_>>()
                 .join(";");
-            let row = [
-                c.claim.code(),
-                c.source.code(),
-                c.verdict.code(),
-                &ply,
-                &occ,
-                &loose,
-                &plies,
-                &c.fen,
-                &c.detail,
-            ];
-            write_row(&mut self.claims, &identity, &row, &dir.join("claims.csv"))?;
+            let row = ClaimRow {
+                id: id.clone(),
+                claim: c.claim.code(),
+                claim_source: c.source.code(),
+                verdict: c.verdict.code(),
+                ply: c.ply,
+                occurrences: c.occurrences,
+                occurrences_ignoring_rights: c.occurrences_ignoring_rights,
+                plies: &plies,
+                fen: &c.fen,
+                detail: &c.detail,
+            };
+            self.claims.put(&row)?;
             if let Some(h) = &mut self.html {
-                h.add_claim(&joined(&identity, &row));
-            }
-        }
-        for m in &report.missed_draws {
-            let (ply, after) = (m.ply.to_string(), m.plies_after.to_string());
-            let row = [m.rule.code(), &ply, &after, &m.fen];
-            write_row(
-                &mut self.missed,
-                &identity,
-                &row,
-                &dir.join("missed_draws.csv"),
-            )?;
-            if let Some(h) = &mut self.html {
-                h.add_missed_draw(&joined(&identity, &row));
-            }
-        }
-        if let Some(e) = &report.error {
-            let ply = e.ply.to_string();
-            let row = [&ply, &e.san, e.kind.code(), &e.detail, &e.fen];
-            write_row(&mut self.errors, &identity, &row, &dir.join("errors.csv"))?;
-            if let Some(h) = &mut self.html {
-                h.add_error(&joined(&identity, &row));
-            }
-        }
-        for r in &report.results {
-            let ply = r.ply.to_string();
-            let row = [
-                &ply,
-                r.code.code(),
-                &r.recorded,
-                r.expected,
-                &r.detail,
-                &r.fen,
-            ];
-            write_row(&mut self.results, &identity, &row, &dir.join("results.csv"))?;
-            if let Some(h) = &mut self.html {
-                h.add_result(&joined(&identity, &row));
-            }
-        }
-        if let Some(w) = &mut self.quirks {
-            for q in &report.quirks {
-                let ply = q.ply.to_string();
-                let written = match q.written {
-                    Written::Text(start, end) => written_text(&bytes[start as usize..end as usize]),
-                    Written::CastlingRight(letter) => letter.to_string(),
-                };
-                let standard = q.standard.map(|san| san.to_string()).unwrap_or_default();
-                let codes = q.codes.codes();
-                let row = [ply.as_str(), &written, &codes, &standard];
-                write_row(w, &identity, &row, &dir.join(QUIRKS_REPORT.0))?;
+                h.add_claim(&row);
             }
         }
         Ok(())
@@ -402,26 +444,21 @@ impl Reports {
     /// Flushes every report, writes report.html, and gives every report its
     /// final name, summary.json last.
     pub fn finish(mut self) -> Result<Summary, OutputError> {
-        for (w, name) in [
-            (&mut self.castling, "castling.csv"),
-            (&mut self.claims, "claims.csv"),
-            (&mut self.missed, "missed_draws.csv"),
-            (&mut self.errors, "errors.csv"),
-            (&mut self.results, "results.csv"),
+        for w in [
+            &mut self.castling,
+            &mut self.claims,
+            &mut self.missed,
+            &mut self.errors,
+            &mut self.results,
         ] {
-            w.flush().map_err(out_err(&self.dir.join(name)))?;
+            w.flush()?;
         }
         if let Some(w) = &mut self.quirks {
-            w.flush()
-                .map_err(out_err(&self.dir.join(QUIRKS_REPORT.0)))?;
+            w.flush()?;
         }
-        if let Some((clean, rejected, _, _)) = &mut self.split {
-            clean
-                .flush()
-                .map_err(out_err(&self.dir.join("clean.pgn")))?;
-            rejected
-                .flush()
-                .map_err(out_err(&self.dir.join("rejected.pgn")))?;
+        if let Some(split) = &mut self.split {
+            split.clean.flush()?;
+            split.rejected.flush()?;
         }
         if let Some(h) = &self.html {
             let page = h.render(&self.summary);
@@ -448,8 +485,29 @@ impl Reports {
     }
 }
 
-fn out_err_owned(path: PathBuf) -> impl Fn(io::Error) -> OutputError {
-    move |e| OutputError::io(&path, e)
+/// Writes a game's quirks.csv rows.
+fn write_quirks(
+    out: &mut CsvOut,
+    id: &Identity<&str>,
+    report: &GameReport,
+    bytes: &[u8],
+) -> Result<(), OutputError> {
+    for q in &report.quirks {
+        let san = match q.written {
+            Written::Text(start, end) => written_text(&bytes[start as usize..end as usize]),
+            Written::CastlingRight(letter) => letter.to_string(),
+        };
+        let standard = q.standard.map(|san| san.to_string()).unwrap_or_default();
+        let quirk = q.codes.codes();
+        out.put(&QuirkRow {
+            id: id.clone(),
+            ply: q.ply,
+            san: san.as_str(),
+            quirk: &quirk,
+            standard: &standard,
+        })?;
+    }
+    Ok(())
 }
 
 /// Text of a game as written, for a person: decoded (UTF-8, or else
@@ -467,33 +525,43 @@ fn written_text(bytes: &[u8]) -> String {
         .collect()
 }
 
-/// A row's identity columns and its own columns, as one row.
-fn joined<'a>(identity: &[&'a str], row: &[&'a str]) -> Vec<&'a str> {
-    identity.iter().chain(row).copied().collect()
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-fn write_row(
-    w: &mut CsvOut,
-    identity: &[&str],
-    row: &[&str],
-    path: &Path,
-) -> Result<(), OutputError> {
-    w.write_record(identity.iter().chain(row.iter()).map(|c| cell(c)))
-        .map_err(csv_err(path))
-}
-
-/// A CSV cell as written: control characters (C0 but the tab, DEL, C1),
-/// which binary bytes in a PGN file or a file name become, are written as
-/// U+FFFD, so no cell holds raw binary bytes or a line end.
-fn cell(text: &str) -> std::borrow::Cow<'_, [u8]> {
-    let control = |c: char| c.is_control() && c != '\t';
-    if text.chars().any(control) {
-        let clean: String = text
-            .chars()
-            .map(|c| if control(c) { '\u{fffd}' } else { c })
-            .collect();
-        clean.into_bytes().into()
-    } else {
-        text.as_bytes().into()
+    /// The header of every report a run writes is its row type's columns,
+    /// and a row the run writes reads back as the row type.
+    #[test]
+    fn a_run_writes_the_row_types_columns() {
+        let t = tempfile::tempdir().unwrap();
+        let reports = Reports::create(t.path(), false, true, false).unwrap();
+        reports.finish().unwrap();
+        fn header<R: ReportRow>(dir: &Path) {
+            let text = std::fs::read_to_string(dir.join(R::FILE)).unwrap();
+            let names: Vec<&str> = rows::columns::<R>().collect();
+            assert_eq!(text, format!("{}\n", names.join(",")));
+            rows::read::<R>(text.as_bytes(), |_| panic!("no row")).unwrap();
+        }
+        header::<CastlingRow>(t.path());
+        header::<ClaimRow>(t.path());
+        header::<MissedDrawRow>(t.path());
+        header::<ErrorRow>(t.path());
+        header::<ResultRow>(t.path());
+        header::<QuirkRow>(t.path());
+        assert_eq!(
+            run_files(true, true, true),
+            [
+                "castling.csv",
+                "claims.csv",
+                "missed_draws.csv",
+                "errors.csv",
+                "results.csv",
+                "summary.json",
+                "quirks.csv",
+                "clean.pgn",
+                "rejected.pgn",
+                "report.html"
+            ]
+        );
     }
 }

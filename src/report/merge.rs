@@ -10,12 +10,13 @@ use std::fs;
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 
-use crate::folder::OutFolder;
-use crate::html::HtmlReport;
-use crate::{
-    CSV_REPORTS, Findings, IDENTITY, Options, OutputError, PieceInfo, QUIRKS_REPORT, SourceDetail,
-    Summary, VERSION, header_line,
+use crate::folder::{OutFolder, Temporary};
+use crate::html::{HtmlReport, OnPage};
+use crate::rows::{
+    self, CastlingRow, ClaimRow, ErrorRow, IDENTITY, MissedDrawRow, QuirkRow, ReportRow, ResultRow,
+    column, position,
 };
+use crate::{Findings, Options, OutputError, PieceInfo, SourceDetail, Summary, VERSION};
 use pgn_audit_core::audit::{ClaimSource, ClaimVerdict};
 
 /// Why a merge cannot be done, said in one line: `PATH: CAUSE`.
@@ -25,7 +26,9 @@ pub enum MergeError {
     /// merged.
     #[error("{}: {cause}", path.display())]
     Refused {
+        /// The folder or file.
         path: PathBuf,
+        /// Why it cannot be merged, for a person.
         cause: String,
         /// The error behind the cause, where there is one.
         #[source]
@@ -89,12 +92,13 @@ fn read_shard(dir: &Path) -> Result<Shard, MergeError> {
             "the run was interrupted: its reports cover only part of its input",
         ));
     }
-    let mut reports: Vec<(&str, &[&str])> = CSV_REPORTS.to_vec();
+    check_header::<CastlingRow>(dir)?;
+    check_header::<ClaimRow>(dir)?;
+    check_header::<MissedDrawRow>(dir)?;
+    check_header::<ErrorRow>(dir)?;
+    check_header::<ResultRow>(dir)?;
     if summary.options.quirks {
-        reports.push(QUIRKS_REPORT);
-    }
-    for (name, columns) in reports {
-        check_header(&dir.join(name), columns)?;
+        check_header::<QuirkRow>(dir)?;
     }
     let present: Vec<bool> = SPLIT.iter().map(|n| dir.join(n).exists()).collect();
     let split = match present[..] {
@@ -112,21 +116,19 @@ fn read_shard(dir: &Path) -> Result<Shard, MergeError> {
     })
 }
 
-/// Checks that the CSV report at `path` starts with the header line of
-/// `columns`.
-fn check_header(path: &Path, columns: &[&str]) -> Result<(), MergeError> {
+/// Checks that `dir`'s report of `R` starts with `R`'s header line.
+fn check_header<R: ReportRow>(dir: &Path) -> Result<(), MergeError> {
+    let path = &dir.join(R::FILE);
     if !path.exists() {
         return Err(fail(path, "missing"));
     }
-    let header = header_line(columns);
+    let mut header = rows::columns::<R>().collect::<Vec<_>>().join(",");
+    header.push('\n');
     let file = fs::File::open(path).map_err(|e| fail(path, pgn_audit_input::io_cause(&e)))?;
     let mut first = Vec::new();
-    io::BufRead::read_until(
-        &mut io::BufReader::new(file).take(header.len() as u64),
-        b'\n',
-        &mut first,
-    )
-    .map_err(|e| fail(path, pgn_audit_input::io_cause(&e)))?;
+    let most = u64::try_from(header.len()).unwrap_or(u64::MAX);
+    io::BufRead::read_until(&mut io::BufReader::new(file).take(most), b'\n', &mut first)
+        .map_err(|e| fail(path, pgn_audit_input::io_cause(&e)))?;
     if first != header.as_bytes() {
         return Err(fail(
             path,
@@ -223,59 +225,9 @@ fn join_pieces<'a>(pieces: &[&'a Shard]) -> Result<(Vec<Part<'a>>, Summary), Mer
     for &shard in pieces {
         let piece = info(shard);
         let d = detail(shard)?;
-        if (d.size, &d.modified) != (file.size, &file.modified) {
-            return Err(fail(
-                &shard.dir,
-                format!(
-                    "a piece of another version of {name} than {} (size or modification time differ)",
-                    first.dir.display()
-                ),
-            ));
-        }
-        match &before {
-            None if piece.start != 0 => {
-                return Err(fail(
-                    &shard.dir,
-                    format!(
-                        "the first piece of {name} starts at {}, not 0: a piece is missing",
-                        piece.start
-                    ),
-                ));
-            }
-            Some((prev, p)) if p.end != piece.start => {
-                return Err(fail(
-                    &shard.dir,
-                    format!(
-                        "piece {}..{} of {name} does not follow piece {}..{} ({}): pieces must be contiguous and all present",
-                        piece.start,
-                        piece.end,
-                        p.start,
-                        p.end,
-                        prev.dir.display()
-                    ),
-                ));
-            }
-            _ => {}
-        }
+        check_follows(&name, first, &file, shard, &d, &piece, before.as_ref())?;
         if error.is_none() {
-            if let Some((prev, p)) = &before {
-                let reached = p.seam.zip(p.length).and_then(|(q, l)| q.checked_sub(l));
-                if reached.is_none() || reached != piece.first {
-                    return Err(fail(
-                        &shard.dir,
-                        format!(
-                            "piece {}..{} of {name} starts reading at its first game ({}) where piece {}..{} ({}) did not stop ({}): the seam does not match",
-                            piece.start,
-                            piece.end,
-                            opt(piece.first),
-                            p.start,
-                            p.end,
-                            prev.dir.display(),
-                            opt(reached)
-                        ),
-                    ));
-                }
-            }
+            check_seam(&name, shard, &piece, before.as_ref())?;
             let mut this = Shift {
                 games: shift.games,
                 bytes: shift.bytes,
@@ -321,6 +273,84 @@ fn join_pieces<'a>(pieces: &[&'a Shard]) -> Result<(Vec<Part<'a>>, Summary), Mer
     Ok((parts, summary))
 }
 
+/// Refuses a piece of another version of the file (`file`, as the first
+/// piece saw it) or one that does not start where the piece `before` it
+/// ends (at 0 for the first).
+fn check_follows(
+    name: &str,
+    first: &Shard,
+    file: &SourceDetail,
+    shard: &Shard,
+    d: &SourceDetail,
+    piece: &PieceInfo,
+    before: Option<&(&Shard, PieceInfo)>,
+) -> Result<(), MergeError> {
+    if (d.size, &d.modified) != (file.size, &file.modified) {
+        return Err(fail(
+            &shard.dir,
+            format!(
+                "a piece of another version of {name} than {} (size or modification time differ)",
+                first.dir.display()
+            ),
+        ));
+    }
+    match before {
+        None if piece.start != 0 => {
+            return Err(fail(
+                &shard.dir,
+                format!(
+                    "the first piece of {name} starts at {}, not 0: a piece is missing",
+                    piece.start
+                ),
+            ));
+        }
+        Some((prev, p)) if p.end != piece.start => {
+            return Err(fail(
+                &shard.dir,
+                format!(
+                    "piece {}..{} of {name} does not follow piece {}..{} ({}): pieces must be contiguous and all present",
+                    piece.start,
+                    piece.end,
+                    p.start,
+                    p.end,
+                    prev.dir.display()
+                ),
+            ));
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// Refuses a piece that starts reading at another game than where the
+/// piece `before` it stopped reading.
+fn check_seam(
+    name: &str,
+    shard: &Shard,
+    piece: &PieceInfo,
+    before: Option<&(&Shard, PieceInfo)>,
+) -> Result<(), MergeError> {
+    if let Some((prev, p)) = before {
+        let reached = p.seam.zip(p.length).and_then(|(q, l)| q.checked_sub(l));
+        if reached.is_none() || reached != piece.first {
+            return Err(fail(
+                &shard.dir,
+                format!(
+                    "piece {}..{} of {name} starts reading at its first game ({}) where piece {}..{} ({}) did not stop ({}): the seam does not match",
+                    piece.start,
+                    piece.end,
+                    opt(piece.first),
+                    p.start,
+                    p.end,
+                    prev.dir.display(),
+                    opt(reached)
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// A number, or `none`.
 fn opt(n: Option<u64>) -> String {
     n.map_or_else(|| "none".to_owned(), |n| n.to_string())
@@ -330,28 +360,90 @@ fn opt(n: Option<u64>) -> String {
 /// report.html take from its rows.
 struct Copy<'a> {
     out: csv::Writer<io::BufWriter<fs::File>>,
-    /// Which report: an index into [`CSV_REPORTS`], or theirs' length for
-    /// quirks.csv.
-    k: usize,
     findings: &'a mut Findings,
     page: Option<&'a mut HtmlReport>,
+    /// The (source, game) of the last castling row, to count games.
     last_game: Option<(Vec<u8>, Vec<u8>)>,
 }
 
+/// The identity columns that a piece's rows count on from the pieces
+/// before it.
+const GAME: usize = position(&IDENTITY, "game");
+const OFFSET: usize = position(&IDENTITY, "offset");
+const LINE: usize = position(&IDENTITY, "line");
+const SOURCE: usize = position(&IDENTITY, "source");
+
+/// A report as merge copies it: what its rows add to the table and the
+/// page.
+trait Merged: ReportRow {
+    /// The column of a read error's message that a piece's offset moves on.
+    const BROKEN_OFF_DETAIL: Option<usize> = None;
+
+    /// Counts a merged row for the table and report.html.
+    fn count(_: &mut Copy, _: &Path, _: &csv::ByteRecord) -> Result<(), MergeError> {
+        Ok(())
+    }
+}
+
+impl Merged for CastlingRow {
+    fn count(copy: &mut Copy, path: &Path, record: &csv::ByteRecord) -> Result<(), MergeError> {
+        let game = (record[SOURCE].to_vec(), record[GAME].to_vec());
+        copy.findings.castles += 1;
+        if copy.last_game.as_ref() != Some(&game) {
+            copy.findings.castle_games += 1;
+            copy.last_game = Some(game);
+        }
+        copy.show::<Self>(path, record)
+    }
+}
+
+impl Merged for ClaimRow {
+    fn count(copy: &mut Copy, path: &Path, record: &csv::ByteRecord) -> Result<(), MergeError> {
+        const CLAIM_SOURCE: usize = column::<ClaimRow>("claim_source");
+        const VERDICT: usize = column::<ClaimRow>("verdict");
+        let source = ClaimSource::ALL
+            .iter()
+            .find(|c| record.get(CLAIM_SOURCE) == Some(c.code().as_bytes()));
+        let verdict = ClaimVerdict::ALL
+            .iter()
+            .find(|c| record.get(VERDICT) == Some(c.code().as_bytes()));
+        let (Some(source), Some(verdict)) = (source, verdict) else {
+            return Err(fail(
+                path,
+                "a row whose claim_source or verdict is no code of the report contract",
+            ));
+        };
+        copy.findings.add_claim(*source, *verdict);
+        copy.show::<Self>(path, record)
+    }
+}
+
+impl Merged for MissedDrawRow {
+    fn count(copy: &mut Copy, path: &Path, record: &csv::ByteRecord) -> Result<(), MergeError> {
+        copy.show::<Self>(path, record)
+    }
+}
+
+impl Merged for ErrorRow {
+    const BROKEN_OFF_DETAIL: Option<usize> = Some(column::<ErrorRow>("detail"));
+
+    fn count(copy: &mut Copy, path: &Path, record: &csv::ByteRecord) -> Result<(), MergeError> {
+        copy.show::<Self>(path, record)
+    }
+}
+
+impl Merged for ResultRow {
+    fn count(copy: &mut Copy, path: &Path, record: &csv::ByteRecord) -> Result<(), MergeError> {
+        copy.show::<Self>(path, record)
+    }
+}
+
+impl Merged for QuirkRow {}
+
 impl Copy<'_> {
-    /// Copies the rows of `path` (a report with `columns`), shifted by
-    /// `shift`, checking each: its width, and the identity numbers it
-    /// shifts.
-    fn rows(
-        &mut self,
-        path: &Path,
-        columns: &[&str],
-        shift: Option<&Shift>,
-    ) -> Result<(), MergeError> {
-        let width = IDENTITY.len() + columns.len();
-        let column =
-            |name: &str| IDENTITY.len() + columns.iter().position(|c| *c == name).unwrap_or(0);
-        let detail_at = column("detail");
+    /// Copies the rows of `path` (a report of `R`), shifted by `shift`,
+    /// checking each: its width, and the identity numbers it shifts.
+    fn rows<R: Merged>(&mut self, path: &Path, shift: Option<&Shift>) -> Result<(), MergeError> {
         let mut reader = csv::ReaderBuilder::new()
             .has_headers(true)
             .flexible(true)
@@ -364,47 +456,16 @@ impl Copy<'_> {
             .map_err(|e| fail(path, e.to_string()))?
         {
             row += 1;
-            if record.len() != width {
+            if record.len() != R::WIDTH {
                 return Err(fail(
                     path,
-                    format!("row {row} has {} fields, not {width}", record.len()),
+                    format!("row {row} has {} fields, not {}", record.len(), R::WIDTH),
                 ));
             }
             if let Some(shift) = shift {
-                let mut moved = csv::ByteRecord::with_capacity(record.as_slice().len() + 16, width);
-                for (i, field) in record.iter().enumerate() {
-                    let by = match i {
-                        1 => Some(shift.games),
-                        2 => Some(shift.bytes),
-                        3 => Some(shift.lines),
-                        _ => None,
-                    };
-                    match by {
-                        Some(by) => {
-                            let n = std::str::from_utf8(field)
-                                .ok()
-                                .and_then(|t| t.parse::<u64>().ok())
-                                .ok_or_else(|| {
-                                    fail(
-                                        path,
-                                        format!("row {row}: {} is not a number", IDENTITY[i]),
-                                    )
-                                })?;
-                            moved.push_field((n + by).to_string().as_bytes());
-                        }
-                        None if i == detail_at && self.k == ERRORS => {
-                            let cut = shift.error.as_ref().and_then(|(local, global)| {
-                                (field == format!("{BROKEN_OFF}{local}").as_bytes())
-                                    .then(|| format!("{BROKEN_OFF}{global}"))
-                            });
-                            moved.push_field(cut.as_deref().map_or(field, str::as_bytes));
-                        }
-                        None => moved.push_field(field),
-                    }
-                }
-                record = moved;
+                record = shifted_record::<R>(&record, shift, path, row)?;
             }
-            self.count(path, &record)?;
+            R::count(self, path, &record)?;
             self.out
                 .write_byte_record(&record)
                 .map_err(|e| fail(path, e.to_string()))?;
@@ -412,65 +473,87 @@ impl Copy<'_> {
         Ok(())
     }
 
-    /// Counts a merged row for the table and report.html.
-    fn count(&mut self, path: &Path, record: &csv::ByteRecord) -> Result<(), MergeError> {
-        let text = |r: &csv::ByteRecord| {
-            csv::StringRecord::from_byte_record(r.clone())
-                .map_err(|_| fail(path, "a row that is not UTF-8"))
-        };
-        match self.k {
-            0 => {
-                let game = (record[0].to_vec(), record[1].to_vec());
-                self.findings.castles += 1;
-                if self.last_game.as_ref() != Some(&game) {
-                    self.findings.castle_games += 1;
-                    self.last_game = Some(game);
-                }
-            }
-            1 => {
-                let column = |name: &str| {
-                    IDENTITY.len()
-                        + CSV_REPORTS[1]
-                            .1
-                            .iter()
-                            .position(|c| *c == name)
-                            .unwrap_or(0)
-                };
-                let source = ClaimSource::ALL
-                    .iter()
-                    .find(|c| record.get(column("claim_source")) == Some(c.code().as_bytes()));
-                let verdict = ClaimVerdict::ALL
-                    .iter()
-                    .find(|c| record.get(column("verdict")) == Some(c.code().as_bytes()));
-                let (Some(source), Some(verdict)) = (source, verdict) else {
-                    return Err(fail(
-                        path,
-                        "a row whose claim_source or verdict is no code of the report contract",
-                    ));
-                };
-                self.findings.add_claim(*source, *verdict);
-            }
-            _ => {}
-        }
-        if let Some(page) = self.page.as_deref_mut()
-            && self.k < CSV_REPORTS.len()
-        {
-            let row = text(record)?;
-            let row: Vec<&str> = row.iter().collect();
-            match self.k {
-                0 => page.add_castling(&row),
-                1 => page.add_claim(&row),
-                2 => page.add_missed_draw(&row),
-                3 => page.add_error(&row),
-                _ => page.add_result(&row),
-            }
+    /// Adds a merged row to report.html, when there is one.
+    fn show<R: OnPage>(&mut self, path: &Path, record: &csv::ByteRecord) -> Result<(), MergeError> {
+        if let Some(page) = self.page.as_deref_mut() {
+            let row = csv::StringRecord::from_byte_record(record.clone())
+                .map_err(|_| fail(path, "a row that is not UTF-8"))?;
+            page.add_record::<R>(&row);
         }
         Ok(())
     }
 }
 
-/// errors.csv, as [`CSV_REPORTS`] orders the reports.
-const ERRORS: usize = 3;
+/// A piece's row of `R` counted from the start of its source: `game`,
+/// `offset` and `line` moved on, and a read error's offset in its detail.
+fn shifted_record<R: Merged>(
+    record: &csv::ByteRecord,
+    shift: &Shift,
+    path: &Path,
+    row: u64,
+) -> Result<csv::ByteRecord, MergeError> {
+    let mut moved = csv::ByteRecord::with_capacity(record.as_slice().len() + 16, R::WIDTH);
+    for (i, field) in record.iter().enumerate() {
+        let by = match i {
+            GAME => Some(shift.games),
+            OFFSET => Some(shift.bytes),
+            LINE => Some(shift.lines),
+            _ => None,
+        };
+        match by {
+            Some(by) => {
+                let n = std::str::from_utf8(field)
+                    .ok()
+                    .and_then(|t| t.parse::<u64>().ok())
+                    .ok_or_else(|| {
+                        fail(path, format!("row {row}: {} is not a number", IDENTITY[i]))
+                    })?;
+                moved.push_field((n + by).to_string().as_bytes());
+            }
+            None if Some(i) == R::BROKEN_OFF_DETAIL => {
+                let cut = shift.error.as_ref().and_then(|(local, global)| {
+                    (field == format!("{BROKEN_OFF}{local}").as_bytes())
+                        .then(|| format!("{BROKEN_OFF}{global}"))
+                });
+                moved.push_field(cut.as_deref().map_or(field, str::as_bytes));
+            }
+            None => moved.push_field(field),
+        }
+    }
+    Ok(moved)
+}
+
+/// Writes the merged report of `R` into `folder`: its header, then the rows
+/// of every part in order.
+fn merge_report<R: Merged>(
+    folder: &OutFolder,
+    parts: &[Part],
+    written: &mut Vec<Temporary>,
+    findings: &mut Findings,
+    page: Option<&mut HtmlReport>,
+) -> Result<(), MergeError> {
+    let (temporary, file) = folder.create(R::FILE)?;
+    let done = temporary.done().to_path_buf();
+    written.push(temporary);
+    let mut copy = Copy {
+        out: csv::Writer::from_writer(io::BufWriter::with_capacity(1 << 16, file)),
+        findings,
+        page,
+        last_game: None,
+    };
+    copy.out
+        .write_record(rows::columns::<R>())
+        .map_err(|e| fail(&done, e.to_string()))?;
+    for part in parts {
+        copy.rows::<R>(&part.shard.dir.join(R::FILE), part.shift.as_ref())?;
+    }
+    copy.out
+        .into_inner()
+        .map_err(|e| fail(&done, e.error().to_string()))?
+        .into_inner()
+        .map_err(|e| fail(&done, pgn_audit_input::io_cause(e.error())))?;
+    Ok(())
+}
 
 /// How the detail of a game that a read error broke off begins.
 const BROKEN_OFF: &str = "the input breaks off in this game: ";
@@ -483,8 +566,56 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Summary, MergeError> {
         .iter()
         .map(|d| read_shard(d))
         .collect::<Result<Vec<_>, _>>()?;
-    // Consecutive pieces of one source join into one; other folders are
-    // taken as they are.
+    let (parts, summaries) = join_sources(&shards)?;
+    check_disjoint(&summaries)?;
+    let split = check_alike(&shards, out)?;
+    let options = shards[0].summary.options;
+    let mut summary = Summary {
+        options,
+        ..Summary::default()
+    };
+    for (_, s) in &summaries {
+        summary.merge(s);
+    }
+    let folder = OutFolder::claim(out, &merged_files(options, split))?;
+    let json = summary.to_json().map_err(|e| MergeError::Refused {
+        path: folder.path("summary.json"),
+        cause: e.to_string(),
+        source: Some(Box::new(e)),
+    })?;
+    let mut written = Vec::new();
+    let mut findings = Findings::default();
+    let mut page = options.html.then(HtmlReport::default);
+    let w = &mut written;
+    merge_report::<CastlingRow>(&folder, &parts, w, &mut findings, page.as_mut())?;
+    merge_report::<ClaimRow>(&folder, &parts, w, &mut findings, page.as_mut())?;
+    merge_report::<MissedDrawRow>(&folder, &parts, w, &mut findings, page.as_mut())?;
+    merge_report::<ErrorRow>(&folder, &parts, w, &mut findings, page.as_mut())?;
+    merge_report::<ResultRow>(&folder, &parts, w, &mut findings, page.as_mut())?;
+    if options.quirks {
+        merge_report::<QuirkRow>(&folder, &parts, w, &mut findings, page.as_mut())?;
+    }
+    if split {
+        for name in SPLIT {
+            merge_split(&folder, name, &parts, w)?;
+        }
+    }
+    if let Some(page) = page {
+        let path = folder.path("report.html");
+        let merged = Summary::from_json(&json)
+            .ok_or_else(|| fail(&path, "summary.json cannot be read back"))?;
+        written.push(folder.write("report.html", page.render(&merged).as_bytes())?);
+    }
+    folder.finish(written, &json)?;
+    summary.findings = findings;
+    Ok(summary)
+}
+
+/// The parts of the merge, in order, and the summary of each folder or
+/// source: consecutive pieces of one source join into one; other folders
+/// are taken as they are.
+#[allow(clippy::type_complexity, reason = "a pair named by its doc")]
+fn join_sources(shards: &[Shard]) -> Result<(Vec<Part<'_>>, Vec<(&Path, Summary)>), MergeError> {
     let mut parts: Vec<Part> = Vec::new();
     let mut summaries: Vec<(&Path, Summary)> = Vec::new();
     let mut k = 0;
@@ -513,8 +644,13 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Summary, MergeError> {
         summaries.push((&shards[k].dir, summary));
         k += n;
     }
+    Ok((parts, summaries))
+}
+
+/// Refuses folders that share a source.
+fn check_disjoint(summaries: &[(&Path, Summary)]) -> Result<(), MergeError> {
     let mut seen: HashMap<&str, &Path> = HashMap::new();
-    for (dir, summary) in &summaries {
+    for (dir, summary) in summaries {
         for source in &summary.sources {
             if let Some(first) = seen.insert(source, dir) {
                 return Err(fail(
@@ -527,6 +663,12 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Summary, MergeError> {
             }
         }
     }
+    Ok(())
+}
+
+/// Refuses folders written otherwise than the first (split files, options)
+/// and a folder that is also `out`. Returns whether they have split files.
+fn check_alike(shards: &[Shard], out: &Path) -> Result<bool, MergeError> {
     let with_split = shards.iter().filter(|s| s.split).count();
     if with_split != 0 && with_split != shards.len() {
         let odd = shards.iter().find(|s| !s.split).map_or(out, |s| &s.dir);
@@ -553,104 +695,68 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Summary, MergeError> {
     {
         return Err(fail(&s.dir, "is also the output folder"));
     }
+    Ok(with_split != 0)
+}
 
-    let html = options.html;
-    let mut names: Vec<&str> = CSV_REPORTS.iter().map(|(name, _)| *name).collect();
+/// The files a merge writes: those of a run with `options`, summary.json
+/// last.
+fn merged_files(options: Options, split: bool) -> Vec<&'static str> {
+    let mut names = vec![
+        CastlingRow::FILE,
+        ClaimRow::FILE,
+        MissedDrawRow::FILE,
+        ErrorRow::FILE,
+        ResultRow::FILE,
+    ];
     if options.quirks {
-        names.push(QUIRKS_REPORT.0);
+        names.push(QuirkRow::FILE);
     }
-    if with_split != 0 {
+    if split {
         names.extend(SPLIT);
     }
-    if html {
+    if options.html {
         names.push("report.html");
     }
     names.push("summary.json");
-    let mut summary = Summary {
-        options,
-        ..Summary::default()
-    };
-    for (_, s) in &summaries {
-        summary.merge(s);
-    }
-    let folder = OutFolder::claim(out, &names)?;
-    let json = summary.to_json().map_err(|e| MergeError::Refused {
-        path: folder.path("summary.json"),
-        cause: e.to_string(),
-        source: Some(Box::new(e)),
-    })?;
-    let mut written = Vec::new();
-    let mut findings = Findings::default();
-    let mut page = html.then(HtmlReport::default);
-    let mut reports: Vec<(&str, &[&str])> = CSV_REPORTS.to_vec();
-    if options.quirks {
-        reports.push(QUIRKS_REPORT);
-    }
-    for (k, (name, columns)) in reports.into_iter().enumerate() {
-        let (temporary, file) = folder.create(name)?;
-        let done = temporary.done().to_path_buf();
-        written.push(temporary);
-        let mut copy = Copy {
-            out: csv::Writer::from_writer(io::BufWriter::with_capacity(1 << 16, file)),
-            k,
-            findings: &mut findings,
-            page: page.as_mut(),
-            last_game: None,
+    names
+}
+
+/// Writes the merged split PGN file `name`: the parts' files in order, an
+/// empty line between two that are not empty.
+fn merge_split(
+    folder: &OutFolder,
+    name: &str,
+    parts: &[Part],
+    written: &mut Vec<Temporary>,
+) -> Result<(), MergeError> {
+    let (temporary, file) = folder.create(name)?;
+    let done = temporary.done().to_path_buf();
+    written.push(temporary);
+    let mut w = io::BufWriter::with_capacity(1 << 20, file);
+    let mut started = false;
+    for part in parts {
+        let path = part.shard.dir.join(name);
+        let mut f =
+            fs::File::open(&path).map_err(|e| fail(&path, pgn_audit_input::io_cause(&e)))?;
+        let size = f
+            .metadata()
+            .map_err(|e| fail(&path, pgn_audit_input::io_cause(&e)))?
+            .len();
+        if size == 0 {
+            continue;
+        }
+        let put = |r: io::Result<u64>| {
+            r.map(drop)
+                .map_err(|e| fail(&done, pgn_audit_input::io_cause(&e)))
         };
-        let header: Vec<&str> = IDENTITY.iter().chain(columns).copied().collect();
-        copy.out
-            .write_record(&header)
-            .map_err(|e| fail(&done, e.to_string()))?;
-        for part in &parts {
-            copy.rows(&part.shard.dir.join(name), columns, part.shift.as_ref())?;
+        if started {
+            put(w.write_all(b"\n").map(|()| 1))?;
         }
-        copy.out
-            .into_inner()
-            .map_err(|e| fail(&done, e.error().to_string()))?
-            .into_inner()
-            .map_err(|e| fail(&done, pgn_audit_input::io_cause(e.error())))?;
+        started = true;
+        put(io::copy(&mut f, &mut w))?;
     }
-    if with_split != 0 {
-        for name in SPLIT {
-            let (temporary, file) = folder.create(name)?;
-            let done = temporary.done().to_path_buf();
-            written.push(temporary);
-            let mut w = io::BufWriter::with_capacity(1 << 20, file);
-            let mut started = false;
-            for part in &parts {
-                let path = part.shard.dir.join(name);
-                let mut f = fs::File::open(&path)
-                    .map_err(|e| fail(&path, pgn_audit_input::io_cause(&e)))?;
-                let size = f
-                    .metadata()
-                    .map_err(|e| fail(&path, pgn_audit_input::io_cause(&e)))?
-                    .len();
-                if size == 0 {
-                    continue;
-                }
-                let put = |r: io::Result<u64>| {
-                    r.map(drop)
-                        .map_err(|e| fail(&done, pgn_audit_input::io_cause(&e)))
-                };
-                if started {
-                    put(w.write_all(b"\n").map(|()| 1))?;
-                }
-                started = true;
-                put(io::copy(&mut f, &mut w))?;
-            }
-            w.flush()
-                .map_err(|e| fail(&done, pgn_audit_input::io_cause(&e)))?;
-        }
-    }
-    if let Some(page) = page {
-        let path = folder.path("report.html");
-        let merged = Summary::from_json(&json)
-            .ok_or_else(|| fail(&path, "summary.json cannot be read back"))?;
-        written.push(folder.write("report.html", page.render(&merged).as_bytes())?);
-    }
-    folder.finish(written, &json)?;
-    summary.findings = findings;
-    Ok(summary)
+    w.flush()
+        .map_err(|e| fail(&done, pgn_audit_input::io_cause(&e)))
 }
 
 /// Which options differ: `--split here, not there`.

@@ -1,138 +1,403 @@
-//! One typed row per CSV report: the identity columns, then the report's
-//! own, as the report contract (v2) names and orders them. Serializing a
-//! row writes today's columns in today's order; a row is read back by its
-//! column names ([`read`]), never by position alone.
+//! One typed row per report file: the identity columns, then the report's
+//! own, as the report contract (v2) names and orders them. Each row type is
+//! the one definition of its file's columns: the header is its field list
+//! ([`columns`]), the writers write it ([`ReportRow::write`]), the page and
+//! the tests read it by its column names ([`read`]), and merge takes the
+//! width and the positions of the columns it shifts from it.
+//!
+//! A row is generic over its text: `Row<&str>` borrows a game's report
+//! while the row is written, `Row<String>` (the default) is a row read back.
 
+use serde::Deserialize;
 use serde::de::DeserializeOwned;
-use serde::{Deserialize, Serialize};
 
-use super::{CSV_REPORTS, IDENTITY};
+/// One value of a row: written as a CSV cell, copied into an owned row.
+pub trait Cell {
+    /// The value in a row that owns its text.
+    type Owned;
+    /// Writes the value as the next cell of the record being written.
+    fn write<W: std::io::Write>(&self, out: &mut csv::Writer<W>) -> csv::Result<()>;
+    /// The value owned, its text passed through `text`.
+    fn owned(&self, text: &impl Fn(&str) -> String) -> Self::Owned;
+}
 
-/// The identity columns that start every row.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Identity {
-    pub source: String,
+impl Cell for u32 {
+    type Owned = u32;
+    fn write<W: std::io::Write>(&self, out: &mut csv::Writer<W>) -> csv::Result<()> {
+        u64::from(*self).write(out)
+    }
+    fn owned(&self, _: &impl Fn(&str) -> String) -> u32 {
+        *self
+    }
+}
+
+impl Cell for u64 {
+    type Owned = u64;
+    fn write<W: std::io::Write>(&self, out: &mut csv::Writer<W>) -> csv::Result<()> {
+        let mut digits = [0u8; 20];
+        let mut at = digits.len();
+        let mut n = *self;
+        loop {
+            at -= 1;
+            #[allow(clippy::cast_possible_truncation, reason = "a digit, below 10")]
+            let digit = (n % 10) as u8;
+            digits[at] = b'0' + digit;
+            n /= 10;
+            if n == 0 {
+                break;
+            }
+        }
+        out.write_field(&digits[at..])
+    }
+    fn owned(&self, _: &impl Fn(&str) -> String) -> u64 {
+        *self
+    }
+}
+
+impl Cell for &str {
+    type Owned = String;
+    fn write<W: std::io::Write>(&self, out: &mut csv::Writer<W>) -> csv::Result<()> {
+        out.write_field(text_cell(self))
+    }
+    fn owned(&self, text: &impl Fn(&str) -> String) -> String {
+        text(self)
+    }
+}
+
+impl Cell for String {
+    type Owned = String;
+    fn write<W: std::io::Write>(&self, out: &mut csv::Writer<W>) -> csv::Result<()> {
+        self.as_str().write(out)
+    }
+    fn owned(&self, text: &impl Fn(&str) -> String) -> String {
+        text(self)
+    }
+}
+
+/// A text cell as written: control characters (C0 but the tab, DEL, C1),
+/// which binary bytes in a PGN file or a file name become, are written as
+/// U+FFFD, so no cell holds raw binary bytes or a line end.
+fn text_cell(text: &str) -> std::borrow::Cow<'_, [u8]> {
+    let control = |c: char| c.is_control() && c != '\t';
+    if text.chars().any(control) {
+        let clean: String = text
+            .chars()
+            .map(|c| if control(c) { '\u{fffd}' } else { c })
+            .collect();
+        clean.into_bytes().into()
+    } else {
+        text.as_bytes().into()
+    }
+}
+
+/// A column's name: its field's name, or the name given where the field
+/// cannot bear it (`move` is a Rust keyword).
+macro_rules! column_name {
+    ($field:ident) => {
+        stringify!($field)
+    };
+    ($field:ident $name:literal) => {
+        $name
+    };
+}
+
+/// Defines a row type from its fields, in column order: the struct, its
+/// column names, and its write and owned copies.
+macro_rules! report_row {
+    (
+        $(#[$meta:meta])*
+        $row:ident in $file:literal {
+            $($(#[$doc:meta])* $field:ident $(as $name:literal)?: $ty:ty,)*
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+        pub struct $row<S = String> {
+            /// The game: the identity columns.
+            pub id: Identity<S>,
+            $($(#[$doc])* pub $field: $ty,)*
+        }
+
+        impl<S: Cell<Owned = String>> Record for $row<S> {
+            fn write<W: std::io::Write>(&self, out: &mut csv::Writer<W>) -> csv::Result<()> {
+                self.id.write(out)?;
+                $(self.$field.write(out)?;)*
+                out.write_record(None::<&[u8]>)
+            }
+        }
+
+        impl<S: Cell<Owned = String>> $row<S> {
+            /// The row owned, each text passed through `text`.
+            pub fn owned(&self, text: &impl Fn(&str) -> String) -> $row {
+                $row {
+                    id: self.id.owned(text),
+                    $($field: self.$field.owned(text),)*
+                }
+            }
+        }
+
+        impl ReportRow for $row {
+            const FILE: &'static str = $file;
+            const COLUMNS: &'static [&'static str] = &[$(column_name!($field $($name)?)),*];
+        }
+    };
+}
+
+/// The identity columns that start every row: the game in its source.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+pub struct Identity<S = String> {
+    /// The source's name as given.
+    pub source: S,
     /// 1-based index of the game within its source.
     pub game: u64,
     /// Byte offset of the game's first byte in the decompressed source.
     pub offset: u64,
     /// 1-based line of that byte.
     pub line: u64,
-    pub event: String,
-    pub site: String,
-    pub date: String,
-    pub round: String,
-    pub white: String,
-    pub black: String,
-    pub result: String,
+    /// The Event tag.
+    pub event: S,
+    /// The Site tag.
+    pub site: S,
+    /// The Date tag.
+    pub date: S,
+    /// The Round tag.
+    pub round: S,
+    /// The White tag.
+    pub white: S,
+    /// The Black tag.
+    pub black: S,
+    /// The Result tag.
+    pub result: S,
     /// `standard`, `chess960`, or an unsupported variant's value.
-    pub variant: String,
+    pub variant: S,
 }
 
-/// A castling.csv row: a castling move that breaks the rules.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct CastlingRow {
-    pub id: Identity,
-    pub ply: u32,
-    pub move_number: u32,
-    /// `white` or `black`.
-    pub side: String,
-    pub san: String,
-    /// `kingside` or `queenside`.
-    pub castle: String,
-    /// Reason codes joined with `;`, in their canonical order.
-    pub reasons: String,
-    pub detail: String,
-    /// The position before the move.
-    pub fen: String,
+/// The identity columns, in the order of [`Identity`]'s fields.
+pub const IDENTITY: [&str; 12] = [
+    "source", "game", "offset", "line", "event", "site", "date", "round", "white", "black",
+    "result", "variant",
+];
+
+impl<S: Cell<Owned = String>> Identity<S> {
+    /// Writes the identity cells of a record.
+    fn write<W: std::io::Write>(&self, out: &mut csv::Writer<W>) -> csv::Result<()> {
+        let Identity {
+            source,
+            game,
+            offset,
+            line,
+            event,
+            site,
+            date,
+            round,
+            white,
+            black,
+            result,
+            variant,
+        } = self;
+        source.write(out)?;
+        game.write(out)?;
+        offset.write(out)?;
+        line.write(out)?;
+        for text in [event, site, date, round, white, black, result, variant] {
+            text.write(out)?;
+        }
+        Ok(())
+    }
+
+    /// The identity owned, each text passed through `text`.
+    fn owned(&self, text: &impl Fn(&str) -> String) -> Identity {
+        Identity {
+            source: self.source.owned(text),
+            game: self.game,
+            offset: self.offset,
+            line: self.line,
+            event: self.event.owned(text),
+            site: self.site.owned(text),
+            date: self.date.owned(text),
+            round: self.round.owned(text),
+            white: self.white.owned(text),
+            black: self.black.owned(text),
+            result: self.result.owned(text),
+            variant: self.variant.owned(text),
+        }
+    }
 }
 
-/// A claims.csv row: an audited draw claim.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ClaimRow {
-    pub id: Identity,
-    /// `threefold` or `fifty_moves`.
-    pub claim: String,
-    pub claim_source: String,
-    pub verdict: String,
-    pub ply: u32,
-    pub occurrences: u32,
-    pub occurrences_ignoring_rights: u32,
-    /// Plies joined with `;`.
-    pub plies: String,
-    /// The final position.
-    pub fen: String,
-    pub detail: String,
+report_row! {
+    /// A castling.csv row: a castling move that breaks the rules.
+    CastlingRow in "castling.csv" {
+        /// The castle's ply, 1-based from the start position.
+        ply: u32,
+        /// Its move number.
+        move_number: u32,
+        /// `white` or `black`.
+        side: S,
+        /// The move as written.
+        san: S,
+        /// `kingside` or `queenside`.
+        castle: S,
+        /// Reason codes joined with `;`, in their canonical order.
+        reasons: S,
+        /// The reasons for a person.
+        detail: S,
+        /// The position before the move.
+        fen: S,
+    }
 }
 
-/// A missed_draws.csv row: a game played on past an automatic draw.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct MissedDrawRow {
-    pub id: Identity,
-    pub rule: String,
-    pub ply: u32,
-    pub plies_after: u32,
-    pub fen: String,
+report_row! {
+    /// A claims.csv row: an audited draw claim.
+    ClaimRow in "claims.csv" {
+        /// `threefold` or `fifty_moves`.
+        claim: S,
+        /// Where the claim was read: its code.
+        claim_source: S,
+        /// The verdict's code.
+        verdict: S,
+        /// The ply the claim is judged at.
+        ply: u32,
+        /// Occurrences of the position, castling rights counted.
+        occurrences: u32,
+        /// Occurrences of the position, castling rights ignored.
+        occurrences_ignoring_rights: u32,
+        /// Plies joined with `;`.
+        plies: S,
+        /// The final position.
+        fen: S,
+        /// The verdict for a person.
+        detail: S,
+    }
 }
 
-/// An errors.csv row: a game that could not be audited to its end.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ErrorRow {
-    pub id: Identity,
-    pub ply: u32,
-    pub san: String,
-    pub kind: String,
-    pub detail: String,
-    /// The position before `san`, `""` where none.
-    pub fen: String,
+report_row! {
+    /// A missed_draws.csv row: a game played on past an automatic draw.
+    MissedDrawRow in "missed_draws.csv" {
+        /// The rule's code.
+        rule: S,
+        /// The ply the draw came at.
+        ply: u32,
+        /// Plies played after it.
+        plies_after: u32,
+        /// The position of the draw.
+        fen: S,
+    }
 }
 
-/// A results.csv row: a result that the final position or the Laws
-/// contradict.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ResultRow {
-    pub id: Identity,
-    pub ply: u32,
-    pub code: String,
-    pub recorded: String,
-    pub expected: String,
-    pub detail: String,
-    pub fen: String,
+report_row! {
+    /// An errors.csv row: a game that could not be audited to its end.
+    ErrorRow in "errors.csv" {
+        /// The ply of the failing move, 0 before any move.
+        ply: u32,
+        /// The failing move as written.
+        san: S,
+        /// The error's code.
+        kind: S,
+        /// The error for a person.
+        detail: S,
+        /// The position before `san`, `""` where none.
+        fen: S,
+    }
+}
+
+report_row! {
+    /// A results.csv row: a result that the final position or the Laws
+    /// contradict.
+    ResultRow in "results.csv" {
+        /// The ply of the final position.
+        ply: u32,
+        /// The finding's code.
+        code: S,
+        /// The result recorded.
+        recorded: S,
+        /// The result the position calls for, `""` where none.
+        expected: S,
+        /// The finding for a person.
+        detail: S,
+        /// The final position.
+        fen: S,
+    }
+}
+
+report_row! {
+    /// A quirks.csv row (with `--quirks`): a move or tag written otherwise
+    /// than the PGN standard says.
+    QuirkRow in "quirks.csv" {
+        /// The move's ply.
+        ply: u32,
+        /// The text as written.
+        san: S,
+        /// Quirk codes joined with `;`.
+        quirk: S,
+        /// The move in standard notation, `""` where none.
+        standard as "move": S,
+    }
 }
 
 /// A row type and the report file it is a row of.
-pub trait ReportRow: Serialize + DeserializeOwned {
+pub trait ReportRow: DeserializeOwned {
     /// The report's file name.
     const FILE: &'static str;
     /// The report's own columns, after the identity columns.
     const COLUMNS: &'static [&'static str];
+    /// How many columns a row has.
+    const WIDTH: usize = IDENTITY.len() + Self::COLUMNS.len();
 }
 
-macro_rules! report_row {
-    ($row:ty, $index:literal) => {
-        impl ReportRow for $row {
-            const FILE: &'static str = CSV_REPORTS[$index].0;
-            const COLUMNS: &'static [&'static str] = CSV_REPORTS[$index].1;
+/// A row as the writers write it, whatever holds its text.
+pub trait Record {
+    /// Writes the row as one record, identity columns first.
+    fn write<W: std::io::Write>(&self, out: &mut csv::Writer<W>) -> csv::Result<()>;
+}
+
+/// The text of a row: borrowed (`&str`) or owned (`String`).
+pub trait Text: Cell<Owned = String> + AsRef<str> {}
+
+impl<T: Cell<Owned = String> + AsRef<str>> Text for T {}
+
+/// The position of the column `name` in `columns`; a compile error in a
+/// constant where there is none.
+pub const fn position(columns: &[&str], name: &str) -> usize {
+    let mut i = 0;
+    while i < columns.len() {
+        let (a, b) = (columns[i].as_bytes(), name.as_bytes());
+        if a.len() == b.len() {
+            let mut k = 0;
+            while k < a.len() && a[k] == b[k] {
+                k += 1;
+            }
+            if k == a.len() {
+                return i;
+            }
         }
-    };
+        i += 1;
+    }
+    panic!("no such column")
 }
 
-report_row!(CastlingRow, 0);
-report_row!(ClaimRow, 1);
-report_row!(MissedDrawRow, 2);
-report_row!(ErrorRow, 3);
-report_row!(ResultRow, 4);
+/// The position of `R`'s own column `name` in its rows.
+pub const fn column<R: ReportRow>(name: &str) -> usize {
+    IDENTITY.len() + position(R::COLUMNS, name)
+}
 
 /// Why a report's rows cannot be read.
 #[derive(Debug)]
 pub enum ReadError {
     /// The header names other columns than this version's.
-    Header { file: &'static str, found: String },
+    Header {
+        /// The report.
+        file: &'static str,
+        /// The header found, its names joined with `,`.
+        found: String,
+    },
     /// A row does not fit its columns (a number column that holds no
     /// number, a missing column); `row` is 1-based, the header not counted.
     Row {
+        /// The report.
         file: &'static str,
+        /// The row, 1-based.
         row: u64,
+        /// Why it does not fit.
         cause: String,
     },
     /// The file cannot be read as CSV at all.
@@ -183,15 +448,11 @@ pub fn read<R: ReportRow>(
 
 /// A row of `R` from its values, in column order (the header checked).
 pub fn from_record<R: ReportRow>(record: &csv::StringRecord, row: u64) -> Result<R, ReadError> {
-    if record.len() != IDENTITY.len() + R::COLUMNS.len() {
+    if record.len() != R::WIDTH {
         return Err(ReadError::Row {
             file: R::FILE,
             row,
-            cause: format!(
-                "{} columns, not {}",
-                record.len(),
-                IDENTITY.len() + R::COLUMNS.len()
-            ),
+            cause: format!("{} columns, not {}", record.len(), R::WIDTH),
         });
     }
     record.deserialize(None).map_err(|e| ReadError::Row {
@@ -200,7 +461,10 @@ pub fn from_record<R: ReportRow>(record: &csv::StringRecord, row: u64) -> Result
         cause: match e.kind() {
             csv::ErrorKind::Deserialize { err, .. } => match err.field() {
                 Some(i) => {
-                    let name = columns::<R>().nth(i as usize).unwrap_or("?");
+                    let name = usize::try_from(i)
+                        .ok()
+                        .and_then(|i| columns::<R>().nth(i))
+                        .unwrap_or("?");
                     format!("column {name}: {}", err.kind())
                 }
                 None => err.kind().to_string(),
@@ -214,11 +478,11 @@ pub fn from_record<R: ReportRow>(record: &csv::StringRecord, row: u64) -> Result
 mod tests {
     use super::*;
 
-    fn written<R: ReportRow>(row: &R) -> String {
+    fn written(row: &impl Record) -> String {
         let mut w = csv::WriterBuilder::new()
             .has_headers(false)
             .from_writer(Vec::new());
-        w.serialize(row).unwrap();
+        row.write(&mut w).unwrap();
         String::from_utf8(w.into_inner().unwrap()).unwrap()
     }
 
@@ -241,7 +505,7 @@ mod tests {
 
     /// Writing a row gives the columns in the contract's order, and
     /// reading the written file gives the row back.
-    fn round_trip<R: ReportRow + PartialEq + std::fmt::Debug>(row: R, line: &str) {
+    fn round_trip<R: ReportRow + Record + PartialEq + std::fmt::Debug>(row: R, line: &str) {
         assert_eq!(written(&row), line);
         let file = format!("{}\n{line}", columns::<R>().collect::<Vec<_>>().join(","));
         let mut got = Vec::new();
@@ -316,6 +580,103 @@ mod tests {
             },
             &format!("{ident},80,result_mismatch,1-0,,d,\n"),
         );
+        round_trip(
+            QuirkRow {
+                id: id(),
+                ply: 7,
+                san: "0-0".into(),
+                quirk: "zero_castling".into(),
+                standard: "O-O".into(),
+            },
+            &format!("{ident},7,0-0,zero_castling,O-O\n"),
+        );
+        // A borrowed row writes as its owned copy does, control characters
+        // replaced.
+        let owned = MissedDrawRow {
+            id: Identity {
+                white: "a\u{1}b".into(),
+                ..id()
+            },
+            rule: "fivefold".into(),
+            ply: u32::MAX,
+            plies_after: 0,
+            fen: "f".into(),
+        };
+        let borrowed = MissedDrawRow {
+            id: Identity {
+                source: "a.pgn",
+                game: 2,
+                offset: 30,
+                line: 4,
+                event: "E, \"x\"",
+                site: "S",
+                date: "1986.11.??",
+                round: "1",
+                white: "a\u{1}b",
+                black: "B",
+                result: "1-0",
+                variant: "standard",
+            },
+            rule: "fivefold",
+            ply: u32::MAX,
+            plies_after: 0,
+            fen: "f",
+        };
+        assert_eq!(written(&borrowed), written(&owned));
+        assert_eq!(borrowed.owned(&|s: &str| s.to_owned()), owned);
+        assert!(written(&owned).contains(",a\u{fffd}b,B,1-0,standard,fivefold,4294967295,0,f\n"));
+    }
+
+    /// The identity columns are [`Identity`]'s fields, and each row's own
+    /// columns its fields after `id`: serde sees the same names.
+    #[test]
+    fn the_columns_are_the_fields() {
+        struct Fields(Vec<&'static str>);
+        impl<'de> serde::Deserializer<'de> for &mut Fields {
+            type Error = serde::de::value::Error;
+            fn deserialize_any<V: serde::de::Visitor<'de>>(
+                self,
+                _: V,
+            ) -> Result<V::Value, Self::Error> {
+                Err(serde::de::Error::custom("fields only"))
+            }
+            fn deserialize_struct<V: serde::de::Visitor<'de>>(
+                self,
+                _: &'static str,
+                fields: &'static [&'static str],
+                _: V,
+            ) -> Result<V::Value, Self::Error> {
+                self.0.extend(fields);
+                Err(serde::de::Error::custom("fields only"))
+            }
+            serde::forward_to_deserialize_any! {
+                bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+                bytes byte_buf option unit unit_struct newtype_struct seq tuple
+                tuple_struct map enum identifier ignored_any
+            }
+        }
+        fn fields<T: DeserializeOwned>() -> Vec<&'static str> {
+            let mut f = Fields(Vec::new());
+            let _ = T::deserialize(&mut f);
+            f.0
+        }
+        assert_eq!(fields::<Identity>(), IDENTITY);
+        fn own<R: ReportRow>() -> Vec<&'static str> {
+            let mut f = fields::<R>();
+            assert_eq!(f.remove(0), "id", "{}", R::FILE);
+            f
+        }
+        assert_eq!(own::<CastlingRow>(), CastlingRow::COLUMNS);
+        assert_eq!(own::<ClaimRow>(), ClaimRow::COLUMNS);
+        assert_eq!(own::<MissedDrawRow>(), MissedDrawRow::COLUMNS);
+        assert_eq!(own::<ErrorRow>(), ErrorRow::COLUMNS);
+        assert_eq!(own::<ResultRow>(), ResultRow::COLUMNS);
+        let mut quirk = own::<QuirkRow>();
+        assert_eq!(quirk.pop(), Some("standard"));
+        assert_eq!(quirk, QuirkRow::COLUMNS[..3]);
+        assert_eq!(QuirkRow::COLUMNS[3], "move");
+        assert_eq!(column::<ClaimRow>("verdict"), 14);
+        assert_eq!(position(&IDENTITY, "line"), 3);
     }
 
     #[test]

@@ -30,6 +30,7 @@ pub struct Options {
 /// One source as read: what a resume or a merge checks it against.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SourceDetail {
+    /// The source's name, as the reports' `source` column gives it.
     pub name: String,
     /// The input file's size when the run started; `None` for standard
     /// input (or a file whose metadata could not be read).
@@ -39,6 +40,7 @@ pub struct SourceDetail {
     pub modified: Option<String>,
     /// Decompressed bytes read.
     pub bytes: u64,
+    /// Games read from the source.
     pub games: u64,
     /// The read error that ended the source, if one did.
     pub error: Option<String>,
@@ -85,6 +87,7 @@ pub struct PieceInfo {
     pub source: String,
     /// The bounds as stored in the file (`--piece START..END`).
     pub start: u64,
+    /// See `start`.
     pub end: u64,
     /// The bounds' decompressed length; `None` when a read error came
     /// first.
@@ -104,23 +107,40 @@ pub struct PieceInfo {
 /// Counters of a run; two summaries of disjoint inputs merge by adding.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Summary {
+    /// Games read.
     pub games: u64,
+    /// Games audited to their end with no finding.
     pub clean: u64,
+    /// Games audited to their end with a finding.
     pub flagged: u64,
+    /// Games that could not be audited to their end (an errors.csv row).
     pub incomplete: u64,
+    /// castling.csv rows by reason, in the contract's order of the codes
+    /// (a row counts once per reason).
     pub castling: [u64; 11],
+    /// claims.csv rows by verdict, in the contract's order.
     pub claims: [u64; 7],
+    /// missed_draws.csv rows by rule, in the contract's order.
     pub missed_draws: [u64; 3],
+    /// errors.csv rows by kind, in the contract's order.
     pub errors: [u64; 6],
     /// results.csv rows by code.
     pub results: [u64; 5],
+    /// Moves and tags written otherwise than the PGN standard says.
     pub notation_quirks: u64,
+    /// Decompressed bytes read.
     pub bytes: u64,
+    /// The run's wall-clock time.
     pub seconds: f64,
+    /// Worker threads.
     pub threads: usize,
+    /// The sources' names, in input order.
     pub sources: Vec<String>,
+    /// The options that decide which files the run wrote.
     pub options: Options,
+    /// Each source as read, in input order.
     pub source_details: Vec<SourceDetail>,
+    /// Whether a signal stopped the run before its input's end.
     pub interrupted: bool,
     /// The piece audited, for a run with `--piece`.
     pub piece: Option<PieceInfo>,
@@ -263,6 +283,25 @@ impl Summary {
     /// findings first, then their codes, then the run; the last line says
     /// where the reports are (`out`) and which page to open.
     pub fn table(&self, out: &Path, width: usize) -> String {
+        let mut t = Table::new(width);
+        self.findings_lines(&mut t);
+        self.code_lines(&mut t);
+        self.run_lines(&mut t);
+        let dir = out.to_string_lossy();
+        let dir = match dir.trim_end_matches('/') {
+            "" => "/".to_owned(),
+            d => format!("{d}/"),
+        };
+        if self.options.html {
+            t.line(0, &format!("Reports in {dir} — open {dir}report.html"));
+        } else {
+            t.line(0, &format!("Reports in {dir}"));
+        }
+        t.text
+    }
+
+    /// The table's Findings: one count per kind of finding.
+    fn findings_lines(&self, t: &mut Table) {
         let sum = |a: &[u64]| a.iter().sum::<u64>();
         let f = &self.findings;
         let mut false_claims = f.false_claims.to_string();
@@ -279,11 +318,15 @@ impl Summary {
             ("result problems", sum(&self.results).to_string()),
             ("errors", sum(&self.errors).to_string()),
         ];
-        let mut t = Table::new(width);
         t.line(0, "Findings");
         for (label, n) in findings {
             t.line(2, &format!("{label:<16}{n}"));
         }
+    }
+
+    /// The table's By code: the codes that came up, with their counts;
+    /// nothing when none did.
+    fn code_lines(&self, t: &mut Table) {
         let codes = [
             (
                 "castling",
@@ -312,6 +355,11 @@ impl Summary {
                 t.items(2, label, items);
             }
         }
+    }
+
+    /// The table's Run: the games, the input, the speed, and whether the
+    /// run was interrupted.
+    fn run_lines(&self, t: &mut Table) {
         let rate = if self.seconds > 0.0 {
             self.games as f64 / self.seconds
         } else {
@@ -342,17 +390,6 @@ impl Summary {
                 "The run was interrupted: the reports cover the games read before the signal",
             );
         }
-        let dir = out.to_string_lossy();
-        let dir = match dir.trim_end_matches('/') {
-            "" => "/".to_owned(),
-            d => format!("{d}/"),
-        };
-        if self.options.html {
-            t.line(0, &format!("Reports in {dir} — open {dir}report.html"));
-        } else {
-            t.line(0, &format!("Reports in {dir}"));
-        }
-        t.text
     }
 }
 

@@ -482,8 +482,9 @@ pub(super) fn legal_castle(
     if me.king.home != Some(king) || king.rank() != color.backrank() {
         return None;
     }
-    let ours = board.rooks() & board.by_color(color) & beyond(king, side, color);
-    let rook = track.home.filter(|h| ours.contains(*h))?;
+    let CastlingRook::Own(rook) = castling_rook(board, color, king, side, track) else {
+        return None;
+    };
     let castle = Castle {
         color,
         side,
@@ -496,34 +497,135 @@ pub(super) fn legal_castle(
         .then_some(Move::Castle { king, rook })
 }
 
+/// The rook a castle towards `side` is played with, chosen by the game's
+/// history: this side's own rook where it still stands on its rook square
+/// (FIDE 3.8.2.1 and Guidelines II.3), else the nearest rook on that side
+/// of the king on the back rank.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum CastlingRook {
+    /// This side's own rook, on its rook square.
+    Own(Square),
+    /// Not on its rook square: the nearest rook on that side of the king.
+    Nearest(Square),
+    /// No rook of the side on its back rank on that side of the king.
+    NoRook,
+    /// Not on its rook square, and the king is off its back rank: no
+    /// rook castles.
+    KingOffBackRank,
+}
+
+impl CastlingRook {
+    /// The rook's square, where one castles.
+    fn square(self) -> Option<Square> {
+        match self {
+            CastlingRook::Own(rook) | CastlingRook::Nearest(rook) => Some(rook),
+            CastlingRook::NoRook | CastlingRook::KingOffBackRank => None,
+        }
+    }
+
+    /// The rule the choice shows broken, this side's rook square being
+    /// `home`: another rook castles, or none can.
+    fn breach(self, home: Option<Square>) -> Option<Breach> {
+        match self {
+            CastlingRook::Own(_) | CastlingRook::KingOffBackRank => None,
+            CastlingRook::Nearest(rook) => Some(Breach::RookDisplaced { home, rook }),
+            CastlingRook::NoRook => Some(Breach::NoRook),
+        }
+    }
+}
+
+/// The rook `color`'s castle towards `side` is played with, the king on
+/// `king` and `track` following this side's own rook.
+fn castling_rook(
+    board: &Board,
+    color: Color,
+    king: Square,
+    side: CastlingSide,
+    track: &RookTrack,
+) -> CastlingRook {
+    let candidates = board.rooks() & board.by_color(color) & beyond(king, side, color);
+    if let Some(home) = track.home.filter(|h| candidates.contains(*h)) {
+        return CastlingRook::Own(home);
+    }
+    if king.rank() != color.backrank() {
+        return CastlingRook::KingOffBackRank;
+    }
+    let nearest = match side {
+        CastlingSide::KingSide => candidates.first(),
+        CastlingSide::QueenSide => candidates.last(),
+    };
+    nearest.map_or(CastlingRook::NoRook, CastlingRook::Nearest)
+}
+
 /// Judges a castle towards `side` by the side to move in `pos`: every
 /// rule of FIDE 3.8.2 it breaks, and how it is played as written (or why
-/// it cannot be). What the game's history breaks (3.8.2.1) is judged here,
-/// the rest from the castle's [`geometry`] (3.8.2.2).
+/// it cannot be). What the game's history breaks (3.8.2.1) comes from
+/// [`history_breaches`], the rook from [`castling_rook`], the rest from the
+/// castle's [`geometry`] (3.8.2.2).
 pub fn judge_castle(pos: &Chess, history: &CastlingHistory, side: CastlingSide) -> CastleJudgement {
     let color = pos.turn();
-    let judgement = |breaches, play| CastleJudgement {
-        color,
-        side,
-        breaches,
-        play,
-    };
     let board = pos.board();
     let me = history.sides.get(color);
     let track = me.rooks.get(side);
-    let mut breaches = Vec::new();
-
     let Some(king) = board.king_of(color) else {
         // Cannot happen in a valid position; kept total all the same.
         let displaced = Breach::KingDisplaced {
             home: me.king.home,
             on: None,
         };
-        return judgement(vec![displaced], CastlePlay::Unplayable(Unplayable::NoKing));
+        return CastleJudgement {
+            color,
+            side,
+            breaches: vec![displaced],
+            play: CastlePlay::Unplayable(Unplayable::NoKing),
+        };
     };
-    let at_home = me.king.home == Some(king);
+    let mut breaches = history_breaches(me, history.from_fen, side, king);
+    let rook = castling_rook(board, color, king, side, track);
+    breaches.extend(rook.breach(track.home));
+    let castle = Castle {
+        color,
+        side,
+        king,
+        rook: rook.square(),
+    };
+    let play = geometry_breaches(board, castle, &mut breaches);
+    let judgement = CastleJudgement {
+        color,
+        side,
+        breaches,
+        play,
+    };
+    // A legal castle is exactly shakmaty's own, and shakmaty's own is legal.
+    debug_assert_eq!(
+        judgement.breaches.is_empty(),
+        !pos.castling_moves(side).is_empty(),
+        "{:?} for {side:?} in {}",
+        judgement.breaches,
+        super::fen_of(pos)
+    );
+    debug_assert!(
+        !judgement.breaches.is_empty()
+            || matches!(&judgement.play, CastlePlay::Played(m) if pos.castling_moves(side).first() == Some(m)),
+        "another castle than shakmaty's in {}",
+        super::fen_of(pos)
+    );
+    judgement
+}
 
-    // The history of the king and of this side's rook.
+/// What the game's history breaks for a castle towards `side`, the king
+/// now on `king` (FIDE 3.8.2.1): the king or this side's rook moved or was
+/// captured, a FEN that withheld the right (where nothing else explains
+/// it), a king off its start square.
+fn history_breaches(
+    me: &SideTrack,
+    from_fen: bool,
+    side: CastlingSide,
+    king: Square,
+) -> Vec<Breach> {
+    let track = me.rooks.get(side);
+    let at_home = me.king.home == Some(king);
+    let mut breaches = Vec::new();
     if let Some(left) = me.king.left {
         breaches.push(Breach::KingMoved {
             home: me.king.home,
@@ -545,7 +647,7 @@ pub fn judge_castle(pos: &Chess, history: &CastlingHistory, side: CastlingSide) 
             on,
         });
     }
-    if history.from_fen && !me.right_at_start.get(side) && breaches.is_empty() {
+    if from_fen && !me.right_at_start.get(side) && breaches.is_empty() {
         breaches.push(Breach::NoRightInFen {
             dropped: *me.right_dropped.get(side),
         });
@@ -556,39 +658,16 @@ pub fn judge_castle(pos: &Chess, history: &CastlingHistory, side: CastlingSide) 
             on: Some(king),
         });
     }
+    breaches
+}
 
-    // The rook the castle is played with: this side's own, else the
-    // nearest on that side of the king. Off the back rank there is none.
-    let on_back_rank = king.rank() == color.backrank();
-    let candidates = board.rooks() & board.by_color(color) & beyond(king, side, color);
-    let rook = match track.home.filter(|h| candidates.contains(*h)) {
-        Some(h) => Some(h),
-        None if !on_back_rank => None,
-        None => {
-            let nearest = match side {
-                CastlingSide::KingSide => candidates.first(),
-                CastlingSide::QueenSide => candidates.last(),
-            };
-            breaches.push(match nearest {
-                Some(rook) => Breach::RookDisplaced {
-                    home: track.home,
-                    rook,
-                },
-                None => Breach::NoRook,
-            });
-            nearest
-        }
-    };
-
-    let g = geometry(
-        board,
-        Castle {
-            color,
-            side,
-            king,
-            rook,
-        },
-    );
+/// Adds to `breaches` what the castle's [`geometry`] breaks (FIDE 3.8.2.2:
+/// pieces in the way, a king in check, crossing or landing on an attacked
+/// square), and says how the castle is played as written, or why it
+/// cannot be.
+fn geometry_breaches(board: &Board, castle: Castle, breaches: &mut Vec<Breach>) -> CastlePlay {
+    let king = castle.king;
+    let g = geometry(board, castle);
     if !g.blockers.is_empty() {
         breaches.push(Breach::PathBlocked(pieces_at(board, g.blocker_squares())));
     }
@@ -601,10 +680,7 @@ pub fn judge_castle(pos: &Chess, history: &CastlingHistory, side: CastlingSide) 
     if !g.on_back_rank {
         // `king_displaced` always applies here: the start square is on the
         // back rank.
-        return judgement(
-            breaches,
-            CastlePlay::Unplayable(Unplayable::OffBackRank { king }),
-        );
+        return CastlePlay::Unplayable(Unplayable::OffBackRank { king });
     }
     if !g.crossed_attacks.is_empty() {
         breaches.push(Breach::ThroughCheck(
@@ -620,30 +696,13 @@ pub fn judge_castle(pos: &Chess, history: &CastlingHistory, side: CastlingSide) 
             attackers: pieces_at(board, g.landing_attackers),
         });
     }
-
-    let play = match rook {
+    match castle.rook {
         None => CastlePlay::Unplayable(Unplayable::NoRook),
         Some(_) if g.landing_blocked.any() => CastlePlay::Unplayable(Unplayable::LandingTaken(
             pieces_at(board, g.landing_blocked),
         )),
         Some(rook) => CastlePlay::Played(Move::Castle { king, rook }),
-    };
-    let judgement = judgement(breaches, play);
-    // A legal castle is exactly shakmaty's own, and shakmaty's own is legal.
-    debug_assert_eq!(
-        judgement.breaches.is_empty(),
-        !pos.castling_moves(side).is_empty(),
-        "{:?} for {side:?} in {}",
-        judgement.breaches,
-        super::fen_of(pos)
-    );
-    debug_assert!(
-        !judgement.breaches.is_empty()
-            || matches!(&judgement.play, CastlePlay::Played(m) if pos.castling_moves(side).first() == Some(m)),
-        "another castle than shakmaty's in {}",
-        super::fen_of(pos)
-    );
-    judgement
+    }
 }
 
 /// Whether a king move that is no legal king move is written castling:

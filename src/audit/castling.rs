@@ -23,6 +23,7 @@ use super::start::Start;
 /// (`14.Kf1`, `14...Kf8`) only when a castling row shows it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Event {
+    /// The move's ply, counted from 1.
     pub ply: u32,
     /// The move was a castle (which moves king and rook, even one that stays).
     pub castle: bool,
@@ -147,6 +148,7 @@ fn dropped_sides(start: &Start, color: Color) -> ByCastlingSide<bool> {
 }
 
 impl CastlingHistory {
+    /// The history at `start`: no king or rook has moved yet.
     pub fn new(start: &Start) -> CastlingHistory {
         // Most games start from the standard array: its history is built
         // once.
@@ -324,7 +326,9 @@ impl CastlingHistory {
 /// A piece of the position on its square, as a fact names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PieceAt {
+    /// What the piece is.
     pub role: Role,
+    /// Where it stands.
     pub square: Square,
 }
 
@@ -347,38 +351,57 @@ pub enum Breach {
     /// (`home` is `None` where the start position has no king's square);
     /// `back` brought it home again, where it stands now.
     KingMoved {
+        /// The king's start square.
         home: Option<Square>,
+        /// The move with which it first left `home`.
         left: Event,
+        /// The latest move that brought it home, where it stands now.
         back: Option<Event>,
     },
     /// 3.8.2.1: this side's rook, from `home`, left it with `left` (or
     /// castled with it); `back` brought it home again, where it stands
     /// now.
     RookMoved {
+        /// This side's rook square.
         home: Option<Square>,
+        /// The move with which the rook first left `home`.
         left: Event,
+        /// The latest move that brought it home, where it stands now.
         back: Option<Event>,
     },
     /// 3.8.2.1: this side's rook, from `home`, was captured on `on` with
     /// `by`.
     RookCaptured {
+        /// This side's rook square.
         home: Option<Square>,
+        /// The capturing move.
         by: Event,
+        /// Where the rook was captured.
         on: Square,
     },
     /// The starting FEN withholds the right (and nothing else above
     /// explains why); `dropped` when the FEN wrote it, but it was dropped
     /// as impossible.
-    NoRightInFen { dropped: bool },
+    NoRightInFen {
+        /// The FEN wrote the right, but it was dropped as impossible.
+        dropped: bool,
+    },
     /// 3.8.2.1: the king stands on `on`, not on its start square `home`;
     /// `on` is `None` where the side has no king at all.
     KingDisplaced {
+        /// The king's start square.
         home: Option<Square>,
+        /// Where the king stands; `None` without a king.
         on: Option<Square>,
     },
     /// No rook on this side's rook square `home`: the nearest rook on that
     /// side of the king, on `rook`, castles.
-    RookDisplaced { home: Option<Square>, rook: Square },
+    RookDisplaced {
+        /// This side's rook square.
+        home: Option<Square>,
+        /// The rook that castles instead.
+        rook: Square,
+    },
     /// No rook of the side on its back rank on that side of the king.
     NoRook,
     /// 3.8.2.2: these pieces stand between the king or the rook and its
@@ -386,14 +409,21 @@ pub enum Breach {
     PathBlocked(Vec<PieceAt>),
     /// 3.8.2.2: the king on `king` is in check from `checkers`.
     InCheck {
+        /// Where the king stands.
         king: Square,
+        /// The pieces giving check.
         checkers: Vec<PieceAt>,
     },
     /// 3.8.2.2: each square the king crosses that is attacked, with its
     /// attackers (judged with the king and the castling rook lifted).
     ThroughCheck(Vec<(Square, Vec<PieceAt>)>),
     /// 3.8.2.2 (and 3.9): the king lands on `to`, attacked by `attackers`.
-    IntoCheck { to: Square, attackers: Vec<PieceAt> },
+    IntoCheck {
+        /// Where the king lands.
+        to: Square,
+        /// The pieces that attack it there.
+        attackers: Vec<PieceAt>,
+    },
 }
 
 impl Breach {
@@ -421,7 +451,10 @@ pub enum Unplayable {
     /// The side to move has no king.
     NoKing,
     /// The king stands on `king`, off its back rank.
-    OffBackRank { king: Square },
+    OffBackRank {
+        /// Where the king stands.
+        king: Square,
+    },
     /// No rook of the side on its back rank on that side of the king.
     NoRook,
     /// These pieces stand where the king or the rook lands.
@@ -441,11 +474,14 @@ pub enum CastlePlay {
 /// The verdict on one castling move by `color` towards `side`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CastleJudgement {
+    /// The side that castles.
     pub color: Color,
+    /// Towards which side it castles.
     pub side: CastlingSide,
     /// The rules the castle breaks, in the contract's reason order; empty
     /// for a legal castle.
     pub breaches: Vec<Breach>,
+    /// How the castle is played as written, or why it cannot be.
     pub play: CastlePlay,
 }
 
@@ -756,7 +792,7 @@ mod tests {
         let mut history = CastlingHistory::new(&start);
         for (i, san) in moves.iter().enumerate() {
             let m = san.parse::<San>().unwrap().to_move(&pos).unwrap();
-            history.record_move(&pos, m, i as u32 + 1);
+            history.record_move(&pos, m, u32::try_from(i + 1).unwrap());
             pos.play_unchecked(m);
         }
         judge_castle(&pos, &history, side)
@@ -931,7 +967,7 @@ mod tests {
             rng ^= rng << 13;
             rng ^= rng >> 7;
             rng ^= rng << 17;
-            (rng % n as u64) as usize
+            usize::try_from(rng % n as u64).unwrap()
         };
         let starts = [
             "[Event \"t\"]\n\n*\n",
@@ -943,7 +979,7 @@ mod tests {
             let start = start_position(&tags).expect("a start position");
             let mut history = CastlingHistory::new(&start);
             let mut pos = start.position.clone();
-            for ply in 1..=below(90) as u32 {
+            for ply in 1..=u32::try_from(below(90)).unwrap() {
                 for side in CastlingSide::ALL {
                     let j = judge_castle(&pos, &history, side);
                     let judged = match j.play {

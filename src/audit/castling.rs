@@ -1009,4 +1009,126 @@ mod tests {
         // The walk (fixed seed) meets this many legal castles.
         assert_eq!(legal, 169);
     }
+
+    /// The Chess960 start array numbered `n` (0..960, Scharnagl's
+    /// numbering; 518 is the standard array), as a FEN with both sides'
+    /// castling rights.
+    fn chess960_fen(n: usize) -> String {
+        let mut rank = [None; 8];
+        let (light, n) = (n % 4, n / 4);
+        let (dark, n) = (n % 4, n / 4);
+        let (queen, knights) = (n % 6, n / 6);
+        rank[2 * light + 1] = Some('B');
+        rank[2 * dark] = Some('B');
+        let mut place = |k: usize, piece| {
+            let i = (0..8).filter(|&i| rank[i].is_none()).nth(k).unwrap();
+            rank[i] = Some(piece);
+        };
+        place(queen, 'Q');
+        let (first, second) = [
+            (0, 1),
+            (0, 2),
+            (0, 3),
+            (0, 4),
+            (1, 2),
+            (1, 3),
+            (1, 4),
+            (2, 3),
+            (2, 4),
+            (3, 4),
+        ][knights];
+        place(second, 'N');
+        place(first, 'N');
+        for piece in ['R', 'K', 'R'] {
+            place(0, piece);
+        }
+        let white: String = rank.iter().map(|p| p.unwrap()).collect();
+        let black = white.to_lowercase();
+        format!("{black}/pppppppp/8/8/8/8/PPPPPPPP/{white} w KQkq - 0 1")
+    }
+
+    /// The same on every position of the bundled sample's games, and of a
+    /// random game from each of the 960 Chess960 start arrays.
+    #[test]
+    fn legal_castle_is_the_judgement_on_the_sample_and_every_chess960_array() {
+        assert_eq!(
+            chess960_fen(518),
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
+        );
+        let mut legal = 0;
+        let mut compare = |pos: &Chess, history: &CastlingHistory| {
+            for side in CastlingSide::ALL {
+                let j = judge_castle(pos, history, side);
+                let judged = match j.play {
+                    CastlePlay::Played(m) if j.breaches.is_empty() => Some(m),
+                    _ => None,
+                };
+                let fen = super::super::fen_of(pos);
+                assert_eq!(
+                    legal_castle(pos, history, side),
+                    judged,
+                    "{side:?} in {fen}"
+                );
+                legal += usize::from(judged.is_some());
+            }
+        };
+        let record = |history: &mut CastlingHistory, pos: &Chess, m: Move, ply: u32| {
+            if m.is_castle() {
+                history.record_castle(pos, m, ply);
+            } else {
+                history.record_move(pos, m, ply);
+            }
+        };
+
+        let sample = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/corpora/lichess_2025-05_sample.pgn"
+        ))
+        .unwrap();
+        let starts: Vec<usize> = sample.match_indices("[Event ").map(|(i, _)| i).collect();
+        let mut castles = 0;
+        for (k, &from) in starts.iter().enumerate() {
+            let to = starts.get(k + 1).copied().unwrap_or(sample.len());
+            let game = Game::parse(&sample.as_bytes()[from..to]);
+            let start = start_position(&game.tags).expect("a start position");
+            let mut history = CastlingHistory::new(&start);
+            let mut pos = start.position.clone();
+            for (ply, tok) in (1..).zip(&game.moves) {
+                compare(&pos, &history);
+                let Ok(m) = tok.san.to_move(&pos) else { break };
+                castles += usize::from(m.is_castle());
+                record(&mut history, &pos, m, ply);
+                pos.play_unchecked(m);
+            }
+        }
+
+        let mut rng = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut below = |n: usize| {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            usize::try_from(rng % n as u64).unwrap()
+        };
+        for n in 0..960 {
+            let fen = chess960_fen(n);
+            let text = format!("[Variant \"Chess960\"]\n[SetUp \"1\"]\n[FEN \"{fen}\"]\n\n*\n");
+            let start = start_position(&Game::parse(text.as_bytes()).tags).expect(&fen);
+            let mut history = CastlingHistory::new(&start);
+            let mut pos = start.position.clone();
+            for ply in 1..=60 {
+                compare(&pos, &history);
+                let moves = pos.legal_moves();
+                let Some(&any) = moves.first() else { break };
+                let castle = moves.iter().find(|m| m.is_castle()).copied();
+                let m = match castle {
+                    Some(m) if below(2) == 0 => m,
+                    _ => moves.get(below(moves.len())).copied().unwrap_or(any),
+                };
+                record(&mut history, &pos, m, ply);
+                pos.play_unchecked(m);
+            }
+        }
+        // Games of the sample, castles played in them, legal castles met.
+        assert_eq!((starts.len(), castles, legal), (438, 654, 5229));
+    }
 }

@@ -51,7 +51,7 @@ fn final_fen(text: &str) -> String {
     let mut history = CastlingHistory::new(&start);
     let mut pos: Chess = start.position.clone();
     for (i, tok) in game.moves.iter().enumerate() {
-        let ply = i as u32 + 1;
+        let ply = u32::try_from(i + 1).unwrap();
         let side = match tok.san {
             San::Castle(side) => Some(side),
             san => match san.to_move(&pos) {
@@ -824,7 +824,7 @@ fn judge_castle_is_shakmatys_and_its_geometry() {
         rng ^= rng << 13;
         rng ^= rng >> 7;
         rng ^= rng << 17;
-        (rng % n as u64) as usize
+        usize::try_from(rng % n as u64).unwrap()
     };
     let (mut legal, mut judged) = (0, 0);
     for _ in 0..400 {
@@ -834,7 +834,7 @@ fn judge_castle_is_shakmatys_and_its_geometry() {
         let start = start_position(&game.tags).expect("start position");
         let mut history = CastlingHistory::new(&start);
         let mut pos: Chess = start.position.clone();
-        for ply in 1..=below(90) as u32 {
+        for ply in 1..=u32::try_from(below(90)).unwrap() {
             for side in CastlingSide::ALL {
                 let j = castling::judge_castle(&pos, &history, side);
                 let theirs = pos.castling_moves(side);

@@ -55,7 +55,14 @@ fn check(
             c.occurrences,
             c.occurrences_ignoring_rights
         ),
-        (claim, source, verdict, ply, occurrences, plies.len() as u32),
+        (
+            claim,
+            source,
+            verdict,
+            ply,
+            occurrences,
+            u32::try_from(plies.len()).unwrap()
+        ),
         "{c:#?}"
     );
     assert_eq!(c.plies, plies, "{c:#?}");

@@ -38,7 +38,7 @@ impl Rng {
         self.0
     }
     fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
+        usize::try_from(self.next() % n as u64).unwrap()
     }
 }
 
@@ -91,7 +91,7 @@ fn random_game(seed: u64, plies: usize, start: usize) -> (String, u32) {
         };
     }
     pgn += "*\n";
-    (pgn, n as u32)
+    (pgn, u32::try_from(n).unwrap())
 }
 
 proptest! {
@@ -146,7 +146,9 @@ fn sample_games() -> &'static [Vec<u8>] {
         Splitter::new().feed(&data, 0, true, |g| spans.push(g));
         spans
             .iter()
-            .map(|g| data[g.start as usize..g.end as usize].to_vec())
+            .map(|g| {
+                data[usize::try_from(g.start).unwrap()..usize::try_from(g.end).unwrap()].to_vec()
+            })
             .collect()
     })
 }

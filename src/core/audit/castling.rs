@@ -23,6 +23,7 @@ use super::start::Start;
 /// (`14.Kf1`, `14...Kf8`) only when a castling row shows it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Event {
+    /// The move's ply, counted from 1.
     pub ply: u32,
     /// The move was a castle (which moves king and rook, even one that stays).
     pub castle: bool,
@@ -147,6 +148,7 @@ fn dropped_sides(start: &Start, color: Color) -> ByCastlingSide<bool> {
 }
 
 impl CastlingHistory {
+    /// The history at `start`: no king or rook has moved yet.
     pub fn new(start: &Start) -> CastlingHistory {
         // Most games start from the standard array: its history is built
         // once.
@@ -324,7 +326,9 @@ impl CastlingHistory {
 /// A piece of the position on its square, as a fact names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PieceAt {
+    /// What the piece is.
     pub role: Role,
+    /// Where it stands.
     pub square: Square,
 }
 
@@ -347,38 +351,57 @@ pub enum Breach {
     /// (`home` is `None` where the start position has no king's square);
     /// `back` brought it home again, where it stands now.
     KingMoved {
+        /// The king's start square.
         home: Option<Square>,
+        /// The move with which it first left `home`.
         left: Event,
+        /// The latest move that brought it home, where it stands now.
         back: Option<Event>,
     },
     /// 3.8.2.1: this side's rook, from `home`, left it with `left` (or
     /// castled with it); `back` brought it home again, where it stands
     /// now.
     RookMoved {
+        /// This side's rook square.
         home: Option<Square>,
+        /// The move with which the rook first left `home`.
         left: Event,
+        /// The latest move that brought it home, where it stands now.
         back: Option<Event>,
     },
     /// 3.8.2.1: this side's rook, from `home`, was captured on `on` with
     /// `by`.
     RookCaptured {
+        /// This side's rook square.
         home: Option<Square>,
+        /// The capturing move.
         by: Event,
+        /// Where the rook was captured.
         on: Square,
     },
     /// The starting FEN withholds the right (and nothing else above
     /// explains why); `dropped` when the FEN wrote it, but it was dropped
     /// as impossible.
-    NoRightInFen { dropped: bool },
+    NoRightInFen {
+        /// The FEN wrote the right, but it was dropped as impossible.
+        dropped: bool,
+    },
     /// 3.8.2.1: the king stands on `on`, not on its start square `home`;
     /// `on` is `None` where the side has no king at all.
     KingDisplaced {
+        /// The king's start square.
         home: Option<Square>,
+        /// Where the king stands; `None` without a king.
         on: Option<Square>,
     },
     /// No rook on this side's rook square `home`: the nearest rook on that
     /// side of the king, on `rook`, castles.
-    RookDisplaced { home: Option<Square>, rook: Square },
+    RookDisplaced {
+        /// This side's rook square.
+        home: Option<Square>,
+        /// The rook that castles instead.
+        rook: Square,
+    },
     /// No rook of the side on its back rank on that side of the king.
     NoRook,
     /// 3.8.2.2: these pieces stand between the king or the rook and its
@@ -386,14 +409,21 @@ pub enum Breach {
     PathBlocked(Vec<PieceAt>),
     /// 3.8.2.2: the king on `king` is in check from `checkers`.
     InCheck {
+        /// Where the king stands.
         king: Square,
+        /// The pieces giving check.
         checkers: Vec<PieceAt>,
     },
     /// 3.8.2.2: each square the king crosses that is attacked, with its
     /// attackers (judged with the king and the castling rook lifted).
     ThroughCheck(Vec<(Square, Vec<PieceAt>)>),
     /// 3.8.2.2 (and 3.9): the king lands on `to`, attacked by `attackers`.
-    IntoCheck { to: Square, attackers: Vec<PieceAt> },
+    IntoCheck {
+        /// Where the king lands.
+        to: Square,
+        /// The pieces that attack it there.
+        attackers: Vec<PieceAt>,
+    },
 }
 
 impl Breach {
@@ -421,7 +451,10 @@ pub enum Unplayable {
     /// The side to move has no king.
     NoKing,
     /// The king stands on `king`, off its back rank.
-    OffBackRank { king: Square },
+    OffBackRank {
+        /// Where the king stands.
+        king: Square,
+    },
     /// No rook of the side on its back rank on that side of the king.
     NoRook,
     /// These pieces stand where the king or the rook lands.
@@ -441,11 +474,14 @@ pub enum CastlePlay {
 /// The verdict on one castling move by `color` towards `side`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CastleJudgement {
+    /// The side that castles.
     pub color: Color,
+    /// Towards which side it castles.
     pub side: CastlingSide,
     /// The rules the castle breaks, in the contract's reason order; empty
     /// for a legal castle.
     pub breaches: Vec<Breach>,
+    /// How the castle is played as written, or why it cannot be.
     pub play: CastlePlay,
 }
 
@@ -482,8 +518,9 @@ pub(super) fn legal_castle(
     if me.king.home != Some(king) || king.rank() != color.backrank() {
         return None;
     }
-    let ours = board.rooks() & board.by_color(color) & beyond(king, side, color);
-    let rook = track.home.filter(|h| ours.contains(*h))?;
+    let CastlingRook::Own(rook) = castling_rook(board, color, king, side, track) else {
+        return None;
+    };
     let castle = Castle {
         color,
         side,
@@ -496,34 +533,135 @@ pub(super) fn legal_castle(
         .then_some(Move::Castle { king, rook })
 }
 
+/// The rook a castle towards `side` is played with, chosen by the game's
+/// history: this side's own rook where it still stands on its rook square
+/// (FIDE 3.8.2.1 and Guidelines II.3), else the nearest rook on that side
+/// of the king on the back rank.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum CastlingRook {
+    /// This side's own rook, on its rook square.
+    Own(Square),
+    /// Not on its rook square: the nearest rook on that side of the king.
+    Nearest(Square),
+    /// No rook of the side on its back rank on that side of the king.
+    NoRook,
+    /// Not on its rook square, and the king is off its back rank: no
+    /// rook castles.
+    KingOffBackRank,
+}
+
+impl CastlingRook {
+    /// The rook's square, where one castles.
+    fn square(self) -> Option<Square> {
+        match self {
+            CastlingRook::Own(rook) | CastlingRook::Nearest(rook) => Some(rook),
+            CastlingRook::NoRook | CastlingRook::KingOffBackRank => None,
+        }
+    }
+
+    /// The rule the choice shows broken, this side's rook square being
+    /// `home`: another rook castles, or none can.
+    fn breach(self, home: Option<Square>) -> Option<Breach> {
+        match self {
+            CastlingRook::Own(_) | CastlingRook::KingOffBackRank => None,
+            CastlingRook::Nearest(rook) => Some(Breach::RookDisplaced { home, rook }),
+            CastlingRook::NoRook => Some(Breach::NoRook),
+        }
+    }
+}
+
+/// The rook `color`'s castle towards `side` is played with, the king on
+/// `king` and `track` following this side's own rook.
+fn castling_rook(
+    board: &Board,
+    color: Color,
+    king: Square,
+    side: CastlingSide,
+    track: &RookTrack,
+) -> CastlingRook {
+    let candidates = board.rooks() & board.by_color(color) & beyond(king, side, color);
+    if let Some(home) = track.home.filter(|h| candidates.contains(*h)) {
+        return CastlingRook::Own(home);
+    }
+    if king.rank() != color.backrank() {
+        return CastlingRook::KingOffBackRank;
+    }
+    let nearest = match side {
+        CastlingSide::KingSide => candidates.first(),
+        CastlingSide::QueenSide => candidates.last(),
+    };
+    nearest.map_or(CastlingRook::NoRook, CastlingRook::Nearest)
+}
+
 /// Judges a castle towards `side` by the side to move in `pos`: every
 /// rule of FIDE 3.8.2 it breaks, and how it is played as written (or why
-/// it cannot be). What the game's history breaks (3.8.2.1) is judged here,
-/// the rest from the castle's [`geometry`] (3.8.2.2).
+/// it cannot be). What the game's history breaks (3.8.2.1) comes from
+/// [`history_breaches`], the rook from [`castling_rook`], the rest from the
+/// castle's [`geometry`] (3.8.2.2).
 pub fn judge_castle(pos: &Chess, history: &CastlingHistory, side: CastlingSide) -> CastleJudgement {
     let color = pos.turn();
-    let judgement = |breaches, play| CastleJudgement {
-        color,
-        side,
-        breaches,
-        play,
-    };
     let board = pos.board();
     let me = history.sides.get(color);
     let track = me.rooks.get(side);
-    let mut breaches = Vec::new();
-
     let Some(king) = board.king_of(color) else {
         // Cannot happen in a valid position; kept total all the same.
         let displaced = Breach::KingDisplaced {
             home: me.king.home,
             on: None,
         };
-        return judgement(vec![displaced], CastlePlay::Unplayable(Unplayable::NoKing));
+        return CastleJudgement {
+            color,
+            side,
+            breaches: vec![displaced],
+            play: CastlePlay::Unplayable(Unplayable::NoKing),
+        };
     };
-    let at_home = me.king.home == Some(king);
+    let mut breaches = history_breaches(me, history.from_fen, side, king);
+    let rook = castling_rook(board, color, king, side, track);
+    breaches.extend(rook.breach(track.home));
+    let castle = Castle {
+        color,
+        side,
+        king,
+        rook: rook.square(),
+    };
+    let play = geometry_breaches(board, castle, &mut breaches);
+    let judgement = CastleJudgement {
+        color,
+        side,
+        breaches,
+        play,
+    };
+    // A legal castle is exactly shakmaty's own, and shakmaty's own is legal.
+    debug_assert_eq!(
+        judgement.breaches.is_empty(),
+        !pos.castling_moves(side).is_empty(),
+        "{:?} for {side:?} in {}",
+        judgement.breaches,
+        super::fen_of(pos)
+    );
+    debug_assert!(
+        !judgement.breaches.is_empty()
+            || matches!(&judgement.play, CastlePlay::Played(m) if pos.castling_moves(side).first() == Some(m)),
+        "another castle than shakmaty's in {}",
+        super::fen_of(pos)
+    );
+    judgement
+}
 
-    // The history of the king and of this side's rook.
+/// What the game's history breaks for a castle towards `side`, the king
+/// now on `king` (FIDE 3.8.2.1): the king or this side's rook moved or was
+/// captured, a FEN that withheld the right (where nothing else explains
+/// it), a king off its start square.
+fn history_breaches(
+    me: &SideTrack,
+    from_fen: bool,
+    side: CastlingSide,
+    king: Square,
+) -> Vec<Breach> {
+    let track = me.rooks.get(side);
+    let at_home = me.king.home == Some(king);
+    let mut breaches = Vec::new();
     if let Some(left) = me.king.left {
         breaches.push(Breach::KingMoved {
             home: me.king.home,
@@ -545,7 +683,7 @@ pub fn judge_castle(pos: &Chess, history: &CastlingHistory, side: CastlingSide) 
             on,
         });
     }
-    if history.from_fen && !me.right_at_start.get(side) && breaches.is_empty() {
+    if from_fen && !me.right_at_start.get(side) && breaches.is_empty() {
         breaches.push(Breach::NoRightInFen {
             dropped: *me.right_dropped.get(side),
         });
@@ -556,39 +694,16 @@ pub fn judge_castle(pos: &Chess, history: &CastlingHistory, side: CastlingSide) 
             on: Some(king),
         });
     }
+    breaches
+}
 
-    // The rook the castle is played with: this side's own, else the
-    // nearest on that side of the king. Off the back rank there is none.
-    let on_back_rank = king.rank() == color.backrank();
-    let candidates = board.rooks() & board.by_color(color) & beyond(king, side, color);
-    let rook = match track.home.filter(|h| candidates.contains(*h)) {
-        Some(h) => Some(h),
-        None if !on_back_rank => None,
-        None => {
-            let nearest = match side {
-                CastlingSide::KingSide => candidates.first(),
-                CastlingSide::QueenSide => candidates.last(),
-            };
-            breaches.push(match nearest {
-                Some(rook) => Breach::RookDisplaced {
-                    home: track.home,
-                    rook,
-                },
-                None => Breach::NoRook,
-            });
-            nearest
-        }
-    };
-
-    let g = geometry(
-        board,
-        Castle {
-            color,
-            side,
-            king,
-            rook,
-        },
-    );
+/// Adds to `breaches` what the castle's [`geometry`] breaks (FIDE 3.8.2.2:
+/// pieces in the way, a king in check, crossing or landing on an attacked
+/// square), and says how the castle is played as written, or why it
+/// cannot be.
+fn geometry_breaches(board: &Board, castle: Castle, breaches: &mut Vec<Breach>) -> CastlePlay {
+    let king = castle.king;
+    let g = geometry(board, castle);
     if !g.blockers.is_empty() {
         breaches.push(Breach::PathBlocked(pieces_at(board, g.blocker_squares())));
     }
@@ -601,10 +716,7 @@ pub fn judge_castle(pos: &Chess, history: &CastlingHistory, side: CastlingSide) 
     if !g.on_back_rank {
         // `king_displaced` always applies here: the start square is on the
         // back rank.
-        return judgement(
-            breaches,
-            CastlePlay::Unplayable(Unplayable::OffBackRank { king }),
-        );
+        return CastlePlay::Unplayable(Unplayable::OffBackRank { king });
     }
     if !g.crossed_attacks.is_empty() {
         breaches.push(Breach::ThroughCheck(
@@ -620,30 +732,13 @@ pub fn judge_castle(pos: &Chess, history: &CastlingHistory, side: CastlingSide) 
             attackers: pieces_at(board, g.landing_attackers),
         });
     }
-
-    let play = match rook {
+    match castle.rook {
         None => CastlePlay::Unplayable(Unplayable::NoRook),
         Some(_) if g.landing_blocked.any() => CastlePlay::Unplayable(Unplayable::LandingTaken(
             pieces_at(board, g.landing_blocked),
         )),
         Some(rook) => CastlePlay::Played(Move::Castle { king, rook }),
-    };
-    let judgement = judgement(breaches, play);
-    // A legal castle is exactly shakmaty's own, and shakmaty's own is legal.
-    debug_assert_eq!(
-        judgement.breaches.is_empty(),
-        !pos.castling_moves(side).is_empty(),
-        "{:?} for {side:?} in {}",
-        judgement.breaches,
-        super::fen_of(pos)
-    );
-    debug_assert!(
-        !judgement.breaches.is_empty()
-            || matches!(&judgement.play, CastlePlay::Played(m) if pos.castling_moves(side).first() == Some(m)),
-        "another castle than shakmaty's in {}",
-        super::fen_of(pos)
-    );
-    judgement
+    }
 }
 
 /// Whether a king move that is no legal king move is written castling:
@@ -697,7 +792,7 @@ mod tests {
         let mut history = CastlingHistory::new(&start);
         for (i, san) in moves.iter().enumerate() {
             let m = san.parse::<San>().unwrap().to_move(&pos).unwrap();
-            history.record_move(&pos, m, i as u32 + 1);
+            history.record_move(&pos, m, u32::try_from(i + 1).unwrap());
             pos.play_unchecked(m);
         }
         judge_castle(&pos, &history, side)
@@ -872,7 +967,7 @@ mod tests {
             rng ^= rng << 13;
             rng ^= rng >> 7;
             rng ^= rng << 17;
-            (rng % n as u64) as usize
+            usize::try_from(rng % n as u64).unwrap()
         };
         let starts = [
             "[Event \"t\"]\n\n*\n",
@@ -884,7 +979,7 @@ mod tests {
             let start = start_position(&tags).expect("a start position");
             let mut history = CastlingHistory::new(&start);
             let mut pos = start.position.clone();
-            for ply in 1..=below(90) as u32 {
+            for ply in 1..=u32::try_from(below(90)).unwrap() {
                 for side in CastlingSide::ALL {
                     let j = judge_castle(&pos, &history, side);
                     let judged = match j.play {
@@ -913,5 +1008,127 @@ mod tests {
         }
         // The walk (fixed seed) meets this many legal castles.
         assert_eq!(legal, 169);
+    }
+
+    /// The Chess960 start array numbered `n` (0..960, Scharnagl's
+    /// numbering; 518 is the standard array), as a FEN with both sides'
+    /// castling rights.
+    fn chess960_fen(n: usize) -> String {
+        let mut rank = [None; 8];
+        let (light, n) = (n % 4, n / 4);
+        let (dark, n) = (n % 4, n / 4);
+        let (queen, knights) = (n % 6, n / 6);
+        rank[2 * light + 1] = Some('B');
+        rank[2 * dark] = Some('B');
+        let mut place = |k: usize, piece| {
+            let i = (0..8).filter(|&i| rank[i].is_none()).nth(k).unwrap();
+            rank[i] = Some(piece);
+        };
+        place(queen, 'Q');
+        let (first, second) = [
+            (0, 1),
+            (0, 2),
+            (0, 3),
+            (0, 4),
+            (1, 2),
+            (1, 3),
+            (1, 4),
+            (2, 3),
+            (2, 4),
+            (3, 4),
+        ][knights];
+        place(second, 'N');
+        place(first, 'N');
+        for piece in ['R', 'K', 'R'] {
+            place(0, piece);
+        }
+        let white: String = rank.iter().map(|p| p.unwrap()).collect();
+        let black = white.to_lowercase();
+        format!("{black}/pppppppp/8/8/8/8/PPPPPPPP/{white} w KQkq - 0 1")
+    }
+
+    /// The same on every position of the bundled sample's games, and of a
+    /// random game from each of the 960 Chess960 start arrays.
+    #[test]
+    fn legal_castle_is_the_judgement_on_the_sample_and_every_chess960_array() {
+        assert_eq!(
+            chess960_fen(518),
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
+        );
+        let mut legal = 0;
+        let mut compare = |pos: &Chess, history: &CastlingHistory| {
+            for side in CastlingSide::ALL {
+                let j = judge_castle(pos, history, side);
+                let judged = match j.play {
+                    CastlePlay::Played(m) if j.breaches.is_empty() => Some(m),
+                    _ => None,
+                };
+                let fen = super::super::fen_of(pos);
+                assert_eq!(
+                    legal_castle(pos, history, side),
+                    judged,
+                    "{side:?} in {fen}"
+                );
+                legal += usize::from(judged.is_some());
+            }
+        };
+        let record = |history: &mut CastlingHistory, pos: &Chess, m: Move, ply: u32| {
+            if m.is_castle() {
+                history.record_castle(pos, m, ply);
+            } else {
+                history.record_move(pos, m, ply);
+            }
+        };
+
+        let sample = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/corpora/lichess_2025-05_sample.pgn"
+        ))
+        .unwrap();
+        let starts: Vec<usize> = sample.match_indices("[Event ").map(|(i, _)| i).collect();
+        let mut castles = 0;
+        for (k, &from) in starts.iter().enumerate() {
+            let to = starts.get(k + 1).copied().unwrap_or(sample.len());
+            let game = Game::parse(&sample.as_bytes()[from..to]);
+            let start = start_position(&game.tags).expect("a start position");
+            let mut history = CastlingHistory::new(&start);
+            let mut pos = start.position.clone();
+            for (ply, tok) in (1..).zip(&game.moves) {
+                compare(&pos, &history);
+                let Ok(m) = tok.san.to_move(&pos) else { break };
+                castles += usize::from(m.is_castle());
+                record(&mut history, &pos, m, ply);
+                pos.play_unchecked(m);
+            }
+        }
+
+        let mut rng = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut below = |n: usize| {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            usize::try_from(rng % n as u64).unwrap()
+        };
+        for n in 0..960 {
+            let fen = chess960_fen(n);
+            let text = format!("[Variant \"Chess960\"]\n[SetUp \"1\"]\n[FEN \"{fen}\"]\n\n*\n");
+            let start = start_position(&Game::parse(text.as_bytes()).tags).expect(&fen);
+            let mut history = CastlingHistory::new(&start);
+            let mut pos = start.position.clone();
+            for ply in 1..=60 {
+                compare(&pos, &history);
+                let moves = pos.legal_moves();
+                let Some(&any) = moves.first() else { break };
+                let castle = moves.iter().find(|m| m.is_castle()).copied();
+                let m = match castle {
+                    Some(m) if below(2) == 0 => m,
+                    _ => moves.get(below(moves.len())).copied().unwrap_or(any),
+                };
+                record(&mut history, &pos, m, ply);
+                pos.play_unchecked(m);
+            }
+        }
+        // Games of the sample, castles played in them, legal castles met.
+        assert_eq!((starts.len(), castles, legal), (438, 654, 5229));
     }
 }

@@ -99,7 +99,9 @@ const BYTE_BITS: [u64; 256] = {
     let mut b = 0;
     while b < 256 {
         bits[b] = if b < 128 {
-            alphabet_bit(b as u8)
+            #[allow(clippy::cast_possible_truncation, reason = "b < 128")]
+            let byte = b as u8;
+            alphabet_bit(byte)
         } else {
             NOT_ASCII
         };
@@ -274,40 +276,73 @@ pub(super) fn audit_claims(
 pub enum Grounds {
     /// FIDE 9.2.1.2: the final position has just stood for the third time
     /// or more, after each of `plies`.
-    Repeated { plies: Vec<u32> },
+    Repeated {
+        /// The plies after which the final position stood.
+        plies: Vec<u32>,
+    },
     /// 9.2.1.1: `announced`, a move from the final position, would make the
     /// third occurrence of the position that stood after each of `stood`.
-    AnnouncedRepetition { announced: San, stood: Vec<u32> },
+    AnnouncedRepetition {
+        /// The move that would make the third occurrence.
+        announced: San,
+        /// The plies after which the position it reaches stood.
+        stood: Vec<u32>,
+    },
     /// The final position stood `count` times only when castling rights are
     /// ignored (9.2.3: they are part of the position); how each earlier
     /// occurrence differs.
     RepeatedIgnoringCastling {
+        /// How often it stood, castling rights ignored.
         count: u32,
+        /// How each earlier occurrence differs.
         differences: Vec<Difference>,
     },
     /// The final position stood `count` times only when en-passant rights
     /// are ignored (9.2.3); how each earlier occurrence differs.
     RepeatedIgnoringEnPassant {
+        /// How often it stood, en-passant rights ignored.
         count: u32,
+        /// How each earlier occurrence differs.
         differences: Vec<Difference>,
     },
     /// The pieces stood as in the final position after each of
     /// `placement`, but only `same_side` times with `turn` to move (9.2.3).
     RepeatedWithOtherSideToMove {
+        /// The plies after which the pieces stood so.
         placement: Vec<u32>,
+        /// How often they stood so with `turn` to move.
         same_side: u32,
+        /// The side to move in the final position.
         turn: Color,
     },
     /// The final position stood only after each of `plies` (fewer than
     /// three), and no legal move makes any position's third occurrence.
-    NotRepeated { plies: Vec<u32> },
+    NotRepeated {
+        /// The plies after which the final position stood.
+        plies: Vec<u32>,
+    },
     /// 9.3.2: the halfmove clock stood at `clock`, at least 100.
-    FiftyMoves { clock: u32, since: Since },
+    FiftyMoves {
+        /// The halfmove clock of the final position.
+        clock: u32,
+        /// Since when the clock counts.
+        since: Since,
+    },
     /// 9.3.1: the clock stood at `clock` (99) and `announced`, a move from
     /// the final position, would complete the 50 moves of each side.
-    AnnouncedFiftyMoves { clock: u32, announced: San },
+    AnnouncedFiftyMoves {
+        /// The halfmove clock of the final position.
+        clock: u32,
+        /// The move that would complete the 50 moves.
+        announced: San,
+    },
     /// The clock stood at only `clock` of the 100 plies 9.3 needs.
-    FewerThanFiftyMoves { clock: u32, since: Since },
+    FewerThanFiftyMoves {
+        /// The halfmove clock of the final position.
+        clock: u32,
+        /// Since when the clock counts.
+        since: Since,
+    },
 }
 
 impl Grounds {
@@ -340,6 +375,7 @@ pub struct Difference {
     pub extra_rights: u8,
     /// The castling rights it lacked that the final position has.
     pub lacking_rights: u8,
+    /// How its en-passant rights differ, if they do.
     pub en_passant: Option<EnPassantDifference>,
 }
 
@@ -347,9 +383,17 @@ pub struct Difference {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum EnPassantDifference {
     /// It allowed `by`'s en-passant capture on `on`.
-    Allowed { by: Color, on: Square },
+    Allowed {
+        /// The side that could capture.
+        by: Color,
+        /// The square it could capture on.
+        on: Square,
+    },
     /// It did not allow the capture on `on` that the final position allows.
-    Missing { on: Square },
+    Missing {
+        /// The square the final position allows the capture on.
+        on: Square,
+    },
 }
 
 /// Since when the halfmove clock of a fifty-move claim counts.
@@ -617,9 +661,9 @@ mod tests {
         for (i, san) in moves.iter().enumerate() {
             let m = san.parse::<San>().unwrap().to_move(&pos).unwrap();
             pos.play_unchecked(m);
-            reps.push(&pos, i as u32 + 1, m.is_zeroing());
+            reps.push(&pos, u32::try_from(i + 1).unwrap(), m.is_zeroing());
         }
-        let judge = Judge::new(&pos, &reps, moves.len() as u32);
+        let judge = Judge::new(&pos, &reps, u32::try_from(moves.len()).unwrap());
         if fifty {
             judge.fifty()
         } else {

@@ -10,7 +10,7 @@
 
 use shakmaty::{CastlingSide, Chess, Color, Position, Role, Square, san::San};
 
-use super::castling::{Breach, CastleJudgement, PieceAt, Unplayable};
+use super::castling::{Breach, CastleJudgement, Event, PieceAt, Unplayable};
 use super::claims::{Difference, EnPassantDifference, Grounds, Since};
 use super::repetition::right_bit;
 use super::results::Contradiction;
@@ -182,110 +182,151 @@ fn rights_text(bits: u8) -> String {
 /// The detail of an illegal castle (castling.csv): one clause per breach
 /// that the clauses before do not already tell, joined with `; `.
 pub(super) fn castle(judgement: &CastleJudgement, names: &MoveNames) -> String {
-    let breaches = &judgement.breaches;
-    let (color, side) = (judgement.color, judgement.side);
-    let has = |wanted: fn(&Breach) -> bool| breaches.iter().any(wanted);
-    let king_moved = has(|b| matches!(b, Breach::KingMoved { .. }));
-    let rook_moved = has(|b| matches!(b, Breach::RookMoved { .. }));
-    let king_on = breaches.iter().find_map(|b| match b {
-        Breach::KingDisplaced { on, .. } => *on,
-        _ => None,
-    });
-    let captured = breaches.iter().find_map(|b| match b {
-        Breach::RookCaptured { by, on, .. } => Some((*by, *on)),
-        _ => None,
-    });
-    let rook_name = |home: Option<Square>| {
-        home.map_or_else(|| "the rook".to_owned(), |h| format!("the {h} rook"))
-    };
-    let mut clauses: Vec<String> = Vec::with_capacity(breaches.len());
-    for breach in breaches {
-        match breach {
-            Breach::KingMoved { home, left, back } => {
-                let mut clause = match home {
-                    Some(home) if !left.castle => {
-                        format!("the king left {home} with {}", names.mv(left.ply))
-                    }
-                    _ => format!("the king already castled with {}", names.mv(left.ply)),
-                };
-                if let Some(on) = king_on {
-                    clause += &format!(" and stands on {on}");
-                } else if let Some(back) = back {
-                    clause += &format!(" and came back with {}", names.mv(back.ply));
-                }
-                clauses.push(clause);
-            }
-            Breach::RookMoved { home, left, back } => {
-                let mut clause = match home {
-                    Some(h) if !left.castle => {
-                        format!("{} left {h} with {}", rook_name(*home), names.mv(left.ply))
-                    }
-                    _ => format!("{} castled with {}", rook_name(*home), names.mv(left.ply)),
-                };
-                if let Some((by, on)) = captured {
-                    clause += &format!(" and was captured on {on} with {}", names.mv(by.ply));
-                } else if let Some(back) = back {
-                    clause += &format!(" and came back with {}", names.mv(back.ply));
-                }
-                clauses.push(clause);
-            }
-            Breach::RookCaptured { home, by, on } => {
-                if !rook_moved {
-                    clauses.push(format!(
-                        "{} was captured on {on} with {}",
-                        rook_name(*home),
-                        names.mv(by.ply)
-                    ));
-                }
-            }
-            Breach::NoRightInFen { dropped: true } => clauses.push(format!(
-                "the starting FEN's {} {} castling right is impossible there and was dropped",
-                color_name(color),
-                side_name(side)
-            )),
-            Breach::NoRightInFen { dropped: false } => clauses.push(format!(
-                "the starting FEN gives {} no {} castling right",
-                color_name(color),
-                side_name(side)
-            )),
-            Breach::KingDisplaced { home, on } => match (on, home) {
-                (None, _) => clauses.push(format!("{} has no king", color_name(color))),
-                _ if king_moved => {}
-                (Some(on), Some(home)) => {
-                    clauses.push(format!("the king stands on {on}, not on {home}"));
-                }
-                (Some(on), None) => {
-                    clauses.push(format!("the king stands on {on}, off its start square"));
-                }
-            },
-            Breach::RookDisplaced { home, rook } => clauses.push(match home {
-                Some(h) => format!("no rook stands on {h}, so the rook on {rook} castles"),
-                None => format!("the rook on {rook} castles"),
+    let told = Told::of(judgement);
+    let clauses: Vec<String> = judgement
+        .breaches
+        .iter()
+        .filter_map(|breach| castle_clause(breach, &told, names))
+        .collect();
+    clauses.join("; ")
+}
+
+/// What a castle's other breaches tell, so that no clause tells it twice.
+struct Told {
+    color: Color,
+    side: CastlingSide,
+    /// The king moved: its clause tells where it stands.
+    king_moved: bool,
+    /// The rook moved: its clause tells its capture.
+    rook_moved: bool,
+    /// Where the displaced king stands.
+    king_on: Option<Square>,
+    /// The move that captured the rook, and where.
+    captured: Option<(Event, Square)>,
+}
+
+impl Told {
+    fn of(judgement: &CastleJudgement) -> Told {
+        let breaches = &judgement.breaches;
+        let has = |wanted: fn(&Breach) -> bool| breaches.iter().any(wanted);
+        Told {
+            color: judgement.color,
+            side: judgement.side,
+            king_moved: has(|b| matches!(b, Breach::KingMoved { .. })),
+            rook_moved: has(|b| matches!(b, Breach::RookMoved { .. })),
+            king_on: breaches.iter().find_map(|b| match b {
+                Breach::KingDisplaced { on, .. } => *on,
+                _ => None,
             }),
-            Breach::NoRook => clauses.push(no_rook(color, side)),
-            Breach::PathBlocked(blockers) => clauses.push(format!(
-                "{} {} in the way",
-                pieces(blockers),
-                stand(blockers)
-            )),
-            Breach::InCheck { king, checkers } => clauses.push(format!(
-                "the king on {king} is in check from {}",
-                pieces(checkers)
-            )),
-            Breach::ThroughCheck(crossed) => {
-                let attacked: Vec<String> = crossed
-                    .iter()
-                    .map(|(sq, by)| format!("{sq} is attacked by {}", pieces(by)))
-                    .collect();
-                clauses.push(and_list(&attacked));
-            }
-            Breach::IntoCheck { to, attackers } => clauses.push(format!(
-                "the king lands on {to}, attacked by {}",
-                pieces(attackers)
-            )),
+            captured: breaches.iter().find_map(|b| match b {
+                Breach::RookCaptured { by, on, .. } => Some((*by, *on)),
+                _ => None,
+            }),
         }
     }
-    clauses.join("; ")
+}
+
+/// `the h1 rook`, or `the rook` where the side has no rook square.
+fn rook_name(home: Option<Square>) -> String {
+    home.map_or_else(|| "the rook".to_owned(), |h| format!("the {h} rook"))
+}
+
+/// The clause of one breach; `None` where another breach's clause tells it.
+fn castle_clause(breach: &Breach, told: &Told, names: &MoveNames) -> Option<String> {
+    let (color, side) = (told.color, told.side);
+    Some(match breach {
+        Breach::KingMoved { home, left, back } => king_moved(*home, *left, *back, told, names),
+        Breach::RookMoved { home, left, back } => rook_moved(*home, *left, *back, told, names),
+        Breach::RookCaptured { .. } if told.rook_moved => return None,
+        Breach::RookCaptured { home, by, on } => format!(
+            "{} was captured on {on} with {}",
+            rook_name(*home),
+            names.mv(by.ply)
+        ),
+        Breach::NoRightInFen { dropped: true } => format!(
+            "the starting FEN's {} {} castling right is impossible there and was dropped",
+            color_name(color),
+            side_name(side)
+        ),
+        Breach::NoRightInFen { dropped: false } => format!(
+            "the starting FEN gives {} no {} castling right",
+            color_name(color),
+            side_name(side)
+        ),
+        Breach::KingDisplaced { home, on } => match (on, home) {
+            (None, _) => format!("{} has no king", color_name(color)),
+            _ if told.king_moved => return None,
+            (Some(on), Some(home)) => format!("the king stands on {on}, not on {home}"),
+            (Some(on), None) => format!("the king stands on {on}, off its start square"),
+        },
+        Breach::RookDisplaced { home, rook } => match home {
+            Some(h) => format!("no rook stands on {h}, so the rook on {rook} castles"),
+            None => format!("the rook on {rook} castles"),
+        },
+        Breach::NoRook => no_rook(color, side),
+        Breach::PathBlocked(blockers) => {
+            format!("{} {} in the way", pieces(blockers), stand(blockers))
+        }
+        Breach::InCheck { king, checkers } => {
+            format!("the king on {king} is in check from {}", pieces(checkers))
+        }
+        Breach::ThroughCheck(crossed) => {
+            let attacked: Vec<String> = crossed
+                .iter()
+                .map(|(sq, by)| format!("{sq} is attacked by {}", pieces(by)))
+                .collect();
+            and_list(&attacked)
+        }
+        Breach::IntoCheck { to, attackers } => {
+            format!("the king lands on {to}, attacked by {}", pieces(attackers))
+        }
+    })
+}
+
+/// The clause of a king that moved (3.8.2.1), with where it stands now or
+/// the move that brought it back.
+fn king_moved(
+    home: Option<Square>,
+    left: Event,
+    back: Option<Event>,
+    told: &Told,
+    names: &MoveNames,
+) -> String {
+    let mut clause = match home {
+        Some(home) if !left.castle => {
+            format!("the king left {home} with {}", names.mv(left.ply))
+        }
+        _ => format!("the king already castled with {}", names.mv(left.ply)),
+    };
+    if let Some(on) = told.king_on {
+        clause += &format!(" and stands on {on}");
+    } else if let Some(back) = back {
+        clause += &format!(" and came back with {}", names.mv(back.ply));
+    }
+    clause
+}
+
+/// The clause of a rook that moved (3.8.2.1), with its capture or the move
+/// that brought it back.
+fn rook_moved(
+    home: Option<Square>,
+    left: Event,
+    back: Option<Event>,
+    told: &Told,
+    names: &MoveNames,
+) -> String {
+    let mut clause = match home {
+        Some(h) if !left.castle => {
+            format!("{} left {h} with {}", rook_name(home), names.mv(left.ply))
+        }
+        _ => format!("{} castled with {}", rook_name(home), names.mv(left.ply)),
+    };
+    if let Some((by, on)) = told.captured {
+        clause += &format!(" and was captured on {on} with {}", names.mv(by.ply));
+    } else if let Some(back) = back {
+        clause += &format!(" and came back with {}", names.mv(back.ply));
+    }
+    clause
 }
 
 fn no_rook(color: Color, side: CastlingSide) -> String {

@@ -13,7 +13,9 @@
 //! left to shakmaty (`None`): rare enough that repeating its rules here
 //! does not pay.
 
-use shakmaty::{Bitboard, Chess, File, Move, Position, Rank, Role, Square, attacks, san::San};
+use shakmaty::{
+    Bitboard, Board, Chess, Color, File, Move, Position, Rank, Role, Square, attacks, san::San,
+};
 
 /// The legal move `san` names in `pos`, in the common case only: an
 /// ordinary move (no castling, promotion or en passant), written with or
@@ -51,8 +53,49 @@ pub fn common_move(pos: &Chess, san: San, in_check: bool) -> Option<Move> {
     if !fits {
         return None;
     }
+    let mut from_set = reaching(board, turn, role, to, capture, in_check)?;
+    if let Some(f) = file {
+        from_set &= Bitboard::from_file(f);
+    }
+    if let Some(r) = rank {
+        from_set &= Bitboard::from_rank(r);
+    }
+    let from = from_set.single_square()?;
+    let king = board.king_of(turn)?;
+    let illegal = if in_check {
+        exposed(pos, king, from, to)
+    } else {
+        pinned_off_line(pos, king, from, to)
+    };
+    if illegal {
+        return None;
+    }
+    Some(Move::Normal {
+        role,
+        from,
+        capture: if capture { board.role_at(to) } else { None },
+        to,
+        promotion: None,
+    })
+}
+
+/// Our pieces of `role` that reach `to` by the move's geometry: a pawn by
+/// its capture, or by its push (one square, or two from its start through
+/// an empty square; not onto a promotion square); a piece by its attacks; the
+/// king only to a square no enemy piece attacks (FIDE 3.9; in check,
+/// [`exposed`] judges it). `None` where none can.
+#[inline]
+fn reaching(
+    board: &Board,
+    turn: Color,
+    role: Role,
+    to: Square,
+    capture: bool,
+    in_check: bool,
+) -> Option<Bitboard> {
     let ours = board.by_piece(role.of(turn));
-    let mut from_set = match role {
+    let occupied = board.occupied();
+    Some(match role {
         Role::Pawn if to.rank() == Rank::First || to.rank() == Rank::Eighth => {
             return None; // a promotion square
         }
@@ -78,35 +121,11 @@ pub fn common_move(pos: &Chess, san: San, in_check: bool) -> Option<Move> {
             // to a square no enemy piece attacks. Out of check, no slider
             // attacks through the king's own square, so the board as it
             // stands tells; in check, [`exposed`] does.
-            let king = attacks::king_attacks(to) & ours;
             if !in_check && board.attacks_to(to, !turn, occupied).any() {
                 return None;
             }
-            king
+            attacks::king_attacks(to) & ours
         }
-    };
-    if let Some(f) = file {
-        from_set &= Bitboard::from_file(f);
-    }
-    if let Some(r) = rank {
-        from_set &= Bitboard::from_rank(r);
-    }
-    let from = from_set.single_square()?;
-    let king = board.king_of(turn)?;
-    let illegal = if in_check {
-        exposed(pos, king, from, to)
-    } else {
-        pinned_off_line(pos, king, from, to)
-    };
-    if illegal {
-        return None;
-    }
-    Some(Move::Normal {
-        role,
-        from,
-        capture: if capture { board.role_at(to) } else { None },
-        to,
-        promotion: None,
     })
 }
 
@@ -302,7 +321,9 @@ mod tests {
         pgn_audit_input::Splitter::new().feed(&sample, 0, true, |g| games.push(g));
         let mut out = Vec::new();
         for span in games.iter().step_by(game_step) {
-            let game = crate::pgn::Game::parse(&sample[span.start as usize..span.end as usize]);
+            let game = crate::pgn::Game::parse(
+                &sample[usize::try_from(span.start).unwrap()..usize::try_from(span.end).unwrap()],
+            );
             let mut pos = Chess::default();
             for (i, tok) in game.moves.iter().enumerate() {
                 if i % ply_step == 0 {

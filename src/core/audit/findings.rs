@@ -5,12 +5,15 @@ use shakmaty::{CastlingSide, Color, san::SanPlus};
 /// Standard chess or Chess960 (FIDE Guidelines II).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Variant {
+    /// Standard chess: castling only from the standard array (3.8.2).
     #[default]
     Standard,
+    /// Chess960: castling from any start array (Guidelines II.3).
     Chess960,
 }
 
 impl Variant {
+    /// The report contract's code: `standard` or `chess960`.
     pub fn code(self) -> &'static str {
         match self {
             Variant::Standard => "standard",
@@ -64,7 +67,7 @@ codes! {
         InCheck => "in_check",
         /// The king passes over an attacked square (3.8.2.2).
         ThroughCheck => "through_check",
-        /// The king ends in check.
+        /// The king ends in check (3.8.2.2 and 3.9).
         IntoCheck => "into_check",
     }
 }
@@ -72,7 +75,9 @@ codes! {
 codes! {
     /// Which draw a claim asks for (FIDE 9.2 or 9.3).
     ClaimKind {
+        /// Threefold repetition (9.2).
         Threefold => "threefold",
+        /// The fifty-move rule (9.3).
         FiftyMoves => "fifty_moves",
     }
 }
@@ -80,8 +85,11 @@ codes! {
 codes! {
     /// Where the claim was read.
     ClaimSource {
+        /// The Termination tag says repetition, or fifty/50 moves.
         Termination => "termination",
+        /// A comment after the last move says so.
         Comment => "comment",
+        /// No words: the game is drawn and its final position bears a claim.
         Implied => "implied",
     }
 }
@@ -89,12 +97,22 @@ codes! {
 codes! {
     /// The judgement on a claim, the first that applies.
     ClaimVerdict {
+        /// The claim holds on the final position (9.2.1.2, 9.3.2).
         Valid => "valid",
+        /// The claim holds on a move announced from the final position
+        /// (9.2.1.1, 9.3.1).
         ValidOnAnnouncedMove => "valid_on_announced_move",
+        /// The count reaches 3 only when castling rights are ignored (9.2.3).
         FalseCastlingRights => "false_castling_rights",
+        /// The count reaches 3 only when en-passant rights are ignored (9.2.3).
         FalseEnPassant => "false_en_passant",
+        /// The pieces stood the same 3 times, not with the same side to
+        /// move (9.2.3).
         FalseSideToMove => "false_side_to_move",
+        /// No repetition bears the claim out.
         FalseNotRepeated => "false_not_repeated",
+        /// Fewer than 50 moves of each side without capture or pawn move
+        /// (9.3).
         FalseFiftyMoves => "false_fifty_moves",
     }
 }
@@ -102,7 +120,9 @@ codes! {
 codes! {
     /// The automatic draws of FIDE 9.6.
     DrawRule {
+        /// The same position has stood five times (9.6.1).
         Fivefold => "fivefold",
+        /// 75 moves of each side without capture or pawn move (9.6.2).
         SeventyFiveMoves => "seventy_five_moves",
         /// Neither side can mate by any series of legal moves (5.2.2), as
         /// insufficient material decides it.
@@ -133,11 +153,17 @@ codes! {
 codes! {
     /// Why a game could not be audited to its end.
     ErrorKind {
+        /// A move that names no legal move.
         IllegalMove => "illegal_move",
+        /// A move that names more than one legal move.
         AmbiguousMove => "ambiguous_move",
+        /// A castle that cannot be played as written.
         UnplayableCastle => "unplayable_castle",
+        /// A FEN tag that is no legal position.
         BadFen => "bad_fen",
+        /// A Variant tag other than standard chess or Chess960.
         UnsupportedVariant => "unsupported_variant",
+        /// The movetext cannot be read as PGN.
         ParseError => "parse_error",
     }
 }
@@ -188,15 +214,19 @@ codes! {
 pub struct Quirks(u16);
 
 impl Quirks {
+    /// Adds `q`.
     pub fn insert(&mut self, q: QuirkCode) {
         self.0 |= 1 << q as u16;
     }
+    /// Takes `q` out.
     pub fn remove(&mut self, q: QuirkCode) {
         self.0 &= !(1 << q as u16);
     }
+    /// Whether `q` is in the set.
     pub fn contains(self, q: QuirkCode) -> bool {
         self.0 & (1 << q as u16) != 0
     }
+    /// Whether the set has no code.
     pub fn is_empty(self) -> bool {
         self.0 == 0
     }
@@ -235,7 +265,9 @@ pub enum Written {
 pub struct NotationQuirk {
     /// The move's ply; 0 for a tag line or a FEN castling right.
     pub ply: u32,
+    /// What is sloppy about it.
     pub codes: Quirks,
+    /// Where it is written.
     pub written: Written,
     /// The move in standard SAN; `None` for a tag line or castling right.
     pub standard: Option<SanPlus>,
@@ -256,15 +288,19 @@ impl ClaimVerdict {
 pub struct Reasons(u16);
 
 impl Reasons {
+    /// Adds `r`.
     pub fn insert(&mut self, r: CastlingReason) {
         self.0 |= 1 << r as u16;
     }
+    /// Whether `r` is in the set.
     pub fn contains(self, r: CastlingReason) -> bool {
         self.0 & (1 << r as u16) != 0
     }
+    /// Whether the set has no reason.
     pub fn is_empty(self) -> bool {
         self.0 == 0
     }
+    /// The reasons in canonical order.
     pub fn iter(self) -> impl Iterator<Item = CastlingReason> {
         CastlingReason::ALL
             .iter()
@@ -293,13 +329,19 @@ impl FromIterator<CastlingReason> for Reasons {
 /// A castling move that breaks FIDE Laws 3.8.2: one row of castling.csv.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CastlingViolation {
+    /// The castle's ply.
     pub ply: u32,
+    /// Its PGN move number (following the FEN's fullmove counter).
     pub move_number: u32,
+    /// The side that castles.
     pub side: Color,
     /// The move exactly as written.
     pub san: String,
+    /// Towards which side it castles.
     pub castle: CastlingSide,
+    /// The rules of 3.8.2 it breaks.
     pub reasons: Reasons,
+    /// The reasons in words, with the moves and squares that show them.
     pub detail: String,
     /// The position before the move.
     pub fen: String,
@@ -308,23 +350,37 @@ pub struct CastlingViolation {
 /// An audited draw claim: one row of claims.csv.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ClaimAudit {
+    /// Which draw is claimed.
     pub claim: ClaimKind,
+    /// Where the claim was read.
     pub source: ClaimSource,
+    /// The judgement on it.
     pub verdict: ClaimVerdict,
+    /// The final ply, where the claim is judged.
     pub ply: u32,
+    /// How often the final position stood (9.2.3 identity).
     pub occurrences: u32,
+    /// How often its pieces stood so with the same side to move, castling
+    /// and en-passant rights ignored.
     pub occurrences_ignoring_rights: u32,
+    /// The plies at which that looser position stood.
     pub plies: Vec<u32>,
+    /// The final position.
     pub fen: String,
+    /// The verdict in words.
     pub detail: String,
 }
 
 /// A game played on after an automatic draw: one row of missed_draws.csv.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MissedDraw {
+    /// Which automatic draw.
     pub rule: DrawRule,
+    /// The ply that made the draw.
     pub ply: u32,
+    /// Plies played after it, at least 1.
     pub plies_after: u32,
+    /// The position after `ply`.
     pub fen: String,
 }
 
@@ -332,6 +388,7 @@ pub struct MissedDraw {
 /// results.csv.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ResultFinding {
+    /// What is wrong with the result.
     pub code: ResultCode,
     /// The game's last ply.
     pub ply: u32,
@@ -340,6 +397,7 @@ pub struct ResultFinding {
     pub recorded: String,
     /// The result the Laws give; empty for a mismatch.
     pub expected: &'static str,
+    /// The finding in words.
     pub detail: String,
     /// The final position; empty where the game was not replayed to its end.
     pub fen: String,
@@ -348,9 +406,14 @@ pub struct ResultFinding {
 /// Why the replay stopped: one row of errors.csv.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GameError {
+    /// The ply of the move that stopped the replay (0 where nothing was
+    /// played).
     pub ply: u32,
+    /// That move exactly as written.
     pub san: String,
+    /// Why the replay stopped.
     pub kind: ErrorKind,
+    /// The cause in words.
     pub detail: String,
     /// The position before `san`, empty where there is none.
     pub fen: String,
@@ -359,11 +422,17 @@ pub struct GameError {
 /// Everything the audit of one game found.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct GameReport {
+    /// The game's variant.
     pub variant: Variant,
+    /// The castles that break 3.8.2, in game order.
     pub castling: Vec<CastlingViolation>,
+    /// The audited draw claims.
     pub claims: Vec<ClaimAudit>,
+    /// The automatic draws (9.6) the game played on after.
     pub missed_draws: Vec<MissedDraw>,
+    /// The findings on the result.
     pub results: Vec<ResultFinding>,
+    /// Why the replay stopped, if it did.
     pub error: Option<GameError>,
     /// Notation accepted though sloppy, in game order (tag lines and FEN
     /// castling rights at ply 0 first).
@@ -377,8 +446,12 @@ pub struct GameReport {
 /// The summary class of a game (every game is exactly one).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum GameClass {
+    /// Nothing to report.
     Clean,
+    /// A castling row, a false claim in words, a missed draw or a results
+    /// row.
     Flagged,
+    /// The replay stopped: an errors.csv row.
     Incomplete,
 }
 

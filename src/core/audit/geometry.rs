@@ -13,8 +13,11 @@ use super::findings::{CastlingReason, Reasons};
 /// the king and (where there is one) the rook it is played with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Castle {
+    /// The side that castles.
     pub color: Color,
+    /// Towards which side.
     pub side: CastlingSide,
+    /// Where the king stands.
     pub king: Square,
     /// `None` when the mover has no rook on that side of the king.
     pub rook: Option<Square>,
@@ -23,9 +26,11 @@ pub struct Castle {
 /// The geometry of a [`Castle`] in a position.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Geometry {
+    /// Where the king stands.
     pub king: Square,
     /// Where the king goes: the g- or c-file of its back rank (3.8.2).
     pub king_to: Square,
+    /// Where the castling rook stands, if there is one.
     pub rook: Option<Square>,
     /// Where the rook goes: the f- or d-file of the back rank.
     pub rook_to: Square,

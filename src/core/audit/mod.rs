@@ -46,6 +46,7 @@ pub fn repetition_counts(game: &Game) -> Vec<u32> {
     counts
 }
 
+// Long: the replay's state (position, key, en passant, history, repetitions, pending check mark) lives across the move loop, the hottest code; split, it would travel as a dozen arguments.
 fn audit_traced(game: &Game, mut trace: Option<&mut Vec<u32>>) -> GameReport {
     let mut report = GameReport::default();
     report.quirks.extend(game.tags.quirks.iter().map(tag_quirk));
@@ -60,7 +61,7 @@ fn audit_traced(game: &Game, mut trace: Option<&mut Vec<u32>>) -> GameReport {
                 detail,
                 fen: String::new(),
             });
-            report.notation_quirks = report.quirks.len() as u32;
+            report.notation_quirks = quirk_count(&report.quirks);
             return report;
         }
     };
@@ -101,6 +102,10 @@ fn audit_traced(game: &Game, mut trace: Option<&mut Vec<u32>>) -> GameReport {
     // and again to resolve the next one.
     let mut in_check = pos.is_check();
     for (i, tok) in game.moves.iter().enumerate() {
+        #[allow(
+            clippy::cast_possible_truncation,
+            reason = "a move takes at least two of a game's at most u32::MAX bytes"
+        )]
         let ply = i as u32 + 1;
         // The move as written, needed only for rows.
         let text = || game.move_text(tok);
@@ -230,8 +235,17 @@ fn audit_traced(game: &Game, mut trace: Option<&mut Vec<u32>>) -> GameReport {
     if report.error.is_none() {
         report.claims = claims::audit_claims(game, &pos, &reps, report.plies, &names());
     }
-    report.notation_quirks = report.quirks.len() as u32;
+    report.notation_quirks = quirk_count(&report.quirks);
     report
+}
+
+/// How many quirks a game has, for its `notation_quirks`.
+#[allow(
+    clippy::cast_possible_truncation,
+    reason = "each quirk is a move, a tag line or a FEN right, each of its own bytes, and a game is at most u32::MAX bytes"
+)]
+fn quirk_count(quirks: &[NotationQuirk]) -> u32 {
+    quirks.len() as u32
 }
 
 /// Judges the castle towards `side` by the side to move in `pos`, written
@@ -640,47 +654,59 @@ fn resolve_rare(pos: &Chess, san: San, mode: CastlingMode, in_check: bool) -> Re
             ErrorKind::AmbiguousMove,
             format!("more than one legal move matches {san}"),
         ),
-        Err(SanError::IllegalSan) => {
-            if let Some(side) = castling::castle_intent(pos, san, mode) {
-                return Resolved::Castle(side);
-            }
-            if let Some(resolved) = coordinate_move(pos, san, mode) {
-                return resolved;
-            }
-            // A missing or extra `x` still names one move; but a pawn push
-            // (`e6`) is not read as a capture (`dxe6`): that needs the file
-            // it comes from (`de6`).
-            if let San::Normal {
-                role,
-                file,
-                rank,
-                capture,
-                to,
-                promotion,
-            } = san
-                && (role != Role::Pawn || capture || file.is_some_and(|f| f != to.file()))
-            {
-                let flipped = San::Normal {
-                    role,
-                    file,
-                    rank,
-                    capture: !capture,
-                    to,
-                    promotion,
-                };
-                match flipped.to_move(pos) {
-                    Ok(m) => return Resolved::Move(m, true),
-                    Err(SanError::AmbiguousSan) => {
-                        return Resolved::Error(
-                            ErrorKind::AmbiguousMove,
-                            format!("more than one legal move matches {flipped}"),
-                        );
-                    }
-                    Err(SanError::IllegalSan) => {}
-                }
-            }
-            Resolved::Error(ErrorKind::IllegalMove, illegal_detail(pos, san))
-        }
+        Err(SanError::IllegalSan) => sloppy_or_illegal(pos, san, mode),
+    }
+}
+
+/// A SAN that names no legal move as written: a king move written as a
+/// castle, a move in coordinates, a move with a missing or extra `x`, or
+/// else an illegal move.
+fn sloppy_or_illegal(pos: &Chess, san: San, mode: CastlingMode) -> Resolved {
+    if let Some(side) = castling::castle_intent(pos, san, mode) {
+        return Resolved::Castle(side);
+    }
+    if let Some(resolved) = coordinate_move(pos, san, mode) {
+        return resolved;
+    }
+    if let Some(resolved) = flipped_capture_mark(pos, san) {
+        return resolved;
+    }
+    Resolved::Error(ErrorKind::IllegalMove, illegal_detail(pos, san))
+}
+
+/// The move a SAN names with its capture mark flipped: a missing or extra
+/// `x` still names one move; but a pawn push (`e6`) is not read as a
+/// capture (`dxe6`): that needs the file it comes from (`de6`).
+fn flipped_capture_mark(pos: &Chess, san: San) -> Option<Resolved> {
+    let San::Normal {
+        role,
+        file,
+        rank,
+        capture,
+        to,
+        promotion,
+    } = san
+    else {
+        return None;
+    };
+    if role == Role::Pawn && !capture && file.is_none_or(|f| f == to.file()) {
+        return None;
+    }
+    let flipped = San::Normal {
+        role,
+        file,
+        rank,
+        capture: !capture,
+        to,
+        promotion,
+    };
+    match flipped.to_move(pos) {
+        Ok(m) => Some(Resolved::Move(m, true)),
+        Err(SanError::AmbiguousSan) => Some(Resolved::Error(
+            ErrorKind::AmbiguousMove,
+            format!("more than one legal move matches {flipped}"),
+        )),
+        Err(SanError::IllegalSan) => None,
     }
 }
 

@@ -34,6 +34,7 @@ pub struct Entry {
     pub rights: u8,
     /// The square of a legal en-passant capture, if any.
     pub ep: Option<Square>,
+    /// The side to move.
     pub turn: Color,
 }
 
@@ -369,7 +370,12 @@ impl Repetitions {
         }
         let earlier = &self.keys[(n - 1) % 2..n - 3];
         let same = earlier.chunks_exact(2).filter(|pair| pair[0] == key);
-        1 + same.count() as u32
+        #[allow(
+            clippy::cast_possible_truncation,
+            reason = "the window holds one key per ply, and plies are u32"
+        )]
+        let count = same.count() as u32;
+        1 + count
     }
 
     /// [`Repetitions::count_last`] in a window longer than [`SCAN_LIMIT`]:
@@ -390,6 +396,10 @@ impl Repetitions {
 
     /// How often the position with this strict key stood since the last
     /// capture or pawn move.
+    #[allow(
+        clippy::cast_possible_truncation,
+        reason = "the window holds one key per ply, and plies are u32"
+    )]
     pub fn strict_count(&self, key: u64) -> u32 {
         if self.indexed {
             self.counts.get(&key).copied().unwrap_or(0)
@@ -428,6 +438,10 @@ impl Repetitions {
     /// The positions since the last capture or pawn move, oldest first.
     pub fn entries(&self) -> impl Iterator<Item = Entry> + '_ {
         self.keys.iter().enumerate().map(|(i, &strict)| {
+            #[allow(
+                clippy::cast_possible_truncation,
+                reason = "the window holds one key per ply, and plies are u32"
+            )]
             let ply = self.first_ply + i as u32;
             Entry {
                 ply,
@@ -457,6 +471,10 @@ impl Repetitions {
     }
 
     /// How many entries equal `of` under `identity`.
+    #[allow(
+        clippy::cast_possible_truncation,
+        reason = "the window holds one entry per ply, and plies are u32"
+    )]
     pub fn count(&self, of: &Entry, identity: Identity) -> u32 {
         self.matching(of, identity).count() as u32
     }
@@ -604,9 +622,14 @@ mod tests {
             let m = san.parse::<San>().unwrap().to_move(&p).unwrap();
             p.play_unchecked(m);
             let key = strict_key(&p);
-            let naive = 1 + seen.iter().filter(|&&k| k == key).count() as u32;
+            let naive = 1 + u32::try_from(seen.iter().filter(|&&k| k == key).count()).unwrap();
             seen.push(key);
-            assert_eq!(reps.push(&p, i as u32 + 1, false), naive, "ply {}", i + 1);
+            assert_eq!(
+                reps.push(&p, u32::try_from(i + 1).unwrap(), false),
+                naive,
+                "ply {}",
+                i + 1
+            );
             most = most.max(naive);
             assert_eq!(reps.any_repeated(), most >= 2);
         }
@@ -628,7 +651,7 @@ mod tests {
         for (i, san) in moves.iter().enumerate() {
             let m = san.parse::<San>().unwrap().to_move(&p).unwrap();
             p.play_unchecked(m);
-            let ply = i as u32 + 1;
+            let ply = u32::try_from(i + 1).unwrap();
             if m.is_zeroing() {
                 window.clear();
             }
@@ -651,7 +674,7 @@ mod tests {
         {
             let m = san.parse::<San>().unwrap().to_move(&p).unwrap();
             p.play_unchecked(m);
-            last = reps.push(&p, ply as u32 + 1, false);
+            last = reps.push(&p, u32::try_from(ply + 1).unwrap(), false);
         }
         assert_eq!(last, 3);
         assert_eq!(reps.entries().count(), 9);

@@ -13,8 +13,11 @@ use crate::pgn::Tags;
 /// How a game is to be replayed.
 #[derive(Debug, Clone)]
 pub struct Start {
+    /// The position before the first move.
     pub position: Chess,
+    /// How castling moves are written: standard, or Chess960 (Guidelines II.3).
     pub mode: CastlingMode,
+    /// The variant the report names.
     pub variant: Variant,
     /// The game starts from a FEN tag (not the standard array).
     pub from_fen: bool,
@@ -214,7 +217,7 @@ mod tests {
     fn rights(variant: Option<&str>, fen: &str) -> (Variant, String, u32) {
         let s = start_position(&tags(variant, Some(fen))).unwrap();
         let kept = fen_of_start(&s);
-        (s.variant, kept, s.dropped_rights.count() as u32)
+        (s.variant, kept, s.dropped_rights.0.count_ones())
     }
 
     fn fen_of_start(s: &Start) -> String {

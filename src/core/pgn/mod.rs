@@ -21,6 +21,7 @@ use shakmaty::san::{San, Suffix};
 pub struct Game<'a> {
     /// The game's bytes exactly as in the source.
     pub bytes: &'a [u8],
+    /// The tags the audit reads.
     pub tags: Tags,
     /// The mainline moves, in order; ply `i + 1` is `moves[i]`.
     pub moves: Vec<MoveToken>,
@@ -33,10 +34,27 @@ pub struct Game<'a> {
     pub result_token: Option<&'static str>,
 }
 
+/// The longest game [`Game::parse`] reads, in bytes: offsets into a game
+/// are `u32`.
+const MAX_GAME_LEN: usize = u32::MAX as usize;
+
+/// Byte `i` of a game as an offset into it.
+#[inline]
+#[allow(
+    clippy::cast_possible_truncation,
+    reason = "Game::parse reads at most u32::MAX bytes of a game"
+)]
+fn offset(i: usize) -> u32 {
+    debug_assert!(i <= MAX_GAME_LEN);
+    i as u32
+}
+
 impl<'a> Game<'a> {
     /// Reads one game from its bytes. Never fails: what cannot be read is
-    /// kept as [`Game::syntax_error`].
+    /// kept as [`Game::syntax_error`]. A game is read as far as its first
+    /// `u32::MAX` bytes (4 GiB; the pipeline caps games far below that).
     pub fn parse(bytes: &'a [u8]) -> Game<'a> {
+        let bytes = &bytes[..bytes.len().min(MAX_GAME_LEN)];
         let (tags, movetext_start) = tags::read_tags(bytes);
         let mt = movetext::read_movetext(bytes, movetext_start);
         Game {

@@ -3,14 +3,19 @@
 
 use shakmaty::san::{San, SanPlus, Suffix};
 
+use super::offset;
+
 /// A mainline move: where it is written and what it says.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct MoveToken {
     /// Byte range of the move as written (annotation glyphs excluded),
     /// relative to the game's first byte.
     pub start: u32,
+    /// End of that byte range (exclusive).
     pub end: u32,
+    /// The move as SAN.
     pub san: San,
+    /// Its check or mate mark, as written.
     pub suffix: Option<Suffix>,
     /// What the text needed mending before it was SAN (`0-0`, `e8Q`, `e.p.`).
     pub mended: Mended,
@@ -33,9 +38,11 @@ impl Mended {
     /// `Nd6++`, the old sign of a double check.
     pub const DOUBLE_CHECK_MARK: Mended = Mended(16);
 
+    /// Whether nothing was mended.
     pub fn is_empty(self) -> bool {
         self.0 == 0
     }
+    /// Whether every form in `other` was mended.
     pub fn contains(self, other: Mended) -> bool {
         self.0 & other.0 == other.0
     }
@@ -49,7 +56,9 @@ impl Mended {
 pub struct SyntaxError {
     /// How many mainline moves were read before it.
     pub after_moves: usize,
+    /// The token as written.
     pub token: String,
+    /// Why it cannot be read.
     pub detail: String,
 }
 
@@ -123,6 +132,7 @@ pub(super) fn read_movetext(bytes: &[u8], start: usize) -> Movetext {
     out
 }
 
+// Long: one pass with one cursor over the bytes, one arm per token kind; the move arm (most tokens) stays inline in the loop.
 /// Reads the movetext's tokens into `out`, up to the end or the first
 /// token that is not PGN.
 fn read_tokens(bytes: &[u8], start: usize, out: &mut Movetext) {
@@ -164,7 +174,7 @@ fn read_tokens(bytes: &[u8], start: usize, out: &mut Movetext) {
                     find_close_brace(&bytes[i + 1..])
                 };
                 if let Some(j) = close {
-                    out.comment_after_move = Some(((i + 1) as u32, (i + 1 + j) as u32));
+                    out.comment_after_move = Some((offset(i + 1), offset(i + 1 + j)));
                     i = after_space(bytes, i + j + 2);
                 }
             }
@@ -175,8 +185,7 @@ fn read_tokens(bytes: &[u8], start: usize, out: &mut Movetext) {
             b'%' if at_line_start(bytes, i) => i = line_end(bytes, i),
             b'{' => match find_close_brace(&bytes[i + 1..]) {
                 Some(j) => {
-                    out.final_comments
-                        .push(((i + 1) as u32, (i + 1 + j) as u32));
+                    out.final_comments.push((offset(i + 1), offset(i + 1 + j)));
                     i = after_space(bytes, i + j + 2);
                 }
                 None => {
@@ -186,7 +195,7 @@ fn read_tokens(bytes: &[u8], start: usize, out: &mut Movetext) {
             },
             b';' => {
                 let end = line_end(bytes, i);
-                out.final_comments.push(((i + 1) as u32, end as u32));
+                out.final_comments.push((offset(i + 1), offset(end)));
                 i = end;
             }
             b'(' => match skip_variation(bytes, i) {
@@ -243,7 +252,7 @@ fn read_tokens(bytes: &[u8], start: usize, out: &mut Movetext) {
                             .iter()
                             .all(u8::is_ascii_whitespace)
                         {
-                            last.end = end as u32;
+                            last.end = offset(end);
                         }
                     }
                     i = end;
@@ -371,8 +380,8 @@ fn push_move(
         return false;
     }
     out.moves.push(MoveToken {
-        start: span.0 as u32,
-        end: span.1 as u32,
+        start: offset(span.0),
+        end: offset(span.1),
         san: san.san,
         suffix: san.suffix,
         mended,
@@ -474,6 +483,7 @@ fn fast_san(token: &[u8]) -> Option<SanPlus> {
     fast_san_at(token, 0).map(|(san, _)| san)
 }
 
+// Long: one pass over the token's bytes, one step per part of the SAN grammar, inlined into the token loop.
 /// [`fast_san`] of the token starting at `start`, and where it ends, found
 /// in one pass. Every byte the SAN grammar below accepts is a non-delimiter
 /// and every delimiter is refused where a SAN byte is required, so reading
@@ -662,7 +672,7 @@ mod tests {
             let mut token = Vec::with_capacity(len);
             let mut r = seed >> 3;
             for _ in 0..len {
-                token.push(alphabet[(r % alphabet.len() as u64) as usize]);
+                token.push(alphabet[usize::try_from(r % alphabet.len() as u64).unwrap()]);
                 r /= alphabet.len() as u64;
                 if r == 0 {
                     r = seed.rotate_left(17) | 1;
@@ -670,8 +680,8 @@ mod tests {
             }
             // Bias towards plausible moves: a role, then squares.
             if seed & 3 == 0 && len >= 2 {
-                token[len - 2] = b'a' + (seed >> 40) as u8 % 8;
-                token[len - 1] = b'1' + (seed >> 44) as u8 % 8;
+                token[len - 2] = b'a' + u8::try_from((seed >> 40) % 8).unwrap();
+                token[len - 1] = b'1' + u8::try_from((seed >> 44) % 8).unwrap();
             }
             let mut followed = token.clone();
             followed.push(b" {)$!"[(seed >> 50) as usize % 5]);

@@ -3,6 +3,8 @@
 
 use pgn_reader::RawTag;
 
+use super::offset;
+
 /// The tags the audit reads. Values are decoded and unescaped; a tag that
 /// appears twice keeps its last value (as python-chess does).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -12,9 +14,13 @@ pub struct Tags {
     /// rows, which few games have, so they are decoded by
     /// [`Tags::identity`] when one is written.
     identity: [(u32, u32); 6],
+    /// The Result tag; empty without one.
     pub result: String,
+    /// The FEN tag, if any.
     pub fen: Option<String>,
+    /// The Variant tag, if any.
     pub variant: Option<String>,
+    /// The Termination tag, if any.
     pub termination: Option<String>,
     /// The tag lines read with a mending or skipped, in order.
     pub quirks: Vec<TagQuirk>,
@@ -23,10 +29,12 @@ pub struct Tags {
 /// A tag line that is not PGN as the standard writes it, and where it is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TagQuirk {
+    /// How the line departs from the standard.
     pub kind: TagQuirkKind,
     /// Byte range of the line, its end of line and trailing blanks
     /// excluded, in the game.
     pub start: u32,
+    /// End of that byte range (exclusive).
     pub end: u32,
 }
 
@@ -104,6 +112,7 @@ fn line_len(line: &[u8]) -> usize {
     }
 }
 
+// Long: the standard reading, the unescaped-quotes repair and the fallback share the name and value positions, tried in the order the comment states.
 /// Reads the tag that starts with the `[` at byte `at` of the game; `line`
 /// runs from there to the end of its line, terminator included. Returns
 /// how much of `line` is read: all of it, or the tag alone where another
@@ -120,8 +129,8 @@ fn read_tag_line(line: &[u8], at: usize, tags: &mut Tags) -> usize {
     let quirk = |tags: &mut Tags, kind| {
         tags.quirks.push(TagQuirk {
             kind,
-            start: at as u32,
-            end: (at + text.len()) as u32,
+            start: offset(at),
+            end: offset(at + text.len()),
         });
     };
     let body = &text[1..];
@@ -231,7 +240,7 @@ fn store_tag(name: &[u8], value: &[u8], start: usize, tags: &mut Tags) {
     // Only the tags the audit reads are decoded (most lines are not).
     let decode = || decode_text(&RawTag(value).decode());
     let mut identity = |k: usize| {
-        tags.identity[k] = (start as u32, (start + value.len()) as u32);
+        tags.identity[k] = (offset(start), offset(start + value.len()));
     };
     match name {
         b"Event" => identity(0),

@@ -1082,7 +1082,7 @@ mod tests {
 
         let sample = std::fs::read_to_string(concat!(
             env!("CARGO_MANIFEST_DIR"),
-            "/corpora/lichess_2025-05_sample.pgn"
+            "/../../corpora/lichess_2025-05_sample.pgn"
         ))
         .unwrap();
         let starts: Vec<usize> = sample.match_indices("[Event ").map(|(i, _)| i).collect();

@@ -125,13 +125,16 @@ const THREADS_ALWAYS: usize = 8;
 /// A validated run configuration.
 #[derive(Debug, Clone)]
 pub struct Config {
+    /// The inputs as given: files, folders, `-` for standard input.
     pub inputs: Vec<String>,
+    /// The output folder (`-o`).
     pub out: PathBuf,
     /// Worker threads: `-j` or every core, at most 4 per core (8 on any
     /// machine).
     pub threads: usize,
     /// The `-j` asked for, where it was more than that.
     pub threads_asked: Option<usize>,
+    /// Write the split PGN files (`--split`).
     pub split: bool,
     /// Write quirks.csv (`--quirks`).
     pub quirks: bool,
@@ -146,6 +149,7 @@ pub struct Config {
 }
 
 impl Config {
+    /// The configuration of the audit `args` ask for on this machine.
     pub fn from_args(args: AuditArgs) -> Config {
         let cores = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
         let asked = args.threads.map_or(cores, usize::from);
@@ -513,8 +517,7 @@ pub fn audit_bytes(data: &[u8], batch_bytes: usize) -> Summary {
         || None,
         |batch| {
             for span in &batch.games {
-                let game = &batch.bytes
-                    [(span.start - batch.base) as usize..(span.end - batch.base) as usize];
+                let game = &batch.bytes[batch.range(*span)];
                 let report = audit::audit_game(&Game::parse(game));
                 let class = report.class();
                 summary.add_game(&report, class);

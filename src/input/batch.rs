@@ -9,7 +9,7 @@
 //! [`Batch::capped`].
 
 use std::io::{self, Read};
-use std::ops::ControlFlow;
+use std::ops::{ControlFlow, Range};
 
 use super::split::{GameSpan, Splitter};
 
@@ -83,6 +83,11 @@ impl Batch {
     /// The batch's text: its games, back to back.
     pub fn text(&self) -> &[u8] {
         &self.bytes[..self.len]
+    }
+
+    /// Where `span`, one of the batch's games, lies in `bytes`.
+    pub fn range(&self, span: GameSpan) -> Range<usize> {
+        buf_index(span.start - self.base)..buf_index(span.end - self.base)
     }
 }
 
@@ -491,7 +496,7 @@ fn index(skip: Option<Skip>, base: u64, at: u64) -> usize {
 }
 
 /// `i`, an index in a buffer (which no `usize` can fail to hold).
-fn buf_index(i: u64) -> usize {
+pub(super) fn buf_index(i: u64) -> usize {
     usize::try_from(i).expect("an index in a buffer fits in usize")
 }
 
@@ -522,7 +527,7 @@ mod tests {
                 || None,
                 |b| {
                     for (k, g) in b.games.iter().enumerate() {
-                        let text = &b.bytes[(g.start - b.base) as usize..(g.end - b.base) as usize];
+                        let text = &b.bytes[b.range(*g)];
                         seen.push((b.first_game + k as u64, g.start, text.to_vec()));
                     }
                     ControlFlow::Continue(())
@@ -533,10 +538,8 @@ mod tests {
             assert_eq!(seen.len(), 500, "size {size}");
             for (i, (index, start, text)) in seen.iter().enumerate() {
                 assert_eq!(*index, i as u64 + 1);
-                assert_eq!(
-                    &pgn[*start as usize..*start as usize + text.len()],
-                    &text[..]
-                );
+                let start = buf_index(*start);
+                assert_eq!(&pgn[start..start + text.len()], &text[..]);
                 assert!(text.starts_with(format!("[Event \"{i}\"]").as_bytes()));
             }
         }
@@ -571,7 +574,7 @@ mod tests {
                 assert!(b.games.len() <= limits.batch_games);
                 let last = b.games.len() - 1;
                 for (k, g) in b.games.iter().enumerate() {
-                    let text = &b.bytes[(g.start - b.base) as usize..(g.end - b.base) as usize];
+                    let text = &b.bytes[b.range(*g)];
                     seen.push((
                         b.first_game + k as u64,
                         g.start,
@@ -681,7 +684,7 @@ mod tests {
     /// The line of `pgn[at]`: 1 + every `\r`, and every `\n` not after a
     /// `\r`, before it.
     fn line_at(pgn: &[u8], at: u64) -> u64 {
-        let before = &pgn[..at as usize];
+        let before = &pgn[..buf_index(at)];
         let crs = before.iter().filter(|&&b| b == b'\r').count();
         let lfs = (0..before.len())
             .filter(|&i| before[i] == b'\n' && (i == 0 || before[i - 1] != b'\r'))

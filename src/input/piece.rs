@@ -60,7 +60,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use super::batch::LineCount;
+use super::batch::{LineCount, buf_index};
 use super::split::{HEAD, is_tag_line};
 use super::{Compression, InputError, Opened, Source, io_cause};
 
@@ -68,7 +68,9 @@ use super::{Compression, InputError, Opened, Source, io_cause};
 /// plain file, frame starts for a zstd file), `start..end`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Bounds {
+    /// The first offset of the piece.
     pub start: u64,
+    /// One past its last offset.
     pub end: u64,
 }
 
@@ -381,7 +383,7 @@ impl SyncScan {
     /// returns the sync point found, or stops at the window's end (or at a
     /// `[` whose line is still to come, unless at `eof`).
     fn scan(&mut self, window: &[u8], wstart: u64, eof: bool) -> Option<u64> {
-        let mut i = (self.pos - wstart) as usize;
+        let mut i = buf_index(self.pos - wstart);
         while i < window.len() {
             let b = window[i];
             self.at = match (self.at, b) {
@@ -498,7 +500,8 @@ impl PieceReader {
         if self.found.length.is_none() {
             let known = self.length.load(Ordering::Relaxed);
             if known != UNKNOWN && known > self.pos {
-                let room = (known - self.pos).min(buf.len() as u64) as usize;
+                let room =
+                    usize::try_from(known - self.pos).map_or(buf.len(), |k| k.min(buf.len()));
                 buf = &mut buf[..room];
             }
         }
@@ -564,8 +567,9 @@ impl Read for PieceReader {
                     (None, _, _) => wend,
                 };
                 if self.out < limit {
-                    let from = (self.out - self.wstart) as usize;
-                    let n = buf.len().min((limit - self.out) as usize);
+                    let from = buf_index(self.out - self.wstart);
+                    let n =
+                        usize::try_from(limit - self.out).map_or(buf.len(), |k| k.min(buf.len()));
                     buf[..n].copy_from_slice(&self.window[from..from + n]);
                     self.lines.add(&buf[..n]);
                     self.out += n as u64;
@@ -626,7 +630,8 @@ impl Read for PieceReader {
                 .seam_scan
                 .filter(|_| self.found.seam.is_none())
                 .map_or(keep, |s| keep.min(s.pos));
-            let drop = (keep.saturating_sub(self.wstart) as usize).min(self.window.len());
+            let drop = usize::try_from(keep.saturating_sub(self.wstart))
+                .map_or(self.window.len(), |k| k.min(self.window.len()));
             self.window.drain(..drop);
             self.wstart += drop as u64;
             let at = self.window.len();
@@ -700,7 +705,7 @@ mod tests {
             assert_eq!(sync_points(text, 0, step), expected, "step {step}");
         }
         // A scan that starts afresh needs the newline before the blank line.
-        let b = at("[Event \"b\"]") as usize;
+        let b = buf_index(at("[Event \"b\"]"));
         assert_eq!(sync_points(text, b - 2, 5)[0], at("[Event \"b\""));
         assert_eq!(sync_points(text, b - 1, 5)[0], at("[Event \"c\""));
     }

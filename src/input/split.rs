@@ -40,7 +40,9 @@ use std::ops::ControlFlow;
 /// (or the `[` that starts the next game on the same line).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct GameSpan {
+    /// The game's first byte.
     pub start: u64,
+    /// One past its last byte.
     pub end: u64,
 }
 
@@ -225,6 +227,8 @@ impl Line {
 }
 
 impl Splitter {
+    /// A splitter at the start of a source, for games capped at
+    /// [`GAME_CAP`](super::batch::GAME_CAP) bytes.
     pub fn new() -> Splitter {
         Splitter::with_block_cap(super::batch::GAME_CAP as u64)
     }
@@ -797,11 +801,16 @@ fn is_move_one(line: &[u8]) -> bool {
 mod tests {
     use super::*;
 
+    /// An offset of a test's text, as an index.
+    fn to_usize(offset: u64) -> usize {
+        usize::try_from(offset).unwrap()
+    }
+
     fn split(data: &[u8]) -> Vec<(usize, usize)> {
         let mut out = Vec::new();
         let mut s = Splitter::new();
         s.feed(data, 0, true, |g| {
-            out.push((g.start as usize, g.end as usize))
+            out.push((to_usize(g.start), to_usize(g.end)))
         });
         out
     }
@@ -923,18 +932,18 @@ mod tests {
         for chunk in pgn.chunks(step) {
             buf.extend_from_slice(chunk);
             let used = s.feed(&buf, base, false, |g| {
-                out.push((g.start as usize, g.end as usize))
+                out.push((to_usize(g.start), to_usize(g.end)))
             });
             buf.drain(..used);
             base += used as u64;
             assert!(
-                buf.len() < WHOLE_TAG_LINE as usize + step,
+                buf.len() < to_usize(WHOLE_TAG_LINE) + step,
                 "{} bytes held",
                 buf.len()
             );
         }
         let used = s.feed(&buf, base, true, |g| {
-            out.push((g.start as usize, g.end as usize))
+            out.push((to_usize(g.start), to_usize(g.end)))
         });
         assert_eq!(used, buf.len());
         out

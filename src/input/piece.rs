@@ -257,25 +257,8 @@ pub fn open(
     };
     let fail = |cause: String| InputError::new(source.name.clone(), cause);
     let cuts = cuts(path, &source.name)?;
-    if bounds.end > cuts.size {
-        return Err(fail(format!(
-            "--piece {bounds}: the file has {} bytes",
-            cuts.size
-        )));
-    }
-    if let Some(points) = &cuts.points {
-        let at = |p: u64| points.binary_search(&p).is_ok();
-        if !at(bounds.start) || !at(bounds.end) {
-            let what = match cuts.compression {
-                Compression::Zstd if points.len() > 2 => {
-                    "a zstd piece starts and ends where a pzstd frame starts (see `pgn-audit plan`)"
-                        .to_owned()
-                }
-                c => format!("a {} file is one piece: 0..{}", c.name(), cuts.size),
-            };
-            return Err(fail(format!("--piece {bounds}: {what}")));
-        }
-    }
+    cuts.check(bounds)
+        .map_err(|what| fail(format!("--piece {bounds}: {what}")))?;
     let err = |e: io::Error| fail(io_cause(&e));
     let compression = cuts.compression;
     let mut file = File::open(path).map_err(err)?;
@@ -288,17 +271,56 @@ pub fn open(
         },
     );
     let length = Arc::new(AtomicU64::new(UNKNOWN));
-    let span = bounds.end - bounds.start;
-    // Every stream reads on from the piece's start to the source's end,
-    // as one run's would, and tells where the bounds end in its output.
-    let stream: Box<dyn Read + Send> = match compression {
+    let stream =
+        bounded_stream(raw, compression, bounds.end - bounds.start, &length).map_err(err)?;
+    Ok(Opened {
+        reader: Box::new(PieceReader::new(stream, length, bounds.start == 0, found)),
+        compression,
+    })
+}
+
+impl Cuts {
+    /// Whether the file can be cut at `bounds`; says why not.
+    fn check(&self, bounds: Bounds) -> Result<(), String> {
+        if bounds.end > self.size {
+            return Err(format!("the file has {} bytes", self.size));
+        }
+        let Some(points) = &self.points else {
+            return Ok(());
+        };
+        let at = |p: u64| points.binary_search(&p).is_ok();
+        if at(bounds.start) && at(bounds.end) {
+            return Ok(());
+        }
+        Err(match self.compression {
+            Compression::Zstd if points.len() > 2 => {
+                "a zstd piece starts and ends where a pzstd frame starts (see `pgn-audit plan`)"
+                    .to_owned()
+            }
+            c => format!("a {} file is one piece: 0..{}", c.name(), self.size),
+        })
+    }
+}
+
+/// The decompressed stream of `raw` (a file from a piece's start on),
+/// which reads on to the source's end, as one run's would, and stores in
+/// `length` where the bounds (`span` bytes of the file) end in its output.
+fn bounded_stream(
+    raw: BufReader<super::Counting<File>>,
+    compression: Compression,
+    span: u64,
+    length: &Arc<AtomicU64>,
+) -> io::Result<Box<dyn Read + Send>> {
+    Ok(match compression {
         Compression::None => {
             length.store(span, Ordering::Relaxed);
             Box::new(raw)
         }
-        Compression::Zstd => {
-            Box::new(super::decode::ZstdStream::bounded(raw, span, length.clone()).map_err(err)?)
-        }
+        Compression::Zstd => Box::new(super::decode::ZstdStream::bounded(
+            raw,
+            span,
+            length.clone(),
+        )?),
         // One piece, the whole file: its bounds end where the stream does.
         Compression::Gzip => Box::new(AtEnd::new(
             flate2::read::MultiGzDecoder::new(raw),
@@ -312,10 +334,6 @@ pub fn open(
             liblzma::bufread::XzDecoder::new_multi_decoder(raw),
             length.clone(),
         )),
-    };
-    Ok(Opened {
-        reader: Box::new(PieceReader::new(stream, length, bounds.start == 0, found)),
-        compression,
     })
 }
 

@@ -125,13 +125,16 @@ const THREADS_ALWAYS: usize = 8;
 /// A validated run configuration.
 #[derive(Debug, Clone)]
 pub struct Config {
+    /// The inputs as given: files, folders, `-` for standard input.
     pub inputs: Vec<String>,
+    /// The output folder (`-o`).
     pub out: PathBuf,
     /// Worker threads: `-j` or every core, at most 4 per core (8 on any
     /// machine).
     pub threads: usize,
     /// The `-j` asked for, where it was more than that.
     pub threads_asked: Option<usize>,
+    /// Write the split PGN files (`--split`).
     pub split: bool,
     /// Write quirks.csv (`--quirks`).
     pub quirks: bool,
@@ -146,6 +149,7 @@ pub struct Config {
 }
 
 impl Config {
+    /// The configuration of the audit `args` ask for on this machine.
     pub fn from_args(args: AuditArgs) -> Config {
         let cores = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
         let asked = args.threads.map_or(cores, usize::from);
@@ -235,24 +239,9 @@ fn audit_inputs(config: &Config) -> Result<Exit, Failure> {
         Some(bounds) => Some(open_piece(&sources, bounds, &raw_read)?),
         None => None,
     };
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(config.threads)
-        // A worker's panic (a bug: a game's own panic is caught as its
-        // error row) was said by the panic hook; its batch's ticket,
-        // dropped unsent, makes the run an internal error, not an abort.
-        .panic_handler(|_| {})
-        .build()
-        .map_err(|source| Failure::Threads {
-            threads: config.threads,
-            source,
-        })?;
+    let pool = start_pool(config.threads)?;
     signals.begin_reports();
-    let mut reports = Reports::create(&config.out, config.split, config.quirks, config.html)?;
-    reports.summary.options = Options {
-        split: config.split,
-        quirks: config.quirks,
-        html: config.html,
-    };
+    let reports = create_reports(config)?;
     if !config.quiet
         && sources.iter().any(|s| s.origin == Origin::Stdin)
         && io::stdin().is_terminal()
@@ -276,6 +265,30 @@ fn audit_inputs(config: &Config) -> Result<Exit, Failure> {
         to_stderr(&summary.table(&config.out, crate::progress::table_width()));
     }
     Ok(exit_status(config, &summary, &signals))
+}
+
+/// The pool of `threads` workers that audit the batches.
+fn start_pool(threads: usize) -> Result<rayon::ThreadPool, Failure> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        // A worker's panic (a bug: a game's own panic is caught as its
+        // error row) was said by the panic hook; its batch's ticket,
+        // dropped unsent, makes the run an internal error, not an abort.
+        .panic_handler(|_| {})
+        .build()
+        .map_err(|source| Failure::Threads { threads, source })
+}
+
+/// The run's report files, created in the output folder (as `.partial`
+/// files until they are complete), with the options that made them.
+fn create_reports(config: &Config) -> Result<Reports, Failure> {
+    let mut reports = Reports::create(&config.out, config.split, config.quirks, config.html)?;
+    reports.summary.options = Options {
+        split: config.split,
+        quirks: config.quirks,
+        html: config.html,
+    };
+    Ok(reports)
 }
 
 /// The exit status of a run that wrote its reports: interrupted, a source
@@ -422,22 +435,33 @@ impl Stages<'_> {
         }
         let mut reports = sink.reports;
         if let Some((bounds, found)) = piece {
-            let found = *found.lock().unwrap_or_else(PoisonError::into_inner);
-            reports.summary.piece = Some(PieceInfo {
-                source: self.sources[0].name.clone(),
-                start: bounds.start,
-                end: bounds.end,
-                length: found.length,
-                first: found.first,
-                seam: found.seam,
-                games: reports.summary.games,
-                lines: found.lines,
-            });
+            reports.summary.piece = Some(self.piece_info(bounds, &found, reports.summary.games));
         }
         reports.summary.seconds = self.started.elapsed().as_secs_f64();
         reports.summary.threads = self.config.threads;
         reports.summary.interrupted = signals.signalled();
         Ok(Some(reports.finish()?))
+    }
+
+    /// What summary.json says of the piece `bounds` that was audited, of
+    /// which its reader `found` what it says and `games` games.
+    fn piece_info(
+        &self,
+        bounds: input::piece::Bounds,
+        found: &Mutex<input::piece::Found>,
+        games: u64,
+    ) -> PieceInfo {
+        let found = *found.lock().unwrap_or_else(PoisonError::into_inner);
+        PieceInfo {
+            source: self.sources[0].name.clone(),
+            start: bounds.start,
+            end: bounds.end,
+            length: found.length,
+            first: found.first,
+            seam: found.seam,
+            games,
+            lines: found.lines,
+        }
     }
 }
 
@@ -513,8 +537,7 @@ pub fn audit_bytes(data: &[u8], batch_bytes: usize) -> Summary {
         || None,
         |batch| {
             for span in &batch.games {
-                let game = &batch.bytes
-                    [(span.start - batch.base) as usize..(span.end - batch.base) as usize];
+                let game = &batch.bytes[batch.range(*span)];
                 let report = audit::audit_game(&Game::parse(game));
                 let class = report.class();
                 summary.add_game(&report, class);

@@ -31,9 +31,11 @@ Exit status: 0 when the run completed (findings are not failures); 1 with \
     after_help = AUDIT_NOTE
 )]
 pub struct Cli {
+    /// `merge` or `plan`; none for an audit.
     #[command(subcommand)]
     pub command: Option<Command>,
 
+    /// The audit's flags and inputs.
     #[command(flatten)]
     pub audit: AuditArgs,
 }

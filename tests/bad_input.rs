@@ -336,7 +336,7 @@ fn noise(seed: u64, len: usize) -> Vec<u8> {
             x ^= x << 13;
             x ^= x >> 7;
             x ^= x << 17;
-            (x >> 24) as u8
+            x.to_le_bytes()[3]
         })
         .collect()
 }

@@ -48,7 +48,7 @@ fn lines_of(text: &str, games: u64) -> Vec<u64> {
     let mut lines = Vec::new();
     for (k, (game, offset, line)) in ids.into_iter().enumerate() {
         assert_eq!(game, k as u64 + 1);
-        let at = offset as usize;
+        let at = usize::try_from(offset).unwrap();
         assert!(
             matches!(bytes[at], b'[' | b'1' | b'{'),
             "game {game} at {at}"
@@ -215,7 +215,7 @@ fn sample_lines_count_its_newlines() {
     assert_eq!(ids.len(), 438);
     for (k, (game, offset, line)) in ids.into_iter().enumerate() {
         assert_eq!(game, k as u64 + 1);
-        let before = &text.as_bytes()[..offset as usize];
+        let before = &text.as_bytes()[..usize::try_from(offset).unwrap()];
         let newlines = before.iter().filter(|&&b| b == b'\n').count() as u64;
         assert_eq!(line, 1 + newlines, "game {game}");
     }

@@ -240,7 +240,7 @@ fn pzstd(data: &[u8], step: usize) -> (Vec<u8>, Vec<u64>) {
         let frame = zstd::encode_all(piece, 3).unwrap();
         out.extend_from_slice(&0x184D_2A50u32.to_le_bytes());
         out.extend_from_slice(&4u32.to_le_bytes());
-        out.extend_from_slice(&(frame.len() as u32).to_le_bytes());
+        out.extend_from_slice(&u32::try_from(frame.len()).unwrap().to_le_bytes());
         out.extend_from_slice(&frame);
     }
     (out, starts)
@@ -285,7 +285,7 @@ fn a_corrupt_frame_ends_the_source_in_its_piece_at_its_global_offset() {
     let text = damaged();
     let (mut z, starts) = pzstd(&text, 5000);
     // Damage the sixth frame's compressed data.
-    let at = starts[5] as usize + 30;
+    let at = usize::try_from(starts[5]).unwrap() + 30;
     z[at] ^= 0x5a;
     let file = write(t.path(), "games.pgn.zst", &z);
     let single = t.path().join("single");

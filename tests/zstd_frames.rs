@@ -20,7 +20,7 @@ fn frames(data: &[u8], step: usize, pzstd_headers: bool) -> Vec<u8> {
         if pzstd_headers {
             out.extend_from_slice(&0x184D_2A50u32.to_le_bytes());
             out.extend_from_slice(&4u32.to_le_bytes());
-            out.extend_from_slice(&(f.len() as u32).to_le_bytes());
+            out.extend_from_slice(&u32::try_from(f.len()).unwrap().to_le_bytes());
         }
         out.extend_from_slice(&f);
     }

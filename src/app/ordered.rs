@@ -289,7 +289,7 @@ mod tests {
                     .into_iter()
                     .enumerate()
                     .rev()
-                    .map(|(i, t)| std::thread::spawn(move || t.send(i as u32)))
+                    .map(|(i, t)| std::thread::spawn(move || t.send(u32::try_from(i).unwrap())))
                     .collect();
                 end.send(999);
                 for s in senders {
@@ -435,7 +435,7 @@ mod tests {
                 signal.store(true, Ordering::SeqCst);
                 for (i, t) in tickets.into_iter().enumerate().rev() {
                     std::thread::sleep(Duration::from_millis(60));
-                    t.send(i as u32);
+                    t.send(u32::try_from(i).unwrap());
                 }
                 let _ = stuck.recv();
             },

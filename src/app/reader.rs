@@ -144,7 +144,7 @@ fn cut_by(batch: &Batch, compression: Compression, failed: &Failed) -> Option<St
     let failed = failed.borrow();
     let (at, e) = failed.as_ref().filter(|_| batch.last)?;
     let last = batch.games.last()?;
-    let text = &batch.bytes[(last.start - batch.base) as usize..batch.len];
+    let text = &batch.bytes[batch.range(*last).start..batch.len];
     (!input::ends_with_result_line(text)).then(|| read_error(compression, *at, e))
 }
 

@@ -28,10 +28,8 @@ pub(super) fn audit_batch(batch: &Batch, cut: Option<&str>) -> Vec<Audited> {
         .iter()
         .enumerate()
         .map(|(k, span)| {
-            let range = (
-                (span.start - batch.base) as usize,
-                (span.end - batch.base) as usize,
-            );
+            let range = batch.range(*span);
+            let range = (range.start, range.end);
             let (tags, mut report) = audit_caught(&batch.bytes[range.0..range.1]);
             if batch.capped && k == last {
                 mark_cut(

@@ -22,11 +22,15 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// Where a source's bytes come from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Origin {
+    /// A file, by its path.
     File(PathBuf),
+    /// Standard input (`-`).
     Stdin,
     /// Member `index` (in archive order) of the zip archive at `archive`.
     ZipMember {
+        /// The archive's path.
         archive: PathBuf,
+        /// The member's index in archive order.
         index: usize,
     },
 }
@@ -37,6 +41,7 @@ pub struct Source {
     /// The `source` column: the path as given, a file's path below a given
     /// directory, or `-`.
     pub name: String,
+    /// Where its bytes come from.
     pub origin: Origin,
 }
 
@@ -304,14 +309,21 @@ fn ends_with_result(game: &[u8]) -> bool {
 /// The compression of a stream, told by its first bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Compression {
+    /// Plain text.
     None,
+    /// Zstandard, in one frame or many (`pzstd`, Lichess).
     Zstd,
+    /// gzip, one member or many.
     Gzip,
+    /// bzip2, one stream or many.
     Bzip2,
+    /// xz, one stream or many.
     Xz,
 }
 
 impl Compression {
+    /// The compression whose magic bytes `head` starts with (a zstd frame
+    /// or a skippable frame for zstd); plain text otherwise.
     pub fn detect(head: &[u8]) -> Compression {
         if head.starts_with(&[0x28, 0xb5, 0x2f, 0xfd])
             || (head.len() >= 4 && head[1..4] == [0x2a, 0x4d, 0x18] && head[0] & 0xf0 == 0x50)
@@ -328,6 +340,7 @@ impl Compression {
         }
     }
 
+    /// The compression's name, as messages say it.
     pub fn name(self) -> &'static str {
         match self {
             Compression::None => "plain",
@@ -411,7 +424,9 @@ impl<R: Read> Read for Counting<R> {
 
 /// An opened source: its decompressed bytes and what it was compressed with.
 pub struct Opened {
+    /// The decompressed bytes.
     pub reader: Box<dyn Read + Send>,
+    /// What the source was compressed with.
     pub compression: Compression,
 }
 

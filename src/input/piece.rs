@@ -60,7 +60,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use super::batch::LineCount;
+use super::batch::{LineCount, buf_index};
 use super::split::{HEAD, is_tag_line};
 use super::{Compression, InputError, Opened, Source, io_cause};
 
@@ -68,7 +68,9 @@ use super::{Compression, InputError, Opened, Source, io_cause};
 /// plain file, frame starts for a zstd file), `start..end`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Bounds {
+    /// The first offset of the piece.
     pub start: u64,
+    /// One past its last offset.
     pub end: u64,
 }
 
@@ -255,25 +257,8 @@ pub fn open(
     };
     let fail = |cause: String| InputError::new(source.name.clone(), cause);
     let cuts = cuts(path, &source.name)?;
-    if bounds.end > cuts.size {
-        return Err(fail(format!(
-            "--piece {bounds}: the file has {} bytes",
-            cuts.size
-        )));
-    }
-    if let Some(points) = &cuts.points {
-        let at = |p: u64| points.binary_search(&p).is_ok();
-        if !at(bounds.start) || !at(bounds.end) {
-            let what = match cuts.compression {
-                Compression::Zstd if points.len() > 2 => {
-                    "a zstd piece starts and ends where a pzstd frame starts (see `pgn-audit plan`)"
-                        .to_owned()
-                }
-                c => format!("a {} file is one piece: 0..{}", c.name(), cuts.size),
-            };
-            return Err(fail(format!("--piece {bounds}: {what}")));
-        }
-    }
+    cuts.check(bounds)
+        .map_err(|what| fail(format!("--piece {bounds}: {what}")))?;
     let err = |e: io::Error| fail(io_cause(&e));
     let compression = cuts.compression;
     let mut file = File::open(path).map_err(err)?;
@@ -286,17 +271,56 @@ pub fn open(
         },
     );
     let length = Arc::new(AtomicU64::new(UNKNOWN));
-    let span = bounds.end - bounds.start;
-    // Every stream reads on from the piece's start to the source's end,
-    // as one run's would, and tells where the bounds end in its output.
-    let stream: Box<dyn Read + Send> = match compression {
+    let stream =
+        bounded_stream(raw, compression, bounds.end - bounds.start, &length).map_err(err)?;
+    Ok(Opened {
+        reader: Box::new(PieceReader::new(stream, length, bounds.start == 0, found)),
+        compression,
+    })
+}
+
+impl Cuts {
+    /// Whether the file can be cut at `bounds`; says why not.
+    fn check(&self, bounds: Bounds) -> Result<(), String> {
+        if bounds.end > self.size {
+            return Err(format!("the file has {} bytes", self.size));
+        }
+        let Some(points) = &self.points else {
+            return Ok(());
+        };
+        let at = |p: u64| points.binary_search(&p).is_ok();
+        if at(bounds.start) && at(bounds.end) {
+            return Ok(());
+        }
+        Err(match self.compression {
+            Compression::Zstd if points.len() > 2 => {
+                "a zstd piece starts and ends where a pzstd frame starts (see `pgn-audit plan`)"
+                    .to_owned()
+            }
+            c => format!("a {} file is one piece: 0..{}", c.name(), self.size),
+        })
+    }
+}
+
+/// The decompressed stream of `raw` (a file from a piece's start on),
+/// which reads on to the source's end, as one run's would, and stores in
+/// `length` where the bounds (`span` bytes of the file) end in its output.
+fn bounded_stream(
+    raw: BufReader<super::Counting<File>>,
+    compression: Compression,
+    span: u64,
+    length: &Arc<AtomicU64>,
+) -> io::Result<Box<dyn Read + Send>> {
+    Ok(match compression {
         Compression::None => {
             length.store(span, Ordering::Relaxed);
             Box::new(raw)
         }
-        Compression::Zstd => {
-            Box::new(super::decode::ZstdStream::bounded(raw, span, length.clone()).map_err(err)?)
-        }
+        Compression::Zstd => Box::new(super::decode::ZstdStream::bounded(
+            raw,
+            span,
+            length.clone(),
+        )?),
         // One piece, the whole file: its bounds end where the stream does.
         Compression::Gzip => Box::new(AtEnd::new(
             flate2::read::MultiGzDecoder::new(raw),
@@ -310,10 +334,6 @@ pub fn open(
             liblzma::bufread::XzDecoder::new_multi_decoder(raw),
             length.clone(),
         )),
-    };
-    Ok(Opened {
-        reader: Box::new(PieceReader::new(stream, length, bounds.start == 0, found)),
-        compression,
     })
 }
 
@@ -381,7 +401,7 @@ impl SyncScan {
     /// returns the sync point found, or stops at the window's end (or at a
     /// `[` whose line is still to come, unless at `eof`).
     fn scan(&mut self, window: &[u8], wstart: u64, eof: bool) -> Option<u64> {
-        let mut i = (self.pos - wstart) as usize;
+        let mut i = buf_index(self.pos - wstart);
         while i < window.len() {
             let b = window[i];
             self.at = match (self.at, b) {
@@ -498,7 +518,8 @@ impl PieceReader {
         if self.found.length.is_none() {
             let known = self.length.load(Ordering::Relaxed);
             if known != UNKNOWN && known > self.pos {
-                let room = (known - self.pos).min(buf.len() as u64) as usize;
+                let room =
+                    usize::try_from(known - self.pos).map_or(buf.len(), |k| k.min(buf.len()));
                 buf = &mut buf[..room];
             }
         }
@@ -564,8 +585,9 @@ impl Read for PieceReader {
                     (None, _, _) => wend,
                 };
                 if self.out < limit {
-                    let from = (self.out - self.wstart) as usize;
-                    let n = buf.len().min((limit - self.out) as usize);
+                    let from = buf_index(self.out - self.wstart);
+                    let n =
+                        usize::try_from(limit - self.out).map_or(buf.len(), |k| k.min(buf.len()));
                     buf[..n].copy_from_slice(&self.window[from..from + n]);
                     self.lines.add(&buf[..n]);
                     self.out += n as u64;
@@ -626,7 +648,8 @@ impl Read for PieceReader {
                 .seam_scan
                 .filter(|_| self.found.seam.is_none())
                 .map_or(keep, |s| keep.min(s.pos));
-            let drop = (keep.saturating_sub(self.wstart) as usize).min(self.window.len());
+            let drop = usize::try_from(keep.saturating_sub(self.wstart))
+                .map_or(self.window.len(), |k| k.min(self.window.len()));
             self.window.drain(..drop);
             self.wstart += drop as u64;
             let at = self.window.len();
@@ -700,7 +723,7 @@ mod tests {
             assert_eq!(sync_points(text, 0, step), expected, "step {step}");
         }
         // A scan that starts afresh needs the newline before the blank line.
-        let b = at("[Event \"b\"]") as usize;
+        let b = buf_index(at("[Event \"b\"]"));
         assert_eq!(sync_points(text, b - 2, 5)[0], at("[Event \"b\""));
         assert_eq!(sync_points(text, b - 1, 5)[0], at("[Event \"c\""));
     }

@@ -198,7 +198,7 @@ fn long_window_frame(data: &[u8], pzstd_header: bool) -> Vec<u8> {
     if pzstd_header {
         out.extend_from_slice(&0x184D_2A50u32.to_le_bytes());
         out.extend_from_slice(&4u32.to_le_bytes());
-        out.extend_from_slice(&(frame.len() as u32).to_le_bytes());
+        out.extend_from_slice(&u32::try_from(frame.len()).unwrap().to_le_bytes());
     }
     out.extend_from_slice(&frame);
     out

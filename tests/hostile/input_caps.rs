@@ -190,7 +190,9 @@ fn millions_of_tiny_games_stay_in_bounds() {
     let out = t.path().join("r");
     const GAMES: u64 = 2_000_000;
     let game = b"1. e4 e5 2. d4 *\n\n";
-    let ran = stdin_run(&out, move |w| write_copies(w, game, GAMES as usize));
+    let ran = stdin_run(&out, move |w| {
+        write_copies(w, game, usize::try_from(GAMES).unwrap())
+    });
     ran.assert_peak_at_most(PEAK_MIB);
     assert_eq!(counts(&out), (GAMES, GAMES, 0, 0));
 }

@@ -154,5 +154,5 @@ pub fn write_repeated(w: &mut impl Write, chunk: &[u8], total: u64) -> std::io::
         w.write_all(&block)?;
         left -= block.len() as u64;
     }
-    w.write_all(&block[..left as usize])
+    w.write_all(&block[..usize::try_from(left).unwrap()])
 }

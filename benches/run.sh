@@ -14,7 +14,8 @@
 #   --driver       only the Dask driver (src/cluster/dask_audit.py): a month
 #                  of 1M short games in 4 MB pzstd frames, cut into pieces,
 #                  on a cluster of 1 and of 2 workers (1 thread each), and
-#                  the merge's peak RSS; needs Python's dask.distributed
+#                  the merge's peak RSS, beside pgn-audit -j1 and -j2 on the
+#                  same file; needs Python's dask.distributed
 #                  (tests/setup-oracles puts it in target/pydeps)
 #
 # Needs: cargo, zstd + pzstd, GNU time (/usr/bin/time), python3.
@@ -122,7 +123,12 @@ def drive(sched, out):
     return time.perf_counter() - start
 
 clusters = {n: cluster(f"cluster{n}", n) for n in (1, 2)}
-walls = {1: [], 2: []}
+walls = {1: [], 2: [], "j1": [], "j2": []}
+# The clock starts with the clusters running: a user's driver on an
+# existing scheduler (--scheduler-file) waits for its Python start, the
+# Dask import, the connection, the plan, the tasks, the merge and its exit,
+# all of which is timed; the scheduler's and workers' start is not.
+load = [os.getloadavg()[0]]
 try:
     for r in range(runs + 1):
         print(f"round {r}/{runs}" + (" (warm-up)" if r == 0 else ""), file=sys.stderr)
@@ -130,7 +136,16 @@ try:
             wall = drive(sched, os.path.join(work, f"out{n}"))
             if r > 0:
                 walls[n].append(wall)
+        # What two cores give at this moment without Dask: pgn-audit
+        # itself on the whole month at -j1 and -j2.
+        for j in ("j1", "j2"):
+            start = time.perf_counter()
+            subprocess.run([audit, month, f"-{j}", "--quiet", "-o", os.path.join(work, j)],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+            if r > 0:
+                walls[j].append(time.perf_counter() - start)
 finally:
+    load.append(os.getloadavg()[0])
     for _, procs in clusters.values():
         for p in reversed(procs):
             p.kill()
@@ -149,16 +164,21 @@ shard_mib = sum(os.path.getsize(os.path.join(d, f)) for d in shards for f in os.
 one, two = statistics.median(walls[1]), statistics.median(walls[2])
 print()
 print(f"month: {games:,} games, {size / 2**20:.1f} MiB stored, {len(shards)} pieces of about {piece_size:,} bytes")
+print(f"load average (1 min) on {os.cpu_count()} cores: {load[0]:.2f} before, {load[1]:.2f} after")
 print()
 print("| driver | median s | games/s |")
 print("|---|---:|---:|")
 for n, wall in ((1, one), (2, two)):
     print(f"| {n} worker{'s' if n > 1 else ''}, 1 thread each | {wall:.2f} | {games / wall:,.0f} |")
 print(f"| merge of {len(shards)} shards ({shard_mib:.0f} MiB) | {merge_wall:.2f} | |")
+j1, j2 = statistics.median(walls["j1"]), statistics.median(walls["j2"])
+for j, wall in (("-j1", j1), ("-j2", j2)):
+    print(f"| for comparison: pgn-audit {j} on the month, no Dask | {wall:.2f} | {games / wall:,.0f} |")
 print()
 print("| target | measured | limit | met |")
 print("|---|---:|---:|:-:|")
 print(f"| 2 workers / 1 worker | {two / one:.2f} | ≤ 0.65 | {'yes' if two <= 0.65 * one else 'NO'} |")
+print(f"| for comparison: pgn-audit -j2 / -j1 | {j2 / j1:.2f} | | |")
 print(f"| merge peak RSS, MiB | {merge_rss:.0f} | ≤ 100 | {'yes' if merge_rss <= 100 else 'NO'} |")
 PY
 fi

@@ -3,9 +3,12 @@
 //! `--piece-size` in pieces (a month of 1M games in pzstd frames, audited
 //! by both workers); the merged reports are byte-identical to one
 //! pgn-audit run, also when a worker is killed while it runs a piece, and a
-//! rerun after an interruption recomputes only the missing shards. A rerun reuses a shard only when it provably belongs to this run:
+//! rerun after an interruption recomputes only the missing shards. A rerun
+//! reuses a shard only when it provably belongs to this run:
 //! every stale shard (input changed or completed, run interrupted, read
-//! error, other options, other binary) is computed again, never reused.
+//! error, other options, other binary) is computed again, never reused,
+//! and the shard folders of an older plan are removed. `--slurm-dry-run`
+//! prints the Slurm job script that `--slurm` would submit.
 //! Ignored where Python's `distributed` is missing (and run, so failing,
 //! under CI).
 
@@ -1051,5 +1054,159 @@ fn a_corrupt_frame_in_a_piece_ends_its_source_as_in_one_run_also_when_reused() {
         assert_eq!(audit_messages(&o), message);
         computed(&o, computed_now, reused);
         assert_same_run(&single, &t.path().join("merged"));
+    }
+}
+
+/// The name the driver gives the `index`-th shard folder: its number, then
+/// its source as a file name (its last 80 characters) and a piece's bounds.
+fn shard_name(index: usize, source: &str, piece: Option<(u64, u64)>) -> String {
+    let safe: Vec<char> = source
+        .chars()
+        .map(|c| {
+            if c.is_alphanumeric() || "-_.".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    let safe: String = safe[safe.len().saturating_sub(80)..].iter().collect();
+    match piece {
+        Some((start, end)) => format!("{index:06}-{safe}.{start}-{end}"),
+        None => format!("{index:06}-{safe}"),
+    }
+}
+
+#[test]
+#[cfg_attr(
+    not(oracle_dask),
+    ignore = "needs dask.distributed: run tests/setup-oracles"
+)]
+fn shard_folders_of_an_older_plan_are_removed_and_never_merged() {
+    let shared = shared_cluster();
+    let t = tempdir();
+    let games = sample_games();
+    write(t.path(), "small.pgn", pgn(&games[..20]).as_bytes());
+    write(t.path(), "big.pgn", pgn(&games).as_bytes());
+    let files = in_dir(t.path(), &["small.pgn", "big.pgn"]);
+    let merged = t.path().join("merged");
+    let mut args = files.clone();
+    args.extend(["--piece-size".to_owned(), "250000".to_owned()]);
+    let o = run_driver(&shared.cluster, &pgn_audit(), "merged", &args, t.path());
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    computed(&o, 5, 0);
+    let older = shard_folders(&merged);
+    assert_eq!(older.len(), 5);
+    // Not a shard folder: left alone.
+    let notes = t.path().join("merged.shards/notes");
+    std::fs::create_dir(&notes).unwrap();
+
+    // Another piece size: big.pgn is planned otherwise.
+    let pieces = plan(&files[1], 400_000);
+    assert_eq!(pieces.len(), 3);
+    let mut args = files.clone();
+    args.extend(["--piece-size".to_owned(), "400000".to_owned()]);
+    let o = run_driver(&shared.cluster, &pgn_audit(), "merged", &args, t.path());
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    computed(&o, 3, 1);
+    for old in &older[1..] {
+        assert!(
+            stderr(&o).contains(&format!(
+                "dask_audit: {}: removed: not a shard of this run\n",
+                old.display()
+            )),
+            "{}",
+            stderr(&o)
+        );
+    }
+    let mut want = vec![shard_name(0, &files[0], None)];
+    for (k, &(start, end)) in pieces.iter().enumerate() {
+        want.push(shard_name(
+            k + 1,
+            &files[1],
+            Some((start.unwrap(), end.unwrap())),
+        ));
+    }
+    want.push("notes".to_owned());
+    assert_eq!(report_files(&t.path().join("merged.shards")), want);
+    assert_eq!(older[0], t.path().join("merged.shards").join(&want[0]));
+    let (single, fresh) = one_run(&files, t.path());
+    assert_eq!(fresh.status.code(), Some(0));
+    assert_same_run(&single, &merged);
+    assert_eq!(counts(&merged).0, 458);
+}
+
+/// `--slurm JOBS --slurm-dry-run` with the SLURM settings of Dask's
+/// configuration (here from the environment, no jobqueue.yaml): the job
+/// script, printed and not submitted.
+fn slurm_dry_run(dir: &Path, settings: &[(&str, &str)]) -> Output {
+    write(dir, "a.pgn", pgn(&sample_games()[..5]).as_bytes());
+    let mut cmd = python();
+    cmd.current_dir(dir)
+        .arg(DRIVER)
+        .args(["--slurm", "3", "--slurm-dry-run", "--binary"])
+        .arg(pgn_audit())
+        .args(["-o", "merged", "a.pgn"])
+        .env("DASK_CONFIG", dir.join("no-dask-config"))
+        .stdin(Stdio::null());
+    for (name, value) in settings {
+        cmd.env(format!("DASK_JOBQUEUE__SLURM__{name}"), value);
+    }
+    cmd.output().unwrap()
+}
+
+#[test]
+#[cfg_attr(
+    not(oracle_dask),
+    ignore = "needs dask.distributed and dask-jobqueue: run tests/setup-oracles"
+)]
+fn slurm_dry_run_prints_a_job_script_of_one_worker_with_the_job_s_cores() {
+    let settings = [
+        ("CORES", "8"),
+        ("MEMORY", "16GB"),
+        ("WALLTIME", "02:00:00"),
+        ("QUEUE", "long"),
+    ];
+    for (processes, worker) in [
+        (
+            None,
+            "--nthreads 8 --memory-limit 14.90GiB --nanny --death-timeout 60 --resources cores=8",
+        ),
+        (
+            Some("2"),
+            "--nthreads 4 --memory-limit 7.45GiB --nworkers 2 --nanny --death-timeout 60 --resources cores=4",
+        ),
+    ] {
+        let t = tempdir();
+        let mut settings = settings.to_vec();
+        settings.extend(processes.map(|p| ("PROCESSES", p)));
+        let o = slurm_dry_run(t.path(), &settings);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let script = String::from_utf8(o.stdout).unwrap();
+        let sbatch: Vec<&str> = script
+            .lines()
+            .filter(|l| l.starts_with("#SBATCH"))
+            .collect();
+        assert_eq!(
+            sbatch,
+            [
+                "#SBATCH -J dask-worker",
+                "#SBATCH -p long",
+                "#SBATCH -n 1",
+                "#SBATCH --cpus-per-task=8",
+                "#SBATCH --mem=15G",
+                "#SBATCH -t 02:00:00",
+            ],
+            "{script}"
+        );
+        let command: Vec<&str> = script
+            .lines()
+            .filter(|l| l.contains("distributed.cli.dask_worker"))
+            .collect();
+        assert_eq!(command.len(), 1, "{script}");
+        assert!(command[0].ends_with(worker), "{script}");
+        // Nothing submitted, nothing written.
+        assert!(!t.path().join("merged").exists());
+        assert!(!t.path().join("merged.shards").exists());
     }
 }

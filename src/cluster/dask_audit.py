@@ -15,6 +15,7 @@ and the exit status and read-error lines are that run's.
     python3 dask_audit.py --scheduler tcp://host:8786 -o reports INPUT...
     python3 dask_audit.py --scheduler-file sched.json -o reports INPUT...
     python3 dask_audit.py --slurm 20 -o reports INPUT...           # dask-jobqueue
+    python3 dask_audit.py --slurm 20 --slurm-dry-run -o reports INPUT...  # its job script
     python3 dask_audit.py --piece-size 500000000 -o reports month.pgn.zst
 
 Workers are started with one thread and the resource `cores` (the cores
@@ -31,7 +32,9 @@ and its summary.json show that this run would write it again: the same
 binary (SHA-256) and version, the same options, the same source name, path,
 size and modification time, the piece bounds, a complete run that was not
 interrupted, and its read error, if any, recorded (the rerun exits 2 again).
-Any other shard is removed and computed again.
+Any other shard is removed and computed again. Shard folders that are not
+this run's (of an earlier plan: another `--piece-size`, another state or
+list of the inputs) are removed, with a line each, and never merged.
 """
 
 import argparse
@@ -39,6 +42,7 @@ import fcntl
 import hashlib
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -55,6 +59,8 @@ IDENTITY = "dask_audit.json"
 LOCK = ".dask_audit.lock"
 #: What the identity record's layout is; a record of another is not reused.
 IDENTITY_FORMAT = 1
+#: A shard folder's name: its unit's number, a dash, its source.
+SHARD_NAME = re.compile(r"[0-9]{6}-.")
 #: The exit status of pgn-audit for an input error, and of this driver for
 #: any usage, input or cluster error.
 EXIT_ERROR = 2
@@ -350,6 +356,20 @@ def remove_temporaries(shards):
             shutil.rmtree(os.path.join(shards, name), ignore_errors=True)
 
 
+def remove_other_shards(shards, folders):
+    """Removes the shard folders in `shards` that are not among `folders`,
+    this run's: those of an earlier plan (another `--piece-size`, another
+    state or list of the inputs) would pile up there. They are never
+    merged. Entries not named as shard folders are left alone."""
+    keep = {os.path.basename(f) for f in folders}
+    for name in sorted(os.listdir(shards)):
+        path = os.path.join(shards, name)
+        if name in keep or not SHARD_NAME.match(name) or not os.path.isdir(path):
+            continue
+        print(f"dask_audit: {path}: removed: not a shard of this run", file=sys.stderr)
+        shutil.rmtree(path)
+
+
 def binary_identity(given):
     """The binary as the identity record names it: its absolute path and
     SHA-256 (two builds of one version differ), and its version."""
@@ -375,13 +395,7 @@ def connect(args):
     elif args.scheduler:
         client = Client(args.scheduler)
     elif args.slurm:
-        import dask
-        from dask_jobqueue import SLURMCluster
-
-        cores = dask.config.get("jobqueue.slurm.cores")
-        processes = dask.config.get("jobqueue.slurm.processes") or 1
-        per_worker = args.threads or max(1, cores // processes)
-        cluster = SLURMCluster(worker_extra_args=["--resources", f"cores={per_worker}"])
+        cluster = slurm_cluster()
         cluster.scale(jobs=args.slurm)
         client = Client(cluster)
     else:
@@ -402,6 +416,38 @@ def connect(args):
         raise Refused(f"{where}: no worker has {threads or 1} of the resource `cores` "
                       "(start workers with --resources cores=N)")
     return client, cluster, threads
+
+
+def slurm_cluster():
+    """A dask-jobqueue SLURMCluster (no job submitted yet) from Dask's
+    `jobqueue.slurm` configuration (jobqueue.yaml or DASK_JOBQUEUE__SLURM__*
+    variables: queue, account, cores, memory, walltime). A job runs
+    `processes` worker processes (default 1, not dask-jobqueue's guess of
+    about the square root of the cores), each advertising the job's cores
+    over its processes as the resource `cores`."""
+    try:
+        import dask
+        from dask_jobqueue import SLURMCluster
+    except ImportError as e:
+        raise Refused(f"--slurm: needs dask-jobqueue ({e})")
+    cores = dask.config.get("jobqueue.slurm.cores", None)
+    if not cores:
+        raise Refused("--slurm: no cores per job in Dask's configuration (jobqueue.slurm.cores)")
+    processes = dask.config.get("jobqueue.slurm.processes", None) or 1
+    extra = list(dask.config.get("jobqueue.slurm.worker-extra-args", None) or [])
+    return SLURMCluster(processes=processes, worker_extra_args=[
+        *extra, "--resources", f"cores={max(1, int(cores) // processes)}"])
+
+
+def print_slurm_job():
+    """Prints the job script that `--slurm` would submit, and submits
+    nothing."""
+    cluster = slurm_cluster()
+    try:
+        print(cluster.job_script(), flush=True)
+    finally:
+        cluster.close()
+    return 0
 
 
 def worker_cores(client):
@@ -460,6 +506,8 @@ def main(argv=None):
     ap.add_argument("--slurm", type=int, metavar="JOBS",
                     help="start a dask-jobqueue SLURMCluster of JOBS jobs (queue, account, "
                          "cores and memory come from dask's jobqueue.yaml config)")
+    ap.add_argument("--slurm-dry-run", action="store_true",
+                    help="print the job script of --slurm's jobs and end, submitting none")
     ap.add_argument("--workers", type=int, default=2, help="LocalCluster workers (default 2)")
     ap.add_argument("--threads", type=int,
                     help="cores each task reserves and pgn-audit threads it runs "
@@ -481,7 +529,11 @@ def main(argv=None):
         ap.error("--threads must be at least 1")
     if args.piece_size < 1:
         ap.error("--piece-size must be at least 1")
+    if args.slurm_dry_run and not args.slurm:
+        ap.error("--slurm-dry-run needs --slurm JOBS")
     try:
+        if args.slurm_dry_run:
+            return print_slurm_job()
         return drive(args)
     except Refused as e:
         print(f"dask_audit: {e}", file=sys.stderr)
@@ -516,6 +568,7 @@ def drive(args):
         wants.append({"format": IDENTITY_FORMAT, "binary": binary, "version": version,
                       "options": options, "args": flags, "unit": unit})
         folders.append(shard_dir(shards, i, unit))
+    remove_other_shards(shards, folders)
     todo = []
     for want, folder in zip(wants, folders):
         why = stale_because(folder, want)
@@ -565,5 +618,17 @@ def drive(args):
     return EXIT_ERROR if errors else 0
 
 
+def leave(status):
+    """Ends the driver with `status`. Once Dask is loaded, without Python's
+    teardown of its modules (0.3 s or more, a sixth of a short run's
+    fixed cost): the client and cluster are closed, the merge is done and
+    nothing is left to write but the buffered output."""
+    if "distributed" not in sys.modules:
+        sys.exit(status)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(status)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    leave(main())

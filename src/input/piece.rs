@@ -221,13 +221,19 @@ fn frame_starts(file: &mut File, size: u64) -> io::Result<Vec<u64>> {
 /// compressed file whole.
 pub fn plan(path: &Path, name: &str, piece_size: u64) -> Result<Vec<Bounds>, InputError> {
     let cuts = cuts(path, name)?;
-    let size = cuts.size;
-    let step = piece_size.max(1);
+    Ok(cut(cuts.size, cuts.points.as_deref(), piece_size.max(1)))
+}
+
+/// `size` bytes cut at `points` (anywhere when `None`): each piece ends at
+/// the first point at or after the next multiple of `step` past its start,
+/// so that frame-sized overshoots do not add up (pieces ever longer than
+/// `step`, and a short last one).
+fn cut(size: u64, points: Option<&[u64]>, step: u64) -> Vec<Bounds> {
     let mut pieces = Vec::new();
     let mut start = 0;
     while start < size {
-        let goal = start.saturating_add(step).min(size);
-        let end = match &cuts.points {
+        let goal = (start / step + 1).saturating_mul(step).min(size);
+        let end = match points {
             None => goal,
             Some(points) => points.iter().copied().find(|&p| p >= goal).unwrap_or(size),
         };
@@ -237,7 +243,7 @@ pub fn plan(path: &Path, name: &str, piece_size: u64) -> Result<Vec<Bounds>, Inp
     if pieces.is_empty() {
         pieces.push(Bounds { start: 0, end: 0 });
     }
-    Ok(pieces)
+    pieces
 }
 
 /// Opens `bounds` of `source` (a file) to audit them alone: the reader
@@ -763,6 +769,31 @@ mod tests {
         let (out, f) = piece_of(text, true, UNKNOWN);
         assert_eq!(out, text);
         assert_eq!((f.length, f.first, f.seam), (None, Some(0), Some(43)));
+    }
+
+    #[test]
+    fn frames_are_cut_at_the_first_start_after_each_multiple() {
+        let bounds = |pieces: Vec<Bounds>| -> Vec<(u64, u64)> {
+            pieces.iter().map(|b| (b.start, b.end)).collect()
+        };
+        // Frames of 300 bytes, pieces of about 700: not 0..900, 900..1800,
+        // 1800..2400, whose overshoots add up.
+        let frames: Vec<u64> = (0..=8).map(|k| k * 300).collect();
+        assert_eq!(
+            bounds(cut(2400, Some(&frames), 700)),
+            [(0, 900), (900, 1500), (1500, 2100), (2100, 2400)]
+        );
+        // Frames larger than a piece: one piece each.
+        assert_eq!(
+            bounds(cut(2400, Some(&frames), 100)),
+            (0..8).map(|k| (k * 300, k * 300 + 300)).collect::<Vec<_>>()
+        );
+        assert_eq!(bounds(cut(2400, Some(&[0, 2400]), 700)), [(0, 2400)]);
+        assert_eq!(
+            bounds(cut(1000, None, 400)),
+            [(0, 400), (400, 800), (800, 1000)]
+        );
+        assert_eq!(bounds(cut(0, None, 400)), [(0, 0)]);
     }
 
     #[test]

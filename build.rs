@@ -16,7 +16,10 @@ fn main() {
     // The tests' Python packages, installed by tests/setup-oracles. The
     // folder is made here if missing, so that watching it is cheap and an
     // install into it later makes this script run again.
-    let pydeps = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/pydeps");
+    // Read when the script runs, not when it was built: a build script
+    // compiled in another checkout must not point at that checkout's folder.
+    let root = std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR");
+    let pydeps = Path::new(&root).join("target/pydeps");
     let _ = std::fs::create_dir_all(&pydeps);
     println!("cargo::rerun-if-changed={}", pydeps.display());
     let pydeps = pydeps.to_string_lossy();
@@ -28,7 +31,7 @@ fn main() {
     let py = python.as_str();
     let oracles: [(&str, &[Command]); 3] = [
         ("oracle_python_chess", &[(py, &["-c", "import chess"])]),
-        ("oracle_dask", &[(py, &["-c", "import distributed"])]),
+        ("oracle_dask", &[(py, &["-c", "import distributed, dask_jobqueue"])]),
         // The browser test: Debian's chromium and chromedriver, driven by
         // selenium.
         (

@@ -215,8 +215,9 @@ impl HtmlReport {
     }
 
     /// One row of `R`'s report read from a file, identity columns first:
-    /// its values cut by [`kept`], then counted as unreadable where they do
-    /// not fit `R`'s columns (a folder of another version).
+    /// each value cut to what the page keeps of it, then counted as
+    /// unreadable where the values do not fit `R`'s columns (a folder of
+    /// another version).
     pub fn add_record<R: OnPage>(&mut self, record: &csv::StringRecord) {
         let record: csv::StringRecord = record.iter().map(kept).collect();
         match rows::from_record::<R>(&record, 1) {

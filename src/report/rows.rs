@@ -1,7 +1,7 @@
 //! One typed row per report file: the identity columns, then the report's
 //! own, as the report contract (v2) names and orders them. Each row type is
 //! the one definition of its file's columns: the header is its field list
-//! ([`columns`]), the writers write it ([`ReportRow::write`]), the page and
+//! ([`columns`]), the writers write it ([`Record::write`]), the page and
 //! the tests read it by its column names ([`read`]), and merge takes the
 //! width and the positions of the columns it shifts from it.
 //!

@@ -30,8 +30,9 @@ use crate::cli::{AuditArgs, MergeArgs, PlanArgs};
 use pgn_audit_core::audit;
 use pgn_audit_core::pgn::Game;
 use pgn_audit_input::{self as input, InputError, Origin, Source};
-use pgn_audit_report::merge::MergeError;
-use pgn_audit_report::{Options, OutputError, PieceInfo, Reports, SourceDetail, Summary};
+use pgn_audit_report::{
+    MergeError, Options, OutputError, PieceInfo, Reports, SourceDetail, Summary,
+};
 
 /// How a run ends: its exit status.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -505,7 +506,7 @@ pub fn run_merge(args: &MergeArgs) -> Exit {
 
 fn merge_folders(args: &MergeArgs) -> Result<Exit, Failure> {
     check_out_folder(&args.out)?;
-    let summary = pgn_audit_report::merge::merge(&args.dirs, &args.out)?;
+    let summary = pgn_audit_report::merge(&args.dirs, &args.out)?;
     // A source that a read error ended is said as the one run over the
     // same inputs says it, and the merge exits as that run does: the
     // merged reports hold only what was read of it.

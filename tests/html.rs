@@ -12,11 +12,10 @@ use std::path::{Path, PathBuf};
 
 use common::*;
 use pgn_audit_core::audit::geometry::{castle_candidates, geometry};
-use pgn_audit_report::Summary;
-use pgn_audit_report::html::{self, HtmlReport};
 use pgn_audit_report::rows::{
     self, CastlingRow, ClaimRow, ErrorRow, Identity, MissedDrawRow, Record, ReportRow, ResultRow,
 };
+use pgn_audit_report::{HtmlReport, Summary, page_from_report_dir};
 use shakmaty::{Bitboard, CastlingSide, Color};
 
 /// White O-O through f1, attacked by the bishop on c4.
@@ -941,14 +940,14 @@ fn a_report_folder_gives_the_same_page() {
     let f = fixture();
     let t = tempdir();
     write_dir(&f, t.path());
-    let from_dir = html::from_report_dir(t.path()).unwrap();
+    let from_dir = page_from_report_dir(t.path()).unwrap();
     assert_eq!(from_dir, collect(&f).render(&f.summary));
     // A folder without its reports is an error naming the file.
-    let e = html::from_report_dir(&t.path().join("missing")).unwrap_err();
+    let e = page_from_report_dir(&t.path().join("missing")).unwrap_err();
     assert_eq!(e.kind(), std::io::ErrorKind::NotFound);
     // A report of other columns is refused, not read by position.
     std::fs::write(t.path().join("results.csv"), "source,game,ply\n").unwrap();
-    let e = html::from_report_dir(t.path()).unwrap_err();
+    let e = page_from_report_dir(t.path()).unwrap_err();
     assert_eq!(
         e.to_string(),
         format!(
@@ -966,7 +965,7 @@ fn a_report_folder_gives_the_same_page() {
         text.replace(",4,checkmate", ",four,checkmate"),
     )
     .unwrap();
-    let e = html::from_report_dir(t.path()).unwrap_err();
+    let e = page_from_report_dir(t.path()).unwrap_err();
     assert_eq!(
         e.to_string(),
         format!(
@@ -982,7 +981,7 @@ fn a_run_writes_the_same_page_as_its_folder() {
     let out = t.path().join("r");
     run_ok(&[SAMPLE], &out);
     let page = std::fs::read_to_string(out.join("report.html")).unwrap();
-    assert_eq!(page, html::from_report_dir(&out).unwrap());
+    assert_eq!(page, page_from_report_dir(&out).unwrap());
     assert_eq!(stat(&page, "games"), "438");
     assert_eq!(stat(&page, "clean"), "438");
     assert_eq!(data_count(&page, "castles-total"), "0");
@@ -1278,7 +1277,7 @@ mod geometry_agrees {
                     reasons: c.reasons.codes(),
                     detail: c.detail.clone(),
                     fen: c.fen.clone(),
-                    id: pgn_audit_report::rows::Identity {
+                    id: Identity {
                         variant: if pgn.contains("Chess960") {
                             "chess960"
                         } else {
@@ -1462,7 +1461,7 @@ fn the_findings_rich_run_has_every_kind_of_finding() {
     let page = std::fs::read_to_string(out.join("report.html")).unwrap();
     assert!(page.contains("data-variant=\"chess960\""));
     assert!(page.len() < 3 << 20, "{} bytes", page.len());
-    assert_eq!(page, html::from_report_dir(&out).unwrap());
+    assert_eq!(page, page_from_report_dir(&out).unwrap());
 }
 
 /// Issue 16's "done when": report.html of a findings-rich run, opened in

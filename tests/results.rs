@@ -437,7 +437,7 @@ fn html_shows_results_and_dead_positions() {
     assert!(html.contains(r#"id="results-checkmate_not_scored" data-total="1""#));
     assert!(html.contains(r#"id="missed-dead_position" data-total="1""#));
     // The page rebuilt from the folder (as `merge` does) is the same.
-    assert_eq!(pgn_audit_report::html::from_report_dir(&out).unwrap(), html);
+    assert_eq!(pgn_audit_report::page_from_report_dir(&out).unwrap(), html);
 }
 
 #[test]

@@ -5,7 +5,7 @@
 //!
 //! The page is built from the typed report rows ([`super::rows`]) and the
 //! [`Summary`], so that it can be rebuilt from a report folder alone
-//! ([`from_report_dir`]): a merge of folders writes the same page as a run
+//! ([`page_from_report_dir`]): a merge of folders writes the same page as a run
 //! that wrote those rows. A castle's board marks come from the audit's one
 //! castling geometry ([`pgn_audit_core::audit::geometry`]) of the row's position,
 //! never from its reason strings. The page stays small however big the
@@ -30,7 +30,7 @@ use pgn_audit_core::audit::{
 };
 
 /// Detailed examples kept per reason, verdict, rule, code or kind.
-pub const EXAMPLES: usize = 50;
+pub(crate) const EXAMPLES: usize = 50;
 
 /// The page's style sheet.
 const CSS: &str = include_str!("page.css");
@@ -194,7 +194,7 @@ impl Default for HtmlReport {
 
 impl HtmlReport {
     /// A collector that keeps at most `limit` examples per group.
-    pub fn new(limit: usize) -> HtmlReport {
+    pub(crate) fn new(limit: usize) -> HtmlReport {
         HtmlReport {
             limit,
             castles: 0,
@@ -215,8 +215,9 @@ impl HtmlReport {
     }
 
     /// One row of `R`'s report read from a file, identity columns first:
-    /// its values cut by [`kept`], then counted as unreadable where they do
-    /// not fit `R`'s columns (a folder of another version).
+    /// each value cut to what the page keeps of it, then counted as
+    /// unreadable where the values do not fit `R`'s columns (a folder of
+    /// another version).
     pub fn add_record<R: OnPage>(&mut self, record: &csv::StringRecord) {
         let record: csv::StringRecord = record.iter().map(kept).collect();
         match rows::from_record::<R>(&record, 1) {
@@ -309,7 +310,7 @@ impl HtmlReport {
 
 /// Builds report.html from a report folder: its five CSV files, each read
 /// through its typed row, and summary.json.
-pub fn from_report_dir(dir: &Path) -> io::Result<String> {
+pub fn page_from_report_dir(dir: &Path) -> io::Result<String> {
     let mut page = HtmlReport::default();
     read_into::<CastlingRow>(dir, &mut page)?;
     read_into::<ClaimRow>(dir, &mut page)?;

@@ -1,17 +1,30 @@
-//! Ordered report writers: the five CSV files, summary.json, report.html
-//! and the split PGN files, written into an output folder that is locked
-//! and cleared first (`folder`), under temporary names renamed when complete,
-//! summary.json last. [`merge`] joins the reports of several runs.
+//! pgn-audit's reports, written in input order into one output folder:
+//! the five CSV reports (and quirks.csv), summary.json, report.html and the
+//! split PGN files, under temporary names renamed when complete,
+//! summary.json last, in a folder that is locked and cleared first.
+//!
+//! Entry points:
+//! - [`Reports`]: a run's writers; [`Reports::create`], then
+//!   [`Reports::write_game`] per game in input order, then
+//!   [`Reports::finish`], which returns the run's [`Summary`].
+//! - [`merge()`]: joins the report folders of several runs (or of the
+//!   pieces of one input) into one, as one run over their inputs writes it.
+//! - [`HtmlReport`] and [`page_from_report_dir`]: report.html, from the
+//!   rows as a run writes them or from a report folder.
+//! - [`rows`]: one typed row per CSV report, with its file name and
+//!   columns, to write and to read the reports.
 
 #![forbid(unsafe_code)]
 
-pub(crate) mod folder;
-pub mod html;
-pub mod merge;
+mod folder;
+mod html;
+mod merge;
 pub mod rows;
 mod summary;
 
-pub use summary::{Findings, Options, PieceInfo, SourceDetail, Summary, VERSION};
+pub use html::{HtmlReport, OnPage, page_from_report_dir};
+pub use merge::{MergeError, merge};
+pub use summary::{Findings, Options, PieceInfo, SourceDetail, Summary};
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
@@ -57,12 +70,12 @@ const CSV_FILES: [&str; 5] = [
 #[error("{}: {cause}", path.display())]
 pub struct OutputError {
     /// The file or folder.
-    pub path: PathBuf,
+    pub(crate) path: PathBuf,
     /// Why it cannot be written, for a person.
-    pub cause: String,
+    pub(crate) cause: String,
     /// The error behind the cause, where there is one.
     #[source]
-    pub source: Option<Box<dyn std::error::Error + Send + Sync>>,
+    pub(crate) source: Option<Box<dyn std::error::Error + Send + Sync>>,
 }
 
 impl OutputError {

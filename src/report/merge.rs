@@ -16,7 +16,8 @@ use crate::rows::{
     self, CastlingRow, ClaimRow, ErrorRow, IDENTITY, MissedDrawRow, QuirkRow, ReportRow, ResultRow,
     column, position,
 };
-use crate::{Findings, Options, OutputError, PieceInfo, SourceDetail, Summary, VERSION};
+use crate::summary::VERSION;
+use crate::{Findings, Options, OutputError, PieceInfo, SourceDetail, Summary};
 use pgn_audit_core::audit::{ClaimSource, ClaimVerdict};
 
 /// Why a merge cannot be done, said in one line: `PATH: CAUSE`.
@@ -197,6 +198,76 @@ fn shifted(message: &str, by: u64) -> String {
     }
 }
 
+/// The source that pieces are joined into: its name, and the file as its
+/// first piece saw it.
+struct Whole<'a> {
+    name: String,
+    /// The first piece's folder, which a piece of another version is
+    /// told apart from.
+    first: &'a Shard,
+    file: SourceDetail,
+}
+
+/// One piece of a source: its folder, its one source detail, and where in
+/// the file it lies.
+struct Piece<'a> {
+    shard: &'a Shard,
+    detail: SourceDetail,
+    info: PieceInfo,
+}
+
+impl<'a> Piece<'a> {
+    /// The piece in `shard`, refused unless its only source is `name`.
+    fn of(shard: &'a Shard, name: &str) -> Result<Piece<'a>, MergeError> {
+        let info = shard.summary.piece.clone().unwrap_or_default();
+        match &shard.summary.source_details[..] {
+            [d] if d.name == name => Ok(Piece {
+                shard,
+                detail: d.clone(),
+                info,
+            }),
+            _ => Err(fail(&shard.dir, format!("not a piece of {name} alone"))),
+        }
+    }
+}
+
+/// The pieces of one source joined so far, up to a read error.
+struct Joined<'a> {
+    parts: Vec<Part<'a>>,
+    summary: Summary,
+    /// What the pieces joined so far add to the rows of the next.
+    shift: Shift,
+    /// The read error that ends the source, its offset counted from the
+    /// source's start.
+    error: Option<String>,
+}
+
+impl<'a> Joined<'a> {
+    /// Joins `piece` after the pieces before it.
+    fn add(&mut self, piece: &Piece<'a>) {
+        let mut this = Shift {
+            games: self.shift.games,
+            bytes: self.shift.bytes,
+            lines: self.shift.lines,
+            error: None,
+        };
+        if let Some(e) = &piece.detail.error {
+            let global = shifted(e, self.shift.bytes);
+            this.error = Some((e.clone(), global.clone()));
+            self.error = Some(global);
+        }
+        let summary = &piece.shard.summary;
+        self.shift.games += summary.games;
+        self.shift.bytes += summary.bytes;
+        self.shift.lines += piece.info.lines;
+        self.summary.merge(summary);
+        self.parts.push(Part {
+            shard: piece.shard,
+            shift: Some(this),
+        });
+    }
+}
+
 /// Joins the pieces of one source (`pieces`, in order) into its parts and
 /// the summary of one run over it. They must tile the file (the first
 /// starts at 0, each starts where the one before ends, the last ends at
@@ -204,116 +275,81 @@ fn shifted(message: &str, by: u64) -> String {
 /// seams. A read error ends the source in the piece that has it: the
 /// pieces after it are left out, as one run reads no further.
 fn join_pieces<'a>(pieces: &[&'a Shard]) -> Result<(Vec<Part<'a>>, Summary), MergeError> {
-    let info = |s: &Shard| s.summary.piece.clone().unwrap_or_default();
     let first = pieces[0];
-    let name = info(first).source;
-    let detail = |s: &Shard| -> Result<SourceDetail, MergeError> {
-        match &s.summary.source_details[..] {
-            [d] if d.name == name => Ok(d.clone()),
-            _ => Err(fail(&s.dir, format!("not a piece of {name} alone"))),
-        }
+    let name = first.summary.piece.clone().unwrap_or_default().source;
+    let file = Piece::of(first, &name)?.detail;
+    let whole = Whole { name, first, file };
+    let mut joined = Joined {
+        parts: Vec::new(),
+        summary: Summary {
+            options: first.summary.options,
+            ..Summary::default()
+        },
+        shift: Shift::default(),
+        error: None,
     };
-    let file = detail(first)?;
-    let mut parts = Vec::new();
-    let mut summary = Summary {
-        options: first.summary.options,
-        ..Summary::default()
-    };
-    let mut shift = Shift::default();
-    let mut error: Option<String> = None;
-    let mut before: Option<(&Shard, PieceInfo)> = None;
+    let mut before: Option<Piece> = None;
     for &shard in pieces {
-        let piece = info(shard);
-        let d = detail(shard)?;
-        check_follows(&name, first, &file, shard, &d, &piece, before.as_ref())?;
-        if error.is_none() {
-            check_seam(&name, shard, &piece, before.as_ref())?;
-            let mut this = Shift {
-                games: shift.games,
-                bytes: shift.bytes,
-                lines: shift.lines,
-                error: None,
-            };
-            if let Some(e) = &d.error {
-                let global = shifted(e, shift.bytes);
-                this.error = Some((e.clone(), global.clone()));
-                error = Some(global);
-            }
-            shift.games += shard.summary.games;
-            shift.bytes += shard.summary.bytes;
-            shift.lines += piece.lines;
-            summary.merge(&shard.summary);
-            parts.push(Part {
-                shard,
-                shift: Some(this),
-            });
+        let piece = Piece::of(shard, &whole.name)?;
+        check_follows(&whole, &piece, before.as_ref())?;
+        if joined.error.is_none() {
+            check_seam(&whole.name, &piece, before.as_ref())?;
+            joined.add(&piece);
         }
-        before = Some((shard, piece));
+        before = Some(piece);
     }
-    if let Some((last, p)) = &before
-        && Some(p.end) != file.size
-    {
-        return Err(fail(
-            &last.dir,
-            format!(
-                "the last piece of {name} ends at {}, but the file has {} bytes: a piece is missing",
-                p.end,
-                opt(file.size)
-            ),
-        ));
+    if let Some(last) = &before {
+        check_ends(&whole, last)?;
     }
-    summary.sources = vec![name.clone()];
+    let Whole { name, file, .. } = whole;
+    let mut summary = joined.summary;
+    summary.sources = vec![name];
     summary.source_details = vec![SourceDetail {
-        bytes: shift.bytes,
-        games: shift.games,
-        error,
+        bytes: joined.shift.bytes,
+        games: joined.shift.games,
+        error: joined.error,
         ..file
     }];
     summary.piece = None;
-    Ok((parts, summary))
+    Ok((joined.parts, summary))
 }
 
-/// Refuses a piece of another version of the file (`file`, as the first
-/// piece saw it) or one that does not start where the piece `before` it
-/// ends (at 0 for the first).
-fn check_follows(
-    name: &str,
-    first: &Shard,
-    file: &SourceDetail,
-    shard: &Shard,
-    d: &SourceDetail,
-    piece: &PieceInfo,
-    before: Option<&(&Shard, PieceInfo)>,
-) -> Result<(), MergeError> {
+/// Refuses a piece of another version of the file (as the first piece saw
+/// it) or one that does not start where the piece `before` it ends (at 0
+/// for the first).
+fn check_follows(whole: &Whole, piece: &Piece, before: Option<&Piece>) -> Result<(), MergeError> {
+    let (name, file, d, this) = (&whole.name, &whole.file, &piece.detail, &piece.info);
+    let dir = &piece.shard.dir;
     if (d.size, &d.modified) != (file.size, &file.modified) {
         return Err(fail(
-            &shard.dir,
+            dir,
             format!(
                 "a piece of another version of {name} than {} (size or modification time differ)",
-                first.dir.display()
+                whole.first.dir.display()
             ),
         ));
     }
     match before {
-        None if piece.start != 0 => {
+        None if this.start != 0 => {
             return Err(fail(
-                &shard.dir,
+                dir,
                 format!(
                     "the first piece of {name} starts at {}, not 0: a piece is missing",
-                    piece.start
+                    this.start
                 ),
             ));
         }
-        Some((prev, p)) if p.end != piece.start => {
+        Some(prev) if prev.info.end != this.start => {
+            let p = &prev.info;
             return Err(fail(
-                &shard.dir,
+                dir,
                 format!(
                     "piece {}..{} of {name} does not follow piece {}..{} ({}): pieces must be contiguous and all present",
-                    piece.start,
-                    piece.end,
+                    this.start,
+                    this.end,
                     p.start,
                     p.end,
-                    prev.dir.display()
+                    prev.shard.dir.display()
                 ),
             ));
         }
@@ -324,29 +360,41 @@ fn check_follows(
 
 /// Refuses a piece that starts reading at another game than where the
 /// piece `before` it stopped reading.
-fn check_seam(
-    name: &str,
-    shard: &Shard,
-    piece: &PieceInfo,
-    before: Option<&(&Shard, PieceInfo)>,
-) -> Result<(), MergeError> {
-    if let Some((prev, p)) = before {
+fn check_seam(name: &str, piece: &Piece, before: Option<&Piece>) -> Result<(), MergeError> {
+    if let Some(prev) = before {
+        let (p, this) = (&prev.info, &piece.info);
         let reached = p.seam.zip(p.length).and_then(|(q, l)| q.checked_sub(l));
-        if reached.is_none() || reached != piece.first {
+        if reached.is_none() || reached != this.first {
             return Err(fail(
-                &shard.dir,
+                &piece.shard.dir,
                 format!(
                     "piece {}..{} of {name} starts reading at its first game ({}) where piece {}..{} ({}) did not stop ({}): the seam does not match",
-                    piece.start,
-                    piece.end,
-                    opt(piece.first),
+                    this.start,
+                    this.end,
+                    opt(this.first),
                     p.start,
                     p.end,
-                    prev.dir.display(),
+                    prev.shard.dir.display(),
                     opt(reached)
                 ),
             ));
         }
+    }
+    Ok(())
+}
+
+/// Refuses pieces whose `last` does not end at the file's end.
+fn check_ends(whole: &Whole, last: &Piece) -> Result<(), MergeError> {
+    if Some(last.info.end) != whole.file.size {
+        return Err(fail(
+            &last.shard.dir,
+            format!(
+                "the last piece of {} ends at {}, but the file has {} bytes: a piece is missing",
+                whole.name,
+                last.info.end,
+                opt(whole.file.size)
+            ),
+        ));
     }
     Ok(())
 }
@@ -566,7 +614,7 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Summary, MergeError> {
         .iter()
         .map(|d| read_shard(d))
         .collect::<Result<Vec<_>, _>>()?;
-    let (parts, summaries) = join_sources(&shards)?;
+    let Sources { parts, summaries } = join_sources(&shards)?;
     check_disjoint(&summaries)?;
     let split = check_alike(&shards, out)?;
     let options = shards[0].summary.options;
@@ -611,11 +659,17 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Summary, MergeError> {
     Ok(summary)
 }
 
-/// The parts of the merge, in order, and the summary of each folder or
-/// source: consecutive pieces of one source join into one; other folders
-/// are taken as they are.
-#[allow(clippy::type_complexity, reason = "a pair named by its doc")]
-fn join_sources(shards: &[Shard]) -> Result<(Vec<Part<'_>>, Vec<(&Path, Summary)>), MergeError> {
+/// The folders to merge, joined by source: the parts of the merge, in
+/// order, and the summary of each folder or source (named by its first
+/// folder).
+struct Sources<'a> {
+    parts: Vec<Part<'a>>,
+    summaries: Vec<(&'a Path, Summary)>,
+}
+
+/// Joins consecutive pieces of one source into one; other folders are
+/// taken as they are.
+fn join_sources(shards: &[Shard]) -> Result<Sources<'_>, MergeError> {
     let mut parts: Vec<Part> = Vec::new();
     let mut summaries: Vec<(&Path, Summary)> = Vec::new();
     let mut k = 0;
@@ -644,7 +698,7 @@ fn join_sources(shards: &[Shard]) -> Result<(Vec<Part<'_>>, Vec<(&Path, Summary)
         summaries.push((&shards[k].dir, summary));
         k += n;
     }
-    Ok((parts, summaries))
+    Ok(Sources { parts, summaries })
 }
 
 /// Refuses folders that share a source.

@@ -1,7 +1,7 @@
 //! One typed row per report file: the identity columns, then the report's
 //! own, as the report contract (v2) names and orders them. Each row type is
 //! the one definition of its file's columns: the header is its field list
-//! ([`columns`]), the writers write it ([`ReportRow::write`]), the page and
+//! ([`columns`]), the writers write it ([`Record::write`]), the page and
 //! the tests read it by its column names ([`read`]), and merge takes the
 //! width and the positions of the columns it shifts from it.
 //!
@@ -102,8 +102,32 @@ macro_rules! column_name {
 }
 
 /// Defines a row type from its fields, in column order: the struct, its
-/// column names, and its write and owned copies.
+/// column names and its write; a row `on the page` (report.html keeps
+/// examples of it) also gets its owned copy.
 macro_rules! report_row {
+    (
+        $(#[$meta:meta])*
+        $row:ident in $file:literal on the page {
+            $($(#[$doc:meta])* $field:ident $(as $name:literal)?: $ty:ty,)*
+        }
+    ) => {
+        report_row! {
+            $(#[$meta])*
+            $row in $file {
+                $($(#[$doc])* $field $(as $name)?: $ty,)*
+            }
+        }
+
+        impl<S: Cell<Owned = String>> $row<S> {
+            /// The row owned, each text passed through `text`.
+            pub(crate) fn owned(&self, text: &impl Fn(&str) -> String) -> $row {
+                $row {
+                    id: self.id.owned(text),
+                    $($field: self.$field.owned(text),)*
+                }
+            }
+        }
+    };
     (
         $(#[$meta:meta])*
         $row:ident in $file:literal {
@@ -123,16 +147,6 @@ macro_rules! report_row {
                 self.id.write(out)?;
                 $(self.$field.write(out)?;)*
                 out.write_record(None::<&[u8]>)
-            }
-        }
-
-        impl<S: Cell<Owned = String>> $row<S> {
-            /// The row owned, each text passed through `text`.
-            pub fn owned(&self, text: &impl Fn(&str) -> String) -> $row {
-                $row {
-                    id: self.id.owned(text),
-                    $($field: self.$field.owned(text),)*
-                }
             }
         }
 
@@ -173,7 +187,7 @@ pub struct Identity<S = String> {
 }
 
 /// The identity columns, in the order of [`Identity`]'s fields.
-pub const IDENTITY: [&str; 12] = [
+pub(crate) const IDENTITY: [&str; 12] = [
     "source", "game", "offset", "line", "event", "site", "date", "round", "white", "black",
     "result", "variant",
 ];
@@ -226,7 +240,7 @@ impl<S: Cell<Owned = String>> Identity<S> {
 
 report_row! {
     /// A castling.csv row: a castling move that breaks the rules.
-    CastlingRow in "castling.csv" {
+    CastlingRow in "castling.csv" on the page {
         /// The castle's ply, 1-based from the start position.
         ply: u32,
         /// Its move number.
@@ -248,7 +262,7 @@ report_row! {
 
 report_row! {
     /// A claims.csv row: an audited draw claim.
-    ClaimRow in "claims.csv" {
+    ClaimRow in "claims.csv" on the page {
         /// `threefold` or `fifty_moves`.
         claim: S,
         /// Where the claim was read: its code.
@@ -272,7 +286,7 @@ report_row! {
 
 report_row! {
     /// A missed_draws.csv row: a game played on past an automatic draw.
-    MissedDrawRow in "missed_draws.csv" {
+    MissedDrawRow in "missed_draws.csv" on the page {
         /// The rule's code.
         rule: S,
         /// The ply the draw came at.
@@ -286,7 +300,7 @@ report_row! {
 
 report_row! {
     /// An errors.csv row: a game that could not be audited to its end.
-    ErrorRow in "errors.csv" {
+    ErrorRow in "errors.csv" on the page {
         /// The ply of the failing move, 0 before any move.
         ply: u32,
         /// The failing move as written.
@@ -303,7 +317,7 @@ report_row! {
 report_row! {
     /// A results.csv row: a result that the final position or the Laws
     /// contradict.
-    ResultRow in "results.csv" {
+    ResultRow in "results.csv" on the page {
         /// The ply of the final position.
         ply: u32,
         /// The finding's code.
@@ -357,7 +371,7 @@ impl<T: Cell<Owned = String> + AsRef<str>> Text for T {}
 
 /// The position of the column `name` in `columns`; a compile error in a
 /// constant where there is none.
-pub const fn position(columns: &[&str], name: &str) -> usize {
+pub(crate) const fn position(columns: &[&str], name: &str) -> usize {
     let mut i = 0;
     while i < columns.len() {
         let (a, b) = (columns[i].as_bytes(), name.as_bytes());
@@ -376,7 +390,7 @@ pub const fn position(columns: &[&str], name: &str) -> usize {
 }
 
 /// The position of `R`'s own column `name` in its rows.
-pub const fn column<R: ReportRow>(name: &str) -> usize {
+pub(crate) const fn column<R: ReportRow>(name: &str) -> usize {
     IDENTITY.len() + position(R::COLUMNS, name)
 }
 
@@ -447,7 +461,10 @@ pub fn read<R: ReportRow>(
 }
 
 /// A row of `R` from its values, in column order (the header checked).
-pub fn from_record<R: ReportRow>(record: &csv::StringRecord, row: u64) -> Result<R, ReadError> {
+pub(crate) fn from_record<R: ReportRow>(
+    record: &csv::StringRecord,
+    row: u64,
+) -> Result<R, ReadError> {
     if record.len() != R::WIDTH {
         return Err(ReadError::Row {
             file: R::FILE,

@@ -14,7 +14,7 @@ use pgn_audit_core::audit::{
 
 /// The tool's version, written in summary.json: `merge` joins only the
 /// folders of this version.
-pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+pub(crate) const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// The options that change the reports, as summary.json records them.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -227,7 +227,7 @@ impl Summary {
     /// key it writes (version 2's `results`, `version`, `options` and
     /// `source_details` included) is missing or malformed. The table's
     /// [`Findings`] are left at zero.
-    pub fn from_json(text: &str) -> Option<Summary> {
+    pub(crate) fn from_json(text: &str) -> Option<Summary> {
         let file: SummaryRead = serde_json::from_str(text).ok()?;
         Some(Summary {
             games: file.games,
@@ -254,7 +254,7 @@ impl Summary {
 
     /// Adds the counts of a summary of other, disjoint inputs that come
     /// after these: counts and seconds add up, sources follow in order.
-    pub fn merge(&mut self, other: &Summary) {
+    pub(crate) fn merge(&mut self, other: &Summary) {
         self.games += other.games;
         self.clean += other.clean;
         self.flagged += other.flagged;

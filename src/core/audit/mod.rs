@@ -3,12 +3,12 @@
 //! claim at its end. Pure: bytes in, [`GameReport`] out.
 
 pub mod castling;
-pub mod claims;
+mod claims;
 mod explain;
 mod fastsan;
 mod findings;
 pub mod geometry;
-pub mod repetition;
+mod repetition;
 mod results;
 pub mod start;
 

@@ -27,8 +27,8 @@ use sink::{Sink, Stat};
 use worker::Audited;
 
 use crate::cli::{AuditArgs, MergeArgs, PlanArgs};
+use pgn_audit_core::Game;
 use pgn_audit_core::audit;
-use pgn_audit_core::pgn::Game;
 use pgn_audit_input::{self as input, InputError, Origin, Source};
 use pgn_audit_report::{
     MergeError, Options, OutputError, PieceInfo, Reports, SourceDetail, Summary,

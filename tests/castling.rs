@@ -1,9 +1,9 @@
 //! The castling audit: exact castling.csv rows for the scenarios of the
 //! castling issue, standard chess and Chess960.
 
+use pgn_audit_core::Game;
 use pgn_audit_core::audit::castling::{self, CastlePlay, CastlingHistory};
 use pgn_audit_core::audit::{ErrorKind, GameReport, audit_game, fen_of, start::start_position};
-use pgn_audit_core::pgn::Game;
 use shakmaty::{Chess, Color, Position, san::San};
 
 /// A PGN game from an optional FEN, Chess960 when `c960`.

@@ -14,8 +14,8 @@ mod common;
 
 use std::collections::BTreeSet;
 
+use pgn_audit_core::Game;
 use pgn_audit_core::audit::{ErrorKind, audit_game};
-use pgn_audit_core::pgn::Game;
 
 #[test]
 #[cfg_attr(
@@ -52,14 +52,16 @@ fn castling_agrees_with_python_chess() {
         let case: serde_json::Value = serde_json::from_str(line).unwrap();
         let pgn = case["pgn"].as_str().unwrap();
         let origin = case["origin"].as_str().unwrap();
-        let stop = case["stop"].as_u64().map(|p| p as u32);
+        let stop = case["stop"]
+            .as_u64()
+            .map(|p| u32::try_from(p).expect("a ply"));
         let report = audit_game(&Game::parse(pgn.as_bytes()));
         n_games += 1;
 
         let mut python_illegal = BTreeSet::new();
         let mut python_all = BTreeSet::new();
         for c in case["castles"].as_array().unwrap() {
-            let ply = c[0].as_u64().unwrap() as u32;
+            let ply = u32::try_from(c[0].as_u64().unwrap()).expect("a ply");
             let ok = c[1].as_bool().unwrap();
             castles += 1;
             python_all.insert(ply);

@@ -1,11 +1,11 @@
 //! Draw claims (claims.csv) and automatic draws (missed_draws.csv), judged
 //! on whole games through the library, with exact rows.
 
+use pgn_audit_core::Game;
 use pgn_audit_core::audit::{
     ClaimAudit, ClaimKind, ClaimSource, ClaimVerdict, DrawRule, GameClass, GameReport, MissedDraw,
     audit_game,
 };
-use pgn_audit_core::pgn::Game;
 
 const KARPOV_MILES: &str = "r3kb1r/5ppp/4p3/8/4P3/2N5/Pn1BK1PP/R6R w kq - 0 22";
 

@@ -6,7 +6,7 @@
 
 mod common;
 
-use pgn_audit_core::{audit::repetition_counts, pgn::Game};
+use pgn_audit_core::{Game, repetition_counts};
 
 #[test]
 #[cfg_attr(

@@ -1108,8 +1108,8 @@ fn unreadable_rows_are_said() {
 // ---- one castling geometry: its facts agree with the audit's reasons ----
 
 mod geometry_agrees {
+    use pgn_audit_core::Game;
     use pgn_audit_core::audit::audit_game;
-    use pgn_audit_core::pgn::Game;
     use shakmaty::fen::Fen;
     use shakmaty::san::SanPlus;
     use shakmaty::{CastlingMode, Chess, Position, Role};

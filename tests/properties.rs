@@ -9,8 +9,8 @@ use proptest::prelude::*;
 use shakmaty::{CastlingMode, Chess, Position, fen::Fen, san::SanPlus};
 
 use pgn_audit::app::audit_bytes;
+use pgn_audit_core::Game;
 use pgn_audit_core::audit::{GameClass, ResultCode, audit_game};
-use pgn_audit_core::pgn::Game;
 use pgn_audit_input::Splitter;
 
 const SAMPLE: &str = concat!(

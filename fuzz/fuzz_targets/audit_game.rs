@@ -8,7 +8,7 @@ use libfuzzer_sys::fuzz_target;
 use pgn_audit_core::audit::{ErrorKind, GameClass, ResultCode, audit_game};
 
 fuzz_target!(|data: &[u8]| {
-    let game = pgn_audit_core::pgn::Game::parse(data);
+    let game = pgn_audit_core::Game::parse(data);
     let r = audit_game(&game);
     let plies = r.plies;
     // A castle is at most the ply after the last one replayed: the one

@@ -5,7 +5,7 @@
 //! that says so.
 
 use pgn_audit_core::audit::{self, ErrorKind, GameError, GameReport};
-use pgn_audit_core::pgn::{Game, Tags};
+use pgn_audit_core::{Game, Tags};
 use pgn_audit_input::{self as input, Batch};
 
 /// One audited game, ready to be written.

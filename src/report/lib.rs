@@ -37,8 +37,8 @@ use rows::{
     ResultRow,
 };
 
+use pgn_audit_core::Tags;
 use pgn_audit_core::audit::{GameClass, GameReport, Written};
-use pgn_audit_core::pgn::Tags;
 
 /// The identity of a game in its source: the first columns of every row.
 #[derive(Debug, Clone)]
@@ -532,7 +532,7 @@ fn written_text(bytes: &[u8]) -> String {
         Err(e) if e.error_len().is_none() => &bytes[..e.valid_up_to()],
         _ => bytes,
     };
-    pgn_audit_core::pgn::decode_text(bytes)
+    pgn_audit_core::decode_text(bytes)
         .chars()
         .take(80)
         .collect()

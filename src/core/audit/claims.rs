@@ -273,7 +273,7 @@ pub(super) fn audit_claims(
 /// applies, with the counts and plies that show it. Plies name the
 /// position after them (0: the start position).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Grounds {
+pub(crate) enum Grounds {
     /// FIDE 9.2.1.2: the final position has just stood for the third time
     /// or more, after each of `plies`.
     Repeated {
@@ -347,7 +347,7 @@ pub enum Grounds {
 
 impl Grounds {
     /// The verdict these grounds give.
-    pub fn verdict(&self) -> ClaimVerdict {
+    pub(crate) fn verdict(&self) -> ClaimVerdict {
         match self {
             Grounds::Repeated { .. } | Grounds::FiftyMoves { .. } => ClaimVerdict::Valid,
             Grounds::AnnouncedRepetition { .. } | Grounds::AnnouncedFiftyMoves { .. } => {
@@ -365,23 +365,23 @@ impl Grounds {
 /// How an earlier occurrence of the final position, under a loose
 /// identity, differs from it in castling and en-passant rights.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Difference {
+pub(crate) struct Difference {
     /// Which occurrence it is under that identity, counting from 1.
-    pub occurrence: usize,
+    pub(crate) occurrence: usize,
     /// The ply after which it stood (0: the start position).
-    pub ply: u32,
+    pub(crate) ply: u32,
     /// The castling rights it still had that the final position lacks,
     /// one bit per [`right_bit`].
-    pub extra_rights: u8,
+    pub(crate) extra_rights: u8,
     /// The castling rights it lacked that the final position has.
-    pub lacking_rights: u8,
+    pub(crate) lacking_rights: u8,
     /// How its en-passant rights differ, if they do.
-    pub en_passant: Option<EnPassantDifference>,
+    pub(crate) en_passant: Option<EnPassantDifference>,
 }
 
 /// How the en-passant rights of an earlier occurrence differ.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum EnPassantDifference {
+pub(crate) enum EnPassantDifference {
     /// It allowed `by`'s en-passant capture on `on`.
     Allowed {
         /// The side that could capture.
@@ -398,7 +398,7 @@ pub enum EnPassantDifference {
 
 /// Since when the halfmove clock of a fifty-move claim counts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Since {
+pub(crate) enum Since {
     /// Nothing was captured and no pawn moved in the game, and the start
     /// position's FEN already counted some of the plies.
     Fen,

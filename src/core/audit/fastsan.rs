@@ -28,7 +28,7 @@ use shakmaty::{
 /// those are left to shakmaty's `San::to_move`. Where it answers, the
 /// answer is shakmaty's.
 #[inline]
-pub fn common_move(pos: &Chess, san: San, in_check: bool) -> Option<Move> {
+pub(crate) fn common_move(pos: &Chess, san: San, in_check: bool) -> Option<Move> {
     let San::Normal {
         role,
         file,
@@ -137,7 +137,7 @@ fn reaching(
 /// each. The same answer as shakmaty's `San::from_move`, without listing
 /// the candidate moves; `None` only without a king of ours, left to
 /// shakmaty. `in_check` is `pos.is_check()`.
-pub fn disambiguation(
+pub(crate) fn disambiguation(
     pos: &Chess,
     role: Role,
     from: Square,

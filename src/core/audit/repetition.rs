@@ -19,28 +19,28 @@ use std::sync::LazyLock;
 
 use nohash_hasher::BuildNoHashHasher;
 use shakmaty::{
-    Bitboard, CastlingSide, Chess, Color, EnPassantMode, File, Move, Position, Square,
+    Bitboard, CastlingSide, Chess, Color, EnPassantMode, Move, Position, Square,
     zobrist::{Zobrist64, ZobristValue},
 };
 
 /// The components of one position's identity.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Entry {
+pub(crate) struct Entry {
     /// The ply after which the position stood (0: the start position).
-    pub ply: u32,
+    pub(crate) ply: u32,
     /// The FIDE key: Zobrist hash with legal en passant.
-    pub strict: u64,
+    pub(crate) strict: u64,
     /// Castling rights, one bit per [`right_bit`].
-    pub rights: u8,
+    pub(crate) rights: u8,
     /// The square of a legal en-passant capture, if any.
-    pub ep: Option<Square>,
+    pub(crate) ep: Option<Square>,
     /// The side to move.
-    pub turn: Color,
+    pub(crate) turn: Color,
 }
 
 /// How loosely two positions are compared.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Identity {
+pub(crate) enum Identity {
     /// FIDE 9.2.3.
     Strict,
     /// Castling rights ignored.
@@ -54,7 +54,7 @@ pub enum Identity {
 }
 
 /// The bit of one castling right in [`Entry::rights`].
-pub fn right_bit(color: Color, side: CastlingSide) -> u8 {
+pub(crate) fn right_bit(color: Color, side: CastlingSide) -> u8 {
     1 << (usize::from(color.is_black()) * 2 + usize::from(side.is_queen_side()))
 }
 
@@ -81,7 +81,7 @@ fn rights_of(pos: &Chess) -> u8 {
 /// its key that are not pieces. Recorded instead of a copy of the whole
 /// position.
 #[derive(Clone, Copy, Debug)]
-pub struct KeyBefore {
+pub(crate) struct KeyBefore {
     turn: Color,
     /// The squares of the rooks that keep a castling right.
     castles: Bitboard,
@@ -92,7 +92,7 @@ pub struct KeyBefore {
 impl KeyBefore {
     /// `ep` is the square of the legal en-passant capture in `pos`, if
     /// any, as [`next_key`] gave it for the move that led to `pos`.
-    pub fn of(pos: &Chess, ep: Option<Square>) -> KeyBefore {
+    pub(crate) fn of(pos: &Chess, ep: Option<Square>) -> KeyBefore {
         debug_assert_eq!(ep, legal_ep(pos));
         KeyBefore {
             turn: pos.turn(),
@@ -110,7 +110,12 @@ impl KeyBefore {
 /// off their squares, onto their targets; in Chess960 a piece that stays
 /// is XOR-ed out and back in), so no move but a drop is hashed from scratch.
 /// With the key, the square of the legal en-passant capture in `after`.
-pub fn next_key(before: &KeyBefore, key: u64, m: Move, after: &Chess) -> (u64, Option<Square>) {
+pub(crate) fn next_key(
+    before: &KeyBefore,
+    key: u64,
+    m: Move,
+    after: &Chess,
+) -> (u64, Option<Square>) {
     let piece = |sq, piece| Zobrist64::zobrist_for_piece(sq, piece).0;
     let turn = before.turn;
     let mut z = key ^ Zobrist64::zobrist_for_white_turn().0;
@@ -190,7 +195,7 @@ fn z_turn(turn: Color) -> u64 {
 
 impl Entry {
     /// The identity components of `pos`, which stood after `ply`.
-    pub fn of(pos: &Chess, ply: u32) -> Entry {
+    pub(crate) fn of(pos: &Chess, ply: u32) -> Entry {
         Entry {
             ply,
             strict: strict_key(pos),
@@ -201,7 +206,7 @@ impl Entry {
     }
 
     /// The key of this position under `identity`.
-    pub fn key(&self, identity: Identity) -> u64 {
+    pub(crate) fn key(&self, identity: Identity) -> u64 {
         match identity {
             Identity::Strict => self.strict,
             Identity::NoCastling => self.strict ^ z_rights(self.rights),
@@ -211,11 +216,6 @@ impl Entry {
                 self.strict ^ z_rights(self.rights) ^ z_ep(self.ep) ^ z_turn(self.turn)
             }
         }
-    }
-
-    /// The file of the en-passant capture, if any.
-    pub fn ep_file(&self) -> Option<File> {
-        self.ep.map(Square::file)
     }
 }
 
@@ -229,7 +229,7 @@ impl Entry {
 /// first position can have one; castling rights are only ever lost, so a
 /// game has at most five sets of them, recorded where they change.
 #[derive(Debug, Clone)]
-pub struct Repetitions {
+pub(crate) struct Repetitions {
     /// The strict keys, oldest first.
     keys: Vec<u64>,
     /// The ply after which the first position stood.
@@ -264,7 +264,7 @@ const KEEP_CAPACITY: usize = 256;
 
 impl Repetitions {
     /// The window of a game starting at `start`, whose strict key is `strict`.
-    pub fn new(start: &Chess, strict: u64) -> Repetitions {
+    pub(crate) fn new(start: &Chess, strict: u64) -> Repetitions {
         let mut r = Repetitions {
             // Room for a window the scan handles, so most games never
             // grow it.
@@ -285,8 +285,10 @@ impl Repetitions {
 
     /// Adds the position after `ply`; `zeroing` when that move was a capture
     /// or a pawn move. Returns how often this position has now stood under
-    /// FIDE identity. O(1) amortised.
-    pub fn push(&mut self, pos: &Chess, ply: u32, zeroing: bool) -> u32 {
+    /// FIDE identity. O(1) amortised. The tests' way in; the replay calls
+    /// [`Repetitions::push_keyed`].
+    #[cfg(test)]
+    pub(crate) fn push(&mut self, pos: &Chess, ply: u32, zeroing: bool) -> u32 {
         self.push_keyed(pos, ply, zeroing, strict_key(pos), legal_ep(pos))
     }
 
@@ -295,7 +297,7 @@ impl Repetitions {
     /// move. Inlined into the replay for its common cases: a new window,
     /// or one too short to repeat.
     #[inline]
-    pub fn push_keyed(
+    pub(crate) fn push_keyed(
         &mut self,
         pos: &Chess,
         ply: u32,
@@ -400,7 +402,7 @@ impl Repetitions {
         clippy::cast_possible_truncation,
         reason = "the window holds one key per ply, and plies are u32"
     )]
-    pub fn strict_count(&self, key: u64) -> u32 {
+    pub(crate) fn strict_count(&self, key: u64) -> u32 {
         if self.indexed {
             self.counts.get(&key).copied().unwrap_or(0)
         } else {
@@ -409,7 +411,7 @@ impl Repetitions {
     }
 
     /// Whether some position of the window has stood at least twice.
-    pub fn any_repeated(&self) -> bool {
+    pub(crate) fn any_repeated(&self) -> bool {
         if self.indexed {
             self.counts.values().any(|&n| n >= 2)
         } else {
@@ -422,7 +424,7 @@ impl Repetitions {
 
     /// The ply after which the first position of the window stood: the
     /// last capture or pawn move, or 0.
-    pub fn first_ply(&self) -> u32 {
+    pub(crate) fn first_ply(&self) -> u32 {
         self.first_ply
     }
 
@@ -436,7 +438,7 @@ impl Repetitions {
     }
 
     /// The positions since the last capture or pawn move, oldest first.
-    pub fn entries(&self) -> impl Iterator<Item = Entry> + '_ {
+    pub(crate) fn entries(&self) -> impl Iterator<Item = Entry> + '_ {
         self.keys.iter().enumerate().map(|(i, &strict)| {
             #[allow(
                 clippy::cast_possible_truncation,
@@ -458,14 +460,18 @@ impl Repetitions {
     }
 
     /// The last position pushed.
-    pub fn last(&self) -> Entry {
+    pub(crate) fn last(&self) -> Entry {
         self.entries()
             .last()
             .expect("the start position is always pushed")
     }
 
     /// The entries that equal `of` under `identity`, oldest first.
-    pub fn matching(&self, of: &Entry, identity: Identity) -> impl Iterator<Item = Entry> + '_ {
+    pub(crate) fn matching(
+        &self,
+        of: &Entry,
+        identity: Identity,
+    ) -> impl Iterator<Item = Entry> + '_ {
         let key = of.key(identity);
         self.entries().filter(move |e| e.key(identity) == key)
     }
@@ -475,7 +481,7 @@ impl Repetitions {
         clippy::cast_possible_truncation,
         reason = "the window holds one entry per ply, and plies are u32"
     )]
-    pub fn count(&self, of: &Entry, identity: Identity) -> u32 {
+    pub(crate) fn count(&self, of: &Entry, identity: Identity) -> u32 {
         self.matching(of, identity).count() as u32
     }
 }
@@ -484,7 +490,7 @@ impl Repetitions {
 /// the common answer, none: only right after a double pawn step is there
 /// a square to test, out of line.
 #[inline]
-pub fn legal_ep(pos: &Chess) -> Option<Square> {
+pub(crate) fn legal_ep(pos: &Chess) -> Option<Square> {
     pos.maybe_ep_square().and_then(|_| legal_ep_square(pos))
 }
 
@@ -494,14 +500,14 @@ fn legal_ep_square(pos: &Chess) -> Option<Square> {
 }
 
 /// The strict key of `pos` (FIDE 9.2.3), hashed from scratch.
-pub fn strict_key(pos: &Chess) -> u64 {
+pub(crate) fn strict_key(pos: &Chess) -> u64 {
     pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0
 }
 
 /// The strict key of the standard start position, which most games start
 /// from, hashed once. (A Chess960 game without a FEN starts from it too:
 /// the key names castling rights by side, not by rook square.)
-pub fn initial_key() -> u64 {
+pub(crate) fn initial_key() -> u64 {
     static KEY: LazyLock<u64> = LazyLock::new(|| strict_key(&Chess::default()));
     *KEY
 }

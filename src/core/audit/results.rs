@@ -50,7 +50,7 @@ fn winner(recorded: &str) -> Option<Color> {
 /// How a recorded result contradicts the final position or the Laws, with
 /// what shows it: one [`ResultCode`] each.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Contradiction<'g> {
+pub(crate) enum Contradiction<'g> {
     /// The Result tag says `tag`, the movetext's result token `token`.
     Mismatch { tag: &'g str, token: &'g str },
     /// FIDE 5.1.1: `mated` is checkmated, and the other side not scored
@@ -67,7 +67,7 @@ pub enum Contradiction<'g> {
 
 impl Contradiction<'_> {
     /// The code of the row.
-    pub fn code(self) -> ResultCode {
+    pub(crate) fn code(self) -> ResultCode {
         match self {
             Contradiction::Mismatch { .. } => ResultCode::ResultMismatch,
             Contradiction::CheckmateNotScored { .. } => ResultCode::CheckmateNotScored,
@@ -94,7 +94,11 @@ impl Contradiction<'_> {
 /// The game's results rows, in the contract's order. `last` is the final
 /// position, and whether it is check, where the game was replayed to its
 /// end (no error), `None` otherwise; `plies` the last ply replayed.
-pub fn audit_results(game: &Game, last: Option<(&Chess, bool)>, plies: u32) -> Vec<ResultFinding> {
+pub(crate) fn audit_results(
+    game: &Game,
+    last: Option<(&Chess, bool)>,
+    plies: u32,
+) -> Vec<ResultFinding> {
     let found = contradictions(game, last);
     if found.is_empty() {
         return Vec::new();

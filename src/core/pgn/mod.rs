@@ -14,8 +14,6 @@ mod tags;
 pub use movetext::{Mended, MoveToken, SyntaxError};
 pub use tags::{TagQuirk, TagQuirkKind, Tags, decode_text};
 
-use shakmaty::san::{San, Suffix};
-
 /// One game as read from its bytes, borrowing them.
 #[derive(Debug, Clone)]
 pub struct Game<'a> {
@@ -69,7 +67,7 @@ impl<'a> Game<'a> {
 
     /// The move's text exactly as written in the PGN (annotation glyphs
     /// such as `!?` excluded).
-    pub fn move_text(&self, m: &MoveToken) -> &'a str {
+    pub(crate) fn move_text(&self, m: &MoveToken) -> &'a str {
         let range = m.start as usize..m.end as usize;
         let written = &self.bytes[range.clone()];
         if written.is_ascii() {
@@ -84,6 +82,3 @@ impl<'a> Game<'a> {
         }
     }
 }
-
-/// A parsed move with the way it was written.
-pub type WrittenSan = (San, Option<Suffix>);

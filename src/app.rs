@@ -36,7 +36,7 @@ use pgn_audit_report::{
 
 /// How a run ends: its exit status.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Exit {
+pub(crate) enum Exit {
     /// The run completed (findings are not failures).
     Completed,
     /// With `--fail-on-findings`: the run completed, and at least one game
@@ -125,33 +125,33 @@ const THREADS_ALWAYS: usize = 8;
 
 /// A validated run configuration.
 #[derive(Debug, Clone)]
-pub struct Config {
+pub(crate) struct Config {
     /// The inputs as given: files, folders, `-` for standard input.
-    pub inputs: Vec<String>,
+    pub(crate) inputs: Vec<String>,
     /// The output folder (`-o`).
-    pub out: PathBuf,
+    pub(crate) out: PathBuf,
     /// Worker threads: `-j` or every core, at most 4 per core (8 on any
     /// machine).
-    pub threads: usize,
+    pub(crate) threads: usize,
     /// The `-j` asked for, where it was more than that.
-    pub threads_asked: Option<usize>,
+    pub(crate) threads_asked: Option<usize>,
     /// Write the split PGN files (`--split`).
-    pub split: bool,
+    pub(crate) split: bool,
     /// Write quirks.csv (`--quirks`).
-    pub quirks: bool,
+    pub(crate) quirks: bool,
     /// Write report.html (off with `--no-html`).
-    pub html: bool,
+    pub(crate) html: bool,
     /// No progress bar, table or notes (`--quiet`).
-    pub quiet: bool,
+    pub(crate) quiet: bool,
     /// Exit with [`Exit::Findings`] when a game is flagged or incomplete.
-    pub fail_on_findings: bool,
+    pub(crate) fail_on_findings: bool,
     /// The one piece of the one input to audit (`--piece`).
-    pub piece: Option<input::piece::Bounds>,
+    pub(crate) piece: Option<input::piece::Bounds>,
 }
 
 impl Config {
     /// The configuration of the audit `args` ask for on this machine.
-    pub fn from_args(args: AuditArgs) -> Config {
+    pub(crate) fn from_args(args: AuditArgs) -> Config {
         let cores = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
         let asked = args.threads.map_or(cores, usize::from);
         let threads = asked.min(most_threads(cores));
@@ -211,7 +211,7 @@ fn to_stderr(text: &str) {
 }
 
 /// Runs the audit; says why it failed, if it did.
-pub fn run(config: &Config) -> Exit {
+pub(crate) fn run(config: &Config) -> Exit {
     audit_inputs(config).unwrap_or_else(|e| {
         say(&e.to_string());
         e.exit()
@@ -477,7 +477,7 @@ fn check_out_folder(out: &Path) -> Result<(), Failure> {
 
 /// Runs `pgn-audit plan`: prints the pieces of a file, one `START..END` a
 /// line; says why it failed, if it did.
-pub fn run_plan(args: &PlanArgs) -> Exit {
+pub(crate) fn run_plan(args: &PlanArgs) -> Exit {
     let name = args.file.to_string_lossy();
     let pieces = match input::piece::plan(&args.file, &name, args.piece_size) {
         Ok(pieces) => pieces,
@@ -497,7 +497,7 @@ pub fn run_plan(args: &PlanArgs) -> Exit {
 }
 
 /// Runs `pgn-audit merge`; says why it failed, if it did.
-pub fn run_merge(args: &MergeArgs) -> Exit {
+pub(crate) fn run_merge(args: &MergeArgs) -> Exit {
     merge_folders(args).unwrap_or_else(|e| {
         say(&e.to_string());
         e.exit()

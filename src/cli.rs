@@ -33,18 +33,18 @@ Exit status: 0 when the run completed (findings are not failures); 1 with \
 pub struct Cli {
     /// `merge` or `plan`; none for an audit.
     #[command(subcommand)]
-    pub command: Option<Command>,
+    pub(crate) command: Option<Command>,
 
     /// The audit's flags and inputs.
     #[command(flatten)]
-    pub audit: AuditArgs,
+    pub(crate) audit: AuditArgs,
 }
 
 impl Cli {
     /// Parses `args` (the program's name first). A misspelt long option
     /// that clap's own measure finds nothing near (`--ouput`) is given the
     /// nearest long option within two edits (`--out`).
-    pub fn try_parse_args<I, T>(args: I) -> Result<Cli, clap::Error>
+    pub(crate) fn try_parse_args<I, T>(args: I) -> Result<Cli, clap::Error>
     where
         I: IntoIterator<Item = T>,
         T: Into<std::ffi::OsString> + Clone,
@@ -109,7 +109,7 @@ fn edits(a: &str, b: &str) -> usize {
 
 /// What to do: audit (the default) or merge.
 #[derive(Debug, Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     /// Audits PGN into a report folder (the default: `pgn-audit INPUT...`).
     #[command(after_help = AUDIT_NOTE)]
     Audit(AuditArgs),
@@ -123,87 +123,87 @@ pub enum Command {
 
 /// `pgn-audit [audit]`: the inputs and the options that shape the reports.
 #[derive(Debug, Args)]
-pub struct AuditArgs {
+pub(crate) struct AuditArgs {
     /// PGN files (plain, .zst, .gz, .bz2 or .xz, told by their magic bytes),
     /// zip archives (every PGN member), directories (every PGN file and zip
     /// archive below, in sorted order; never the output folder), or - for
     /// standard input (once). A file named `merge` or `audit`: write
     /// `./merge`.
     #[arg(required = true, value_name = "INPUT")]
-    pub inputs: Vec<String>,
+    pub(crate) inputs: Vec<String>,
 
     /// Where the reports go; created if missing. The reports of an earlier
     /// run in it are replaced.
     #[arg(short, long, value_name = "DIR", default_value = "reports")]
-    pub out: PathBuf,
+    pub(crate) out: PathBuf,
 
     /// Worker threads (default: every core). At most 4 per core, and 8 on
     /// any machine: a larger N is cut to that, with a note.
     #[arg(short = 'j', long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
-    pub threads: Option<u16>,
+    pub(crate) threads: Option<u16>,
 
     /// Also write clean.pgn and rejected.pgn with each game's original bytes.
     #[arg(long)]
-    pub split: bool,
+    pub(crate) split: bool,
 
     /// Also write quirks.csv: one row per accepted move (or tag line, or FEN
     /// castling right) whose notation is sloppy.
     #[arg(long)]
-    pub quirks: bool,
+    pub(crate) quirks: bool,
 
     /// Do not write report.html (the CSV files are the same).
     #[arg(long)]
-    pub no_html: bool,
+    pub(crate) no_html: bool,
 
     /// No progress bar, no summary table, no notes; errors still go to
     /// standard error.
     #[arg(long)]
-    pub quiet: bool,
+    pub(crate) quiet: bool,
 
     /// Exit 1 (instead of 0) when the run completed and at least one game
     /// is flagged or incomplete.
     #[arg(long)]
-    pub fail_on_findings: bool,
+    pub(crate) fail_on_findings: bool,
 
     /// Audits one piece of one file: its bytes START..END as stored (a
     /// multi-frame zstd file is cut at frame starts; see `pgn-audit plan`).
     /// `merge` joins the pieces' folders into one run's reports.
     #[arg(long, value_name = "START..END")]
-    pub piece: Option<pgn_audit_input::piece::Bounds>,
+    pub(crate) piece: Option<pgn_audit_input::piece::Bounds>,
 }
 
 /// `pgn-audit merge`: merges report folders made from disjoint inputs into
 /// the reports one run over all those inputs, in this order, would write.
 #[derive(Debug, Args)]
-pub struct MergeArgs {
+pub(crate) struct MergeArgs {
     /// Report folders, in the order of their inputs, written by this
     /// version of pgn-audit with the same options.
     #[arg(required = true, value_name = "REPORT_DIR")]
-    pub dirs: Vec<PathBuf>,
+    pub(crate) dirs: Vec<PathBuf>,
 
     /// Where the merged reports go; created if missing. The reports of an
     /// earlier run in it are replaced.
     #[arg(short, long, value_name = "OUT", required = true)]
-    pub out: PathBuf,
+    pub(crate) out: PathBuf,
 
     /// No summary table; errors still go to standard error.
     #[arg(long)]
-    pub quiet: bool,
+    pub(crate) quiet: bool,
 }
 
 /// `pgn-audit plan`: the pieces of one file, for `--piece`.
 #[derive(Debug, Args)]
-pub struct PlanArgs {
+pub(crate) struct PlanArgs {
     /// A PGN file, plain or compressed.
     #[arg(value_name = "FILE")]
-    pub file: PathBuf,
+    pub(crate) file: PathBuf,
 
     /// About how many bytes (as stored) each piece holds. A plain file is
     /// cut anywhere (each piece starts reading at the first game after its
     /// start); a pzstd or Lichess zstd file at frame starts; any other
     /// compressed file is one piece.
     #[arg(long, value_name = "BYTES", value_parser = clap::value_parser!(u64).range(1..))]
-    pub piece_size: u64,
+    pub(crate) piece_size: u64,
 }
 
 #[cfg(test)]

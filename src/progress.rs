@@ -13,7 +13,7 @@ const PLAIN_WIDTH: usize = 80;
 
 /// The columns the summary table may use: the terminal's width where
 /// standard error is a terminal whose size is known, else 80.
-pub fn table_width() -> usize {
+pub(crate) fn table_width() -> usize {
     let term = console::Term::stderr();
     match term.size_checked() {
         Some((_, columns)) if term.is_term() => usize::from(columns).max(20),
@@ -23,7 +23,7 @@ pub fn table_width() -> usize {
 
 /// Makes the bar: `total` is the size of the raw input where it is known;
 /// hidden when `quiet`.
-pub fn bar(total: Option<u64>, quiet: bool) -> ProgressBar {
+pub(crate) fn bar(total: Option<u64>, quiet: bool) -> ProgressBar {
     if quiet || !std::io::stderr().is_terminal() {
         return ProgressBar::hidden();
     }
@@ -44,7 +44,7 @@ pub fn bar(total: Option<u64>, quiet: bool) -> ProgressBar {
 }
 
 /// The message part: games and games/s.
-pub fn message(games: u64, seconds: f64) -> String {
+pub(crate) fn message(games: u64, seconds: f64) -> String {
     let rate = if seconds > 0.0 {
         games as f64 / seconds
     } else {

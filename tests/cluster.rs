@@ -197,7 +197,8 @@ fn pzstd(text: &[u8], step: usize) -> (Vec<u8>, Vec<usize>) {
         let frame = zstd::encode_all(chunk, 1).unwrap();
         out.extend_from_slice(&0x184D_2A50u32.to_le_bytes());
         out.extend_from_slice(&4u32.to_le_bytes());
-        out.extend_from_slice(&(frame.len() as u32).to_le_bytes());
+        let size = u32::try_from(frame.len()).expect("a pzstd frame fits its u32 size field");
+        out.extend_from_slice(&size.to_le_bytes());
         out.extend_from_slice(&frame);
     }
     (out, starts)
@@ -234,7 +235,10 @@ fn a_month_in_pieces_on_two_workers_merges_exactly_survives_a_dead_worker_and_re
     const GAMES: u64 = 1_000_000;
     let t = tempdir();
     let small = inputs(t.path());
-    let (month, _) = pzstd(&month_games(GAMES as usize), 1 << 20);
+    let (month, _) = pzstd(
+        &month_games(usize::try_from(GAMES).expect("1M fits a usize")),
+        1 << 20,
+    );
     let month_path = write(t.path(), "month.pgn.zst", &month);
     let month_name = s(&month_path).to_owned();
     let mut files = small[..3].to_vec();

@@ -90,7 +90,7 @@ impl Reader {
             failed: &failed,
         };
         let spare = || self.spares.try_recv().ok();
-        let (bytes, error) = input::read_batches(spy, input::batch::BATCH_BYTES, spare, |batch| {
+        let (bytes, error) = input::read_batches(spy, input::BATCH_BYTES, spare, |batch| {
             self.dispatch(index, batch, compression, &failed, outbox)
         });
         let error = error.map(|e| InputError {

@@ -36,7 +36,7 @@ pub(super) fn audit_batch(batch: &Batch, cut: Option<&str>) -> Vec<Audited> {
                     &mut report,
                     format!(
                         "the game is longer than {} MiB; the rest of it, up to the next game, was skipped",
-                        input::batch::GAME_CAP >> 20
+                        input::GAME_CAP >> 20
                     ),
                 );
             } else if let Some(cause) = cut.filter(|_| k == last) {

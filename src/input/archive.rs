@@ -11,7 +11,7 @@ use super::{Origin, Source, decode, is_pgn_name};
 
 /// Whether a stream's first bytes are a zip archive's: a local file header,
 /// or the end record of an empty archive.
-pub fn is_zip(head: &[u8]) -> bool {
+pub(crate) fn is_zip(head: &[u8]) -> bool {
     head.starts_with(b"PK\x03\x04") || head.starts_with(b"PK\x05\x06")
 }
 
@@ -34,7 +34,7 @@ fn is_pgn_member(name: &str) -> bool {
 /// Replaces every zip archive among `sources` with its PGN members, in
 /// archive order. An archive without a PGN member is dropped with a
 /// warning; one that cannot be read stays, and opening it says why.
-pub fn expand_zips(sources: Vec<Source>) -> Vec<Source> {
+pub(crate) fn expand_zips(sources: Vec<Source>) -> Vec<Source> {
     let mut out = Vec::with_capacity(sources.len());
     for source in sources {
         let Origin::File(path) = &source.origin else {
@@ -82,7 +82,7 @@ pub fn expand_zips(sources: Vec<Source>) -> Vec<Source> {
 
 /// Why a zip archive that reached [`super::open`] cannot be read: its
 /// members were not taken from it, or it comes on standard input.
-pub fn refusal(origin: &Origin) -> String {
+pub(crate) fn refusal(origin: &Origin) -> String {
     match origin {
         Origin::File(path) => match File::open(path)
             .map_err(zip::result::ZipError::Io)
@@ -98,7 +98,7 @@ pub fn refusal(origin: &Origin) -> String {
 
 /// The decompressed bytes of member `index` of the zip archive at `path`,
 /// read on a thread of its own (the member's CRC is checked at its end).
-pub fn member_reader(path: &Path, index: usize) -> io::Result<decode::Chunks> {
+pub(crate) fn member_reader(path: &Path, index: usize) -> io::Result<decode::Chunks> {
     let file = File::open(path)?;
     Ok(decode::spawn(move |tx| {
         let mut archive = match zip::ZipArchive::new(file) {

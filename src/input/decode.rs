@@ -43,7 +43,7 @@ pub(super) enum Piece {
 pub(super) type Sender = SyncSender<Piece>;
 
 /// The decompressed bytes of one source, in order, from its own thread.
-pub struct Chunks {
+pub(crate) struct Chunks {
     rx: Receiver<Piece>,
     current: Vec<u8>,
     pos: usize,
@@ -116,7 +116,7 @@ pub(super) fn spawn(work: impl FnOnce(&Sender) + Send + 'static) -> Chunks {
 
 /// Reads `reader` to its end on a new thread. The thread stops when the
 /// [`Chunks`] are dropped.
-pub fn spawn_stream(reader: Box<dyn Read + Send>) -> Chunks {
+pub(crate) fn spawn_stream(reader: Box<dyn Read + Send>) -> Chunks {
     spawn(move |tx| pump(reader, tx))
 }
 
@@ -170,7 +170,7 @@ const FRAME_PREFIX: usize = 5;
 /// delivers it whole: the step that fails has delivered nothing that a
 /// later read would lose. The bytes given before an error are therefore
 /// the same however the caller's reads are sized.
-pub struct ZstdStream<R> {
+pub(crate) struct ZstdStream<R> {
     src: R,
     decoder: zstd::stream::raw::Decoder<'static>,
     /// A block decoded for a read with less than a block's room.
@@ -224,7 +224,7 @@ impl<R: BufRead> ZstdStream<R> {
         Ok(stream)
     }
 
-    pub fn new(src: R) -> io::Result<ZstdStream<R>> {
+    pub(crate) fn new(src: R) -> io::Result<ZstdStream<R>> {
         let mut decoder = zstd::stream::raw::Decoder::new()?;
         decoder.set_parameter(zstd::stream::raw::DParameter::WindowLogMax(WINDOW_LOG_MAX))?;
         Ok(ZstdStream {
@@ -330,7 +330,7 @@ fn stream_decoder<'a>(reader: impl BufRead + Send + 'a) -> io::Result<Box<dyn Re
 
 /// Decompresses a zstd stream on a new thread, its frames in parallel on
 /// `pool` when they can be walked, at most `threads` at a time.
-pub fn spawn_zstd<R: BufRead + Send + 'static>(
+pub(crate) fn spawn_zstd<R: BufRead + Send + 'static>(
     src: R,
     pool: Arc<rayon::ThreadPool>,
     threads: usize,

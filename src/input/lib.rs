@@ -1,16 +1,23 @@
 //! Input: the sources named on the command line (files, directories, `-`),
 //! opened with decompression chosen by magic bytes, and read as batches of
 //! whole games with their byte offsets.
+//!
+//! Entry points: [`collect_sources`] expands the inputs into [`Source`]s,
+//! [`open`] opens one (an [`Opened`] reader and its [`Compression`]), and
+//! [`read_batches`] cuts its text into [`Batch`]es of whole games
+//! ([`GameSpan`]s, found by a [`Splitter`]). [`piece`] plans and opens the
+//! pieces of one large file, each read by a worker process of its own.
+//! Every failure is an [`InputError`], said as `PATH: CAUSE`.
 
 #![forbid(unsafe_code)]
 
 mod archive;
-pub mod batch;
+mod batch;
 mod decode;
 pub mod piece;
 mod split;
 
-pub use batch::{Batch, read_batches};
+pub use batch::{BATCH_BYTES, Batch, GAME_CAP, read_batches};
 pub use split::{GameSpan, Splitter};
 
 use std::fs::File;

@@ -548,7 +548,133 @@ impl PieceReader {
     }
 }
 
+impl PieceReader {
+    /// Decides the first sync point once the scan for it finds one, or the
+    /// stream ends cleanly (`wend`, the window's end); the bytes handed
+    /// out start there.
+    fn scan_first(&mut self, wend: u64) {
+        if self.found.first.is_some() {
+            return;
+        }
+        match self.first_scan.scan(&self.window, self.wstart, self.ended) {
+            Some(p) => self.found.first = Some(p),
+            None if self.ended && self.error.is_none() => self.found.first = Some(wend),
+            None => {}
+        }
+        if let Some(p) = self.found.first {
+            self.out = p;
+        }
+    }
+
+    /// Decides the seam, the first sync point at or after the bounds' end,
+    /// once the scan for it finds one or the stream ends cleanly.
+    fn scan_seam(&mut self, wend: u64) {
+        if let Some(scan) = &mut self.seam_scan
+            && self.found.seam.is_none()
+        {
+            match scan.scan(&self.window, self.wstart, self.ended) {
+                Some(q) => self.found.seam = Some(q),
+                None if self.ended && self.error.is_none() => self.found.seam = Some(wend),
+                None => {}
+            }
+        } else if self.ended && self.error.is_none() && self.found.seam.is_none() {
+            // The stream ended without passing the bounds' end where a
+            // frame ends: the piece read to the source's end, and merge
+            // finds that it does not meet the next one.
+            self.found.seam = Some(wend);
+        }
+    }
+
+    /// How far the bytes known to be the own range's reach: up to the seam,
+    /// or as far as the scan for it has passed, or (after an error, as one
+    /// run would) everything read.
+    fn limit(&self, seam: Option<u64>, wend: u64) -> u64 {
+        match (seam, &self.seam_scan, &self.error) {
+            (Some(q), _, _) => q,
+            (None, Some(scan), None) => scan.pos,
+            (None, _, _) => wend,
+        }
+    }
+
+    /// Hands out the window's bytes from `out` on, up to `limit` and as
+    /// many as `buf` holds.
+    fn hand_out(&mut self, buf: &mut [u8], limit: u64) -> usize {
+        let from = buf_index(self.out - self.wstart);
+        let n = usize::try_from(limit - self.out).map_or(buf.len(), |k| k.min(buf.len()));
+        buf[..n].copy_from_slice(&self.window[from..from + n]);
+        self.lines.add(&buf[..n]);
+        self.out += n as u64;
+        self.publish();
+        n
+    }
+
+    /// Within the bounds with nothing held, reads straight into `buf`:
+    /// the bytes read if they are all within the bounds; none if they
+    /// passed their end (they are kept in the window, where the seam is
+    /// looked for), the stream ended or failed.
+    fn read_through(&mut self, buf: &mut [u8], wend: u64) -> Option<usize> {
+        self.window.clear();
+        self.wstart = wend;
+        match self.pull(buf) {
+            Ok(n) if n > 0 && self.seam_scan.is_none_or(|s| s.pos >= self.pos) => {
+                self.wstart = self.pos;
+                self.out = self.pos;
+                self.lines.add(&buf[..n]);
+                self.publish();
+                Some(n)
+            }
+            Ok(n) => {
+                self.window.extend_from_slice(&buf[..n]);
+                self.ended = n == 0;
+                None
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => None,
+            Err(e) => {
+                self.ended = true;
+                self.error = Some(e);
+                None
+            }
+        }
+    }
+
+    /// Drops from the window what is handed out or passed over by both
+    /// scans, then reads more into it.
+    fn refill(&mut self) {
+        let keep = match self.found.first {
+            Some(_) => self.out,
+            None => self.first_scan.pos,
+        };
+        let keep = self
+            .seam_scan
+            .filter(|_| self.found.seam.is_none())
+            .map_or(keep, |s| keep.min(s.pos));
+        let drop = usize::try_from(keep.saturating_sub(self.wstart))
+            .map_or(self.window.len(), |k| k.min(self.window.len()));
+        self.window.drain(..drop);
+        self.wstart += drop as u64;
+        let at = self.window.len();
+        let mut chunk = std::mem::take(&mut self.window);
+        chunk.resize(at + WINDOW_READ, 0);
+        let got = self.pull(&mut chunk[at..]);
+        self.window = chunk;
+        match got {
+            Ok(n) => {
+                self.window.truncate(at + n);
+                self.ended = n == 0;
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => self.window.truncate(at),
+            Err(e) => {
+                self.window.truncate(at);
+                self.ended = true;
+                self.error = Some(e);
+            }
+        }
+    }
+}
+
 impl Read for PieceReader {
+    /// Hands out the piece's own bytes: from the first sync point at or
+    /// after its start to the seam, the first at or after its end.
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         if buf.is_empty() || self.failed {
             return Ok(0);
@@ -556,84 +682,27 @@ impl Read for PieceReader {
         self.note_length();
         loop {
             let wend = self.wstart + self.window.len() as u64;
-            if self.found.first.is_none() {
-                match self.first_scan.scan(&self.window, self.wstart, self.ended) {
-                    Some(p) => self.found.first = Some(p),
-                    None if self.ended && self.error.is_none() => self.found.first = Some(wend),
-                    None => {}
-                }
-                if let Some(p) = self.found.first {
-                    self.out = p;
-                }
-            }
-            if let Some(scan) = &mut self.seam_scan
-                && self.found.seam.is_none()
-            {
-                match scan.scan(&self.window, self.wstart, self.ended) {
-                    Some(q) => self.found.seam = Some(q),
-                    None if self.ended && self.error.is_none() => self.found.seam = Some(wend),
-                    None => {}
-                }
-            } else if self.ended && self.error.is_none() && self.found.seam.is_none() {
-                // The stream ended without passing the bounds' end where a
-                // frame ends: the piece read to the source's end, and merge
-                // finds that it does not meet the next one.
-                self.found.seam = Some(wend);
-            }
+            self.scan_first(wend);
+            self.scan_seam(wend);
             if let Some(first) = self.found.first {
                 let seam = self.found.seam.map(|q| q.max(first));
-                // Hand out what is known to be the own range's: up to the
-                // seam, or as far as the scan for it has passed, or (after
-                // an error, as one run would) everything read.
-                let limit = match (seam, &self.seam_scan, &self.error) {
-                    (Some(q), _, _) => q,
-                    (None, Some(scan), None) => scan.pos,
-                    (None, _, _) => wend,
-                };
+                let limit = self.limit(seam, wend);
                 if self.out < limit {
-                    let from = buf_index(self.out - self.wstart);
-                    let n =
-                        usize::try_from(limit - self.out).map_or(buf.len(), |k| k.min(buf.len()));
-                    buf[..n].copy_from_slice(&self.window[from..from + n]);
-                    self.lines.add(&buf[..n]);
-                    self.out += n as u64;
-                    self.publish();
-                    return Ok(n);
+                    return Ok(self.hand_out(buf, limit));
                 }
                 if seam.is_some() {
                     self.publish();
                     return Ok(0);
                 }
-                // Within the bounds with nothing held: straight into `buf`.
                 if self.out == wend
                     && self.seam_scan.is_none()
                     && self.error.is_none()
                     && !self.ended
                 {
-                    self.window.clear();
-                    self.wstart = wend;
-                    match self.pull(buf) {
-                        Ok(n) if n > 0 && self.seam_scan.is_none_or(|s| s.pos >= self.pos) => {
-                            self.wstart = self.pos;
-                            self.out = self.pos;
-                            self.lines.add(&buf[..n]);
-                            self.publish();
-                            return Ok(n);
-                        }
-                        Ok(n) => {
-                            // Bytes after the bounds' end: the seam is
-                            // looked for in them.
-                            self.window.extend_from_slice(&buf[..n]);
-                            self.ended = n == 0;
-                            continue;
-                        }
-                        Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                        Err(e) => {
-                            self.ended = true;
-                            self.error = Some(e);
-                            continue;
-                        }
+                    if let Some(n) = self.read_through(buf, wend) {
+                        return Ok(n);
                     }
+                    continue;
                 }
             }
             if let Some(e) = self.error.take() {
@@ -641,40 +710,10 @@ impl Read for PieceReader {
                 self.publish();
                 return Err(e);
             }
-            if self.ended {
-                // Both scans are decided at the end.
-                continue;
+            if !self.ended {
+                self.refill();
             }
-            // Drop what is handed out or passed over, then read more.
-            let keep = match self.found.first {
-                Some(_) => self.out,
-                None => self.first_scan.pos,
-            };
-            let keep = self
-                .seam_scan
-                .filter(|_| self.found.seam.is_none())
-                .map_or(keep, |s| keep.min(s.pos));
-            let drop = usize::try_from(keep.saturating_sub(self.wstart))
-                .map_or(self.window.len(), |k| k.min(self.window.len()));
-            self.window.drain(..drop);
-            self.wstart += drop as u64;
-            let at = self.window.len();
-            let mut chunk = std::mem::take(&mut self.window);
-            chunk.resize(at + WINDOW_READ, 0);
-            let got = self.pull(&mut chunk[at..]);
-            self.window = chunk;
-            match got {
-                Ok(n) => {
-                    self.window.truncate(at + n);
-                    self.ended = n == 0;
-                }
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => self.window.truncate(at),
-                Err(e) => {
-                    self.window.truncate(at);
-                    self.ended = true;
-                    self.error = Some(e);
-                }
-            }
+            // At the end, both scans are decided on the next round.
         }
     }
 }

@@ -5,23 +5,23 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-pub const SAMPLE: &str = concat!(
+pub(crate) const SAMPLE: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/corpora/lichess_2025-05_sample.pgn"
 );
 
-pub fn corpus(rel: &str) -> PathBuf {
+pub(crate) fn corpus(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("corpora")
         .join(rel)
 }
 
-pub fn bin() -> Command {
+pub(crate) fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_pgn-audit"))
 }
 
 /// Runs `pgn-audit ARGS -o OUT` and returns the output.
-pub fn run(args: &[&str], out: &Path) -> Output {
+pub(crate) fn run(args: &[&str], out: &Path) -> Output {
     let mut cmd = bin();
     cmd.args(args).arg("-o").arg(out);
     cmd.stdin(Stdio::null());
@@ -29,7 +29,7 @@ pub fn run(args: &[&str], out: &Path) -> Output {
 }
 
 /// Runs and asserts exit status 0.
-pub fn run_ok(args: &[&str], out: &Path) -> Output {
+pub(crate) fn run_ok(args: &[&str], out: &Path) -> Output {
     let o = run(args, out);
     assert_eq!(
         o.status.code(),
@@ -41,7 +41,7 @@ pub fn run_ok(args: &[&str], out: &Path) -> Output {
 }
 
 /// The rows of a report file, header excluded, as string vectors.
-pub fn rows(out: &Path, file: &str) -> Vec<Vec<String>> {
+pub(crate) fn rows(out: &Path, file: &str) -> Vec<Vec<String>> {
     let mut r = csv::Reader::from_path(out.join(file)).expect("report exists");
     r.records()
         .map(|rec| rec.expect("csv row").iter().map(str::to_owned).collect())
@@ -49,7 +49,7 @@ pub fn rows(out: &Path, file: &str) -> Vec<Vec<String>> {
 }
 
 /// The rows of a report file as maps from column name to value.
-pub fn records(out: &Path, file: &str) -> Vec<std::collections::BTreeMap<String, String>> {
+pub(crate) fn records(out: &Path, file: &str) -> Vec<std::collections::BTreeMap<String, String>> {
     let mut r = csv::Reader::from_path(out.join(file)).expect("report exists");
     let header: Vec<String> = r.headers().unwrap().iter().map(str::to_owned).collect();
     r.records()
@@ -63,14 +63,14 @@ pub fn records(out: &Path, file: &str) -> Vec<std::collections::BTreeMap<String,
         .collect()
 }
 
-pub fn summary(out: &Path) -> serde_json::Value {
+pub(crate) fn summary(out: &Path) -> serde_json::Value {
     let text = std::fs::read_to_string(out.join("summary.json")).expect("summary.json");
     serde_json::from_str(&text).expect("summary.json is JSON")
 }
 
 /// Asserts games = clean + flagged + incomplete and returns (games, clean,
 /// flagged, incomplete).
-pub fn counts(out: &Path) -> (u64, u64, u64, u64) {
+pub(crate) fn counts(out: &Path) -> (u64, u64, u64, u64) {
     let s = summary(out);
     let g = |k: &str| s[k].as_u64().unwrap();
     let c = (g("games"), g("clean"), g("flagged"), g("incomplete"));
@@ -79,7 +79,7 @@ pub fn counts(out: &Path) -> (u64, u64, u64, u64) {
 }
 
 /// Sum of the values of one summary count object.
-pub fn total(out: &Path, key: &str) -> u64 {
+pub(crate) fn total(out: &Path, key: &str) -> u64 {
     summary(out)[key]
         .as_object()
         .unwrap()
@@ -88,23 +88,23 @@ pub fn total(out: &Path, key: &str) -> u64 {
         .sum()
 }
 
-pub fn tempdir() -> tempfile::TempDir {
+pub(crate) fn tempdir() -> tempfile::TempDir {
     tempfile::tempdir().expect("tempdir")
 }
 
-pub fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
+pub(crate) fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
     let p = dir.join(name);
     std::fs::write(&p, bytes).unwrap();
     p
 }
 
-pub fn s(p: &Path) -> &str {
+pub(crate) fn s(p: &Path) -> &str {
     p.to_str().unwrap()
 }
 
 /// The Python that runs the tests' oracles (python-chess, Dask), with the
 /// packages that tests/setup-oracles installed on its path (see build.rs).
-pub fn python() -> Command {
+pub(crate) fn python() -> Command {
     let mut cmd = Command::new(env!("PGN_AUDIT_PYTHON"));
     cmd.env("PYTHONPATH", env!("PGN_AUDIT_PYTHONPATH"));
     cmd
@@ -115,7 +115,7 @@ pub fn python() -> Command {
 /// python-chess) and returns what it printed. Its callers are ignored where
 /// build.rs found no python-chess, so a missing oracle here is a failure,
 /// never a pass.
-pub fn python_crosscheck(script: &str, args: &[&str]) -> String {
+pub(crate) fn python_crosscheck(script: &str, args: &[&str]) -> String {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/crosscheck")
         .join(script);
@@ -143,7 +143,7 @@ pub fn python_crosscheck(script: &str, args: &[&str]) -> String {
 
 /// The games of the Lichess sample, each as its text without the blank
 /// lines around it.
-pub fn sample_games() -> Vec<String> {
+pub(crate) fn sample_games() -> Vec<String> {
     let text = std::fs::read_to_string(SAMPLE).expect("the sample");
     text.split("\n\n[Event")
         .enumerate()
@@ -159,12 +159,12 @@ pub fn sample_games() -> Vec<String> {
 }
 
 /// A game given a bad FEN tag, so that it has an errors.csv row.
-pub fn with_bad_fen(game: &str) -> String {
+pub(crate) fn with_bad_fen(game: &str) -> String {
     game.replacen("]\n", "]\n[FEN \"not a fen\"]\n", 1)
 }
 
 /// The named columns of every row of a report.
-pub fn pick(out: &Path, file: &str, cols: &[&str]) -> Vec<Vec<String>> {
+pub(crate) fn pick(out: &Path, file: &str, cols: &[&str]) -> Vec<Vec<String>> {
     records(out, file)
         .iter()
         .map(|r| cols.iter().map(|c| r[*c].clone()).collect())
@@ -172,14 +172,14 @@ pub fn pick(out: &Path, file: &str, cols: &[&str]) -> Vec<Vec<String>> {
 }
 
 /// Rows of string slices as owned rows, to compare with [`pick`].
-pub fn strings(rows: &[&[&str]]) -> Vec<Vec<String>> {
+pub(crate) fn strings(rows: &[&[&str]]) -> Vec<Vec<String>> {
     rows.iter()
         .map(|r| r.iter().map(|c| (*c).to_owned()).collect())
         .collect()
 }
 
 /// Every CSV report of a folder, by name.
-pub fn csv_reports(out: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+pub(crate) fn csv_reports(out: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
     std::fs::read_dir(out)
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -194,7 +194,10 @@ pub fn csv_reports(out: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
 /// Audits `text` (as `games.pgn`, with `args`) at -j1, -j2 and -j8,
 /// asserts exit status 0 and byte-identical CSV reports, and returns the
 /// folder of the -j2 run.
-pub fn audit_at_every_thread_count(text: &str, args: &[&str]) -> (tempfile::TempDir, PathBuf) {
+pub(crate) fn audit_at_every_thread_count(
+    text: &str,
+    args: &[&str],
+) -> (tempfile::TempDir, PathBuf) {
     let t = tempdir();
     let file = write(t.path(), "games.pgn", text.as_bytes());
     let mut reports = Vec::new();

@@ -8,19 +8,19 @@ use std::process::{ChildStdin, Command, Stdio};
 
 /// What one run of the binary left: exit status, standard error, and peak
 /// resident memory in KiB (`ru_maxrss` of this child alone, from `wait4`).
-pub struct Ran {
-    pub status: Option<i32>,
-    pub stderr: String,
-    pub peak_kib: u64,
+pub(crate) struct Ran {
+    pub(crate) status: Option<i32>,
+    pub(crate) stderr: String,
+    pub(crate) peak_kib: u64,
 }
 
 impl Ran {
-    pub fn peak_mib(&self) -> u64 {
+    pub(crate) fn peak_mib(&self) -> u64 {
         self.peak_kib / 1024
     }
 
     /// Asserts the peak RSS is at most `mib` MiB.
-    pub fn assert_peak_at_most(&self, mib: u64) {
+    pub(crate) fn assert_peak_at_most(&self, mib: u64) {
         assert!(
             self.peak_mib() <= mib,
             "peak RSS {} MiB > {mib} MiB; stderr: {}",
@@ -31,10 +31,10 @@ impl Ran {
 }
 
 /// The memory bound the README states, for a run at -j2.
-pub const PEAK_MIB: u64 = 100;
+pub(crate) const PEAK_MIB: u64 = 100;
 
 /// Writes a child's standard input, on a thread of its own.
-pub type Feed = Box<dyn FnOnce(&mut ChildStdin) -> std::io::Result<()> + Send>;
+pub(crate) type Feed = Box<dyn FnOnce(&mut ChildStdin) -> std::io::Result<()> + Send>;
 
 /// Runs `cmd`, feeding its standard input from `feed` on a thread (a broken
 /// pipe there is not an error: the child may stop reading), and reads its
@@ -45,7 +45,7 @@ pub type Feed = Box<dyn FnOnce(&mut ChildStdin) -> std::io::Result<()> + Send>;
 /// program's `ru_maxrss`, and this test process may have grown large. A
 /// fresh, small copy of this test binary ([`measuring_parent`]) starts it
 /// and waits for it with `wait4`.
-pub fn run_measured(cmd: Command, feed: Option<Feed>) -> Ran {
+pub(crate) fn run_measured(cmd: Command, feed: Option<Feed>) -> Ran {
     let dir = tempfile::tempdir().expect("tempdir");
     let result = dir.path().join("result");
     let mut spec = vec![
@@ -135,7 +135,7 @@ fn measuring_parent() {
 }
 
 /// `pgn-audit ARGS -o OUT` with standard input fed by `feed`.
-pub fn audit_stdin(
+pub(crate) fn audit_stdin(
     args: &[&str],
     out: &Path,
     feed: impl FnOnce(&mut ChildStdin) -> std::io::Result<()> + Send + 'static,
@@ -146,7 +146,7 @@ pub fn audit_stdin(
 }
 
 /// Writes `total` bytes made by repeating `chunk` (the last copy cut).
-pub fn write_repeated(w: &mut impl Write, chunk: &[u8], total: u64) -> std::io::Result<()> {
+pub(crate) fn write_repeated(w: &mut impl Write, chunk: &[u8], total: u64) -> std::io::Result<()> {
     // Whole copies of the chunk a block, so that blocks join seamlessly.
     let block = chunk.repeat(((1 << 20) / chunk.len()).max(1));
     let mut left = total;

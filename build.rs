@@ -31,7 +31,10 @@ fn main() {
     let py = python.as_str();
     let oracles: [(&str, &[Command]); 3] = [
         ("oracle_python_chess", &[(py, &["-c", "import chess"])]),
-        ("oracle_dask", &[(py, &["-c", "import distributed, dask_jobqueue"])]),
+        (
+            "oracle_dask",
+            &[(py, &["-c", "import distributed, dask_jobqueue"])],
+        ),
         // The browser test: Debian's chromium and chromedriver, driven by
         // selenium.
         (

@@ -103,11 +103,18 @@ def cluster(name, workers):
                                "600", "--scheduler-file", sched], **quiet)]
     while not os.path.exists(sched):
         time.sleep(0.1)
-    for _ in range(workers):
+    for k in range(workers):
+        # Worker k and the pgn-audit it starts run on core k only: a worker
+        # is a one-core machine. pgn-audit -j1 has a reader thread beside its
+        # auditing thread, so an unpinned worker would use more than its one
+        # core whenever the machine has an idle one.
+        cpu = sorted(os.sched_getaffinity(0))[k % len(os.sched_getaffinity(0))]
         procs.append(subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker",
                                        "--no-nanny", "--nthreads", "1", "--resources", "cores=1",
                                        "--no-dashboard", "--host", "127.0.0.1", "--death-timeout",
-                                       "60", "--scheduler-file", sched], **quiet))
+                                       "60", "--scheduler-file", sched],
+                                      preexec_fn=lambda cpu=cpu: os.sched_setaffinity(0, {cpu}),
+                                      **quiet))
     from distributed import Client
     with Client(scheduler_file=sched) as c:
         c.wait_for_workers(workers, timeout=120)
@@ -123,7 +130,7 @@ def drive(sched, out):
     return time.perf_counter() - start
 
 clusters = {n: cluster(f"cluster{n}", n) for n in (1, 2)}
-walls = {1: [], 2: [], "j1": [], "j2": []}
+walls = {1: [], 2: [], "j1": [], "j2": [], "core": []}
 # The clock starts with the clusters running: a user's driver on an
 # existing scheduler (--scheduler-file) waits for its Python start, the
 # Dask import, the connection, the plan, the tasks, the merge and its exit,
@@ -136,12 +143,16 @@ try:
             wall = drive(sched, os.path.join(work, f"out{n}"))
             if r > 0:
                 walls[n].append(wall)
-        # What two cores give at this moment without Dask: pgn-audit
-        # itself on the whole month at -j1 and -j2.
-        for j in ("j1", "j2"):
+        # What two cores give at this moment without Dask:
+        # pgn-audit itself on the whole month at -j1 and -j2, and at -j1 on
+        # one core (as a pinned worker runs it).
+        first = min(os.sched_getaffinity(0))
+        for j in ("j1", "j2", "core"):
             start = time.perf_counter()
-            subprocess.run([audit, month, f"-{j}", "--quiet", "-o", os.path.join(work, j)],
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+            subprocess.run([audit, month, "-j2" if j == "j2" else "-j1", "--quiet", "-o",
+                            os.path.join(work, j)], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL, check=True,
+                           preexec_fn=(lambda: os.sched_setaffinity(0, {first})) if j == "core" else None)
             if r > 0:
                 walls[j].append(time.perf_counter() - start)
 finally:
@@ -169,10 +180,10 @@ print()
 print("| driver | median s | games/s |")
 print("|---|---:|---:|")
 for n, wall in ((1, one), (2, two)):
-    print(f"| {n} worker{'s' if n > 1 else ''}, 1 thread each | {wall:.2f} | {games / wall:,.0f} |")
+    print(f"| {n} worker{'s' if n > 1 else ''}, each 1 thread on a core of its own | {wall:.2f} | {games / wall:,.0f} |")
 print(f"| merge of {len(shards)} shards ({shard_mib:.0f} MiB) | {merge_wall:.2f} | |")
 j1, j2 = statistics.median(walls["j1"]), statistics.median(walls["j2"])
-for j, wall in (("-j1", j1), ("-j2", j2)):
+for j, wall in (("-j1", j1), ("-j2", j2), ("-j1 on one core", statistics.median(walls["core"]))):
     print(f"| for comparison: pgn-audit {j} on the month, no Dask | {wall:.2f} | {games / wall:,.0f} |")
 print()
 print("| target | measured | limit | met |")

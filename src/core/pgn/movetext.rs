@@ -132,7 +132,8 @@ pub(super) fn read_movetext(bytes: &[u8], start: usize) -> Movetext {
     out
 }
 
-// Long: one pass with one cursor over the bytes, one arm per token kind; the move arm (most tokens) stays inline in the loop.
+// Long: one pass with one cursor over the bytes, one arm per token kind;
+// the move arm (most tokens) stays inline in the loop.
 /// Reads the movetext's tokens into `out`, up to the end or the first
 /// token that is not PGN.
 fn read_tokens(bytes: &[u8], start: usize, out: &mut Movetext) {

@@ -484,7 +484,8 @@ fn fast_san(token: &[u8]) -> Option<SanPlus> {
     fast_san_at(token, 0).map(|(san, _)| san)
 }
 
-// Long: one pass over the token's bytes, one step per part of the SAN grammar, inlined into the token loop.
+// Long: one pass over the token's bytes, one step per part of the SAN
+// grammar, inlined into the token loop.
 /// [`fast_san`] of the token starting at `start`, and where it ends, found
 /// in one pass. Every byte the SAN grammar below accepts is a non-delimiter
 /// and every delimiter is refused where a SAN byte is required, so reading

@@ -112,7 +112,8 @@ fn line_len(line: &[u8]) -> usize {
     }
 }
 
-// Long: the standard reading, the unescaped-quotes repair and the fallback share the name and value positions, tried in the order the comment states.
+// Long: the standard reading, the unescaped-quotes repair and the fallback
+// share the name and value positions, tried in the order the comment states.
 /// Reads the tag that starts with the `[` at byte `at` of the game; `line`
 /// runs from there to the end of its line, terminator included. Returns
 /// how much of `line` is read: all of it, or the tag alone where another

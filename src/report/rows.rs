@@ -34,20 +34,7 @@ impl Cell for u32 {
 impl Cell for u64 {
     type Owned = u64;
     fn write<W: std::io::Write>(&self, out: &mut csv::Writer<W>) -> csv::Result<()> {
-        let mut digits = [0u8; 20];
-        let mut at = digits.len();
-        let mut n = *self;
-        loop {
-            at -= 1;
-            #[allow(clippy::cast_possible_truncation, reason = "a digit, below 10")]
-            let digit = (n % 10) as u8;
-            digits[at] = b'0' + digit;
-            n /= 10;
-            if n == 0 {
-                break;
-            }
-        }
-        out.write_field(&digits[at..])
+        out.write_field(itoa::Buffer::new().format(*self))
     }
     fn owned(&self, _: &impl Fn(&str) -> String) -> u64 {
         *self

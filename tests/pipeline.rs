@@ -1,7 +1,7 @@
 //! The audit pipeline end to end (issue 2): every game read is reported once,
 //! in input order, the same for any thread count and any compression.
 
-mod common;
+use crate::common;
 
 use std::io::Write;
 use std::path::Path;

@@ -8,7 +8,7 @@
 //! python-chess is missing (and run, so failing, under CI). Also (v3) the
 //! readings python-chess shares: glyphs, `ep`, impossible en-passant squares.
 
-mod common;
+use crate::common;
 
 #[test]
 #[cfg_attr(

@@ -7,9 +7,7 @@
 //! One module per area; each test names the item of issue 12 (or of
 //! issue 23, the second round) it pins.
 
-#[path = "../common/mod.rs"]
-mod common;
-mod support;
+use crate::{common, support};
 
 mod boundaries;
 mod cells;

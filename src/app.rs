@@ -126,8 +126,9 @@ const THREADS_ALWAYS: usize = 8;
 /// A validated run configuration.
 #[derive(Debug, Clone)]
 pub(crate) struct Config {
-    /// The inputs as given: files, folders, `-` for standard input.
-    pub(crate) inputs: Vec<String>,
+    /// The inputs as given: files, folders, `-` for standard input (OS
+    /// strings: a file name need not be UTF-8).
+    pub(crate) inputs: Vec<PathBuf>,
     /// The output folder (`-o`).
     pub(crate) out: PathBuf,
     /// Worker threads: `-j` or every core, at most 4 per core (8 on any
@@ -307,15 +308,17 @@ fn exit_status(config: &Config, summary: &Summary, signals: &Signals) -> Exit {
 }
 
 /// Size and modification time of each source as the run starts, before
-/// any is read (of a zip member, those of its archive).
+/// any is read (of a zip member, those of its archive); none for what is
+/// not a regular file (a pipe has no size).
 fn stat_sources(sources: &[Source]) -> Vec<Stat> {
     sources
         .iter()
         .map(|s| match &s.origin {
-            Origin::File(p) | Origin::ZipMember { archive: p, .. } => {
-                std::fs::metadata(p).map_or((None, None), |m| SourceDetail::stat(&m))
-            }
-            Origin::Stdin => (None, None),
+            Origin::File(p) | Origin::ZipMember { archive: p, .. } => std::fs::metadata(p)
+                .ok()
+                .filter(std::fs::Metadata::is_file)
+                .map_or((None, None), |m| SourceDetail::stat(&m)),
+            Origin::Stdin | Origin::Unreadable(_) => (None, None),
         })
         .collect()
 }
@@ -328,6 +331,7 @@ fn raw_size(sources: &[Source], stats: &[Stat]) -> Option<u64> {
         .zip(stats)
         .map(|(s, (size, _))| match s.origin {
             Origin::File(_) => *size,
+            Origin::Unreadable(_) => Some(0),
             Origin::Stdin | Origin::ZipMember { .. } => None,
         })
         .sum()
@@ -402,6 +406,7 @@ impl Stages<'_> {
         let (spare_tx, spare_rx) = mpsc::channel::<Vec<u8>>();
         let reader = Reader {
             sources: self.sources.to_vec(),
+            sizes: self.stats.iter().map(|(size, _)| *size).collect(),
             pool,
             spares: spare_rx,
             interrupted: signals.interrupted.clone(),

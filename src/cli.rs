@@ -130,7 +130,7 @@ pub(crate) struct AuditArgs {
     /// standard input (once). A file named `merge` or `audit`: write
     /// `./merge`.
     #[arg(required = true, value_name = "INPUT")]
-    pub(crate) inputs: Vec<String>,
+    pub(crate) inputs: Vec<PathBuf>,
 
     /// Where the reports go; created if missing. The reports of an earlier
     /// run in it are replaced.

@@ -51,11 +51,11 @@ fn zstd_reference(z: &[u8]) -> Vec<u8> {
 }
 
 /// Report files by name, with their bytes.
-type ReportBytes = Vec<(String, Vec<u8>)>;
+pub(super) type ReportBytes = Vec<(String, Vec<u8>)>;
 
 /// Every report of a run but summary.json, and summary.json without the
 /// two fields that differ between runs (`seconds`, `threads`).
-fn report_bytes(out: &Path) -> ReportBytes {
+pub(super) fn report_bytes(out: &Path) -> ReportBytes {
     let mut files: Vec<_> = std::fs::read_dir(out)
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -80,7 +80,7 @@ fn report_bytes(out: &Path) -> ReportBytes {
 }
 
 /// The rows of every CSV report, without their `source` column, by file.
-fn rows_but_source(out: &Path) -> Vec<(String, Vec<Vec<String>>)> {
+pub(super) fn rows_but_source(out: &Path) -> Vec<(String, Vec<Vec<String>>)> {
     let mut names: Vec<String> = std::fs::read_dir(out)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
@@ -102,7 +102,10 @@ fn rows_but_source(out: &Path) -> Vec<(String, Vec<Vec<String>>)> {
 /// Runs `input` at -j1, -j2, -j3 and -j8: the same exit status and
 /// message every time, byte-identical reports; returns the -j1 folder's
 /// parent, its exit status and its standard error.
-fn same_at_every_thread_count(t: &Path, input: &Path) -> (std::path::PathBuf, Option<i32>, String) {
+pub(super) fn same_at_every_thread_count(
+    t: &Path,
+    input: &Path,
+) -> (std::path::PathBuf, Option<i32>, String) {
     let mut first: Option<(ReportBytes, Option<i32>, String)> = None;
     for j in ["1", "2", "3", "8"] {
         let out = t.join(format!("j{j}"));
@@ -241,7 +244,7 @@ fn zstd_long_31_frames_are_read() {
     }
 }
 
-fn gzip(data: &[u8]) -> Vec<u8> {
+pub(super) fn gzip(data: &[u8]) -> Vec<u8> {
     let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
     enc.write_all(data).unwrap();
     enc.finish().unwrap()
@@ -351,7 +354,7 @@ fn only_the_last_game_of_the_source_breaks_off() {
 }
 
 /// The first `n` games of the sample.
-fn first_games(n: usize) -> String {
+pub(super) fn first_games(n: usize) -> String {
     common::sample_games()[..n].join("\n\n") + "\n"
 }
 
@@ -447,7 +450,7 @@ fn foreign_formats_are_refused_and_the_run_goes_on() {
     assert_eq!(s["bytes"], text.len() as u64);
 }
 
-fn xz(data: &[u8]) -> Vec<u8> {
+pub(super) fn xz(data: &[u8]) -> Vec<u8> {
     let mut enc = liblzma::write::XzEncoder::new(Vec::new(), 6);
     enc.write_all(data).unwrap();
     enc.finish().unwrap()

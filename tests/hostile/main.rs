@@ -16,6 +16,7 @@ mod folder;
 mod input_caps;
 mod reading;
 mod runtime;
+mod sources;
 mod variant;
 
 /// The measuring runner itself: the sample through standard input gives

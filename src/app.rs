@@ -148,6 +148,9 @@ pub(crate) struct Config {
     pub(crate) fail_on_findings: bool,
     /// The one piece of the one input to audit (`--piece`).
     pub(crate) piece: Option<input::piece::Bounds>,
+    /// The largest zstd window or xz dictionary a source may ask for
+    /// (`--max-window`).
+    pub(crate) window: input::MaxWindow,
 }
 
 impl Config {
@@ -167,6 +170,7 @@ impl Config {
             quiet: args.quiet,
             fail_on_findings: args.fail_on_findings,
             piece: args.piece,
+            window: input::MaxWindow::mib(args.max_window),
         }
     }
 }
@@ -238,7 +242,7 @@ fn audit_inputs(config: &Config) -> Result<Exit, Failure> {
     // bound it cannot take writes nothing.
     let raw_read = Arc::new(AtomicU64::new(0));
     let piece = match config.piece {
-        Some(bounds) => Some(open_piece(&sources, bounds, &raw_read)?),
+        Some(bounds) => Some(open_piece(&sources, bounds, &raw_read, config.window)?),
         None => None,
     };
     let pool = start_pool(config.threads)?;
@@ -361,11 +365,12 @@ fn open_piece(
     sources: &[Source],
     bounds: input::piece::Bounds,
     raw_read: &Arc<AtomicU64>,
+    window: input::MaxWindow,
 ) -> Result<OpenPiece, Failure> {
     let found = Arc::new(Mutex::new(input::piece::Found::default()));
     let opened = match sources {
         [source] if matches!(source.origin, Origin::File(_)) => {
-            input::piece::open(source, bounds, raw_read.clone(), found.clone())?
+            input::piece::open(source, bounds, raw_read.clone(), found.clone(), window)?
         }
         [source] => {
             return Err(Failure::Piece(format!(
@@ -407,6 +412,7 @@ impl Stages<'_> {
         let reader = Reader {
             sources: self.sources.to_vec(),
             sizes: self.stats.iter().map(|(size, _)| *size).collect(),
+            window: self.config.window,
             pool,
             spares: spare_rx,
             interrupted: signals.interrupted.clone(),

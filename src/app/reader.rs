@@ -26,6 +26,8 @@ pub(super) struct Reader {
     /// Each source's size as the run started, where it is a regular file:
     /// one that ends before it is a read error.
     pub(super) sizes: Vec<Option<u64>>,
+    /// The largest zstd window or xz dictionary a source may ask for.
+    pub(super) window: input::MaxWindow,
     pub(super) pool: Arc<rayon::ThreadPool>,
     /// Buffers of batches written, to read into again.
     pub(super) spares: mpsc::Receiver<Vec<u8>>,
@@ -77,6 +79,7 @@ impl Reader {
         input::open(
             &self.sources[index],
             self.sizes[index],
+            self.window,
             self.raw_read.clone(),
             &self.pool,
             self.pool.current_num_threads(),
@@ -168,6 +171,12 @@ fn cut_by(batch: &Batch, compression: Compression, failed: &Failed) -> Option<St
 fn read_error(compression: Compression, bytes: u64, e: &io::Error) -> String {
     match compression {
         Compression::None => format!("read error: {}", input::io_cause(e)),
+        // A window or dictionary above `--max-window`: refused, not broken.
+        c if e.kind() == io::ErrorKind::OutOfMemory => format!(
+            "{} stream refused after {bytes} bytes: {}",
+            c.name(),
+            input::io_cause(e)
+        ),
         c => format!(
             "{} stream is corrupt or truncated after {bytes} bytes: {}",
             c.name(),

@@ -151,9 +151,104 @@ pub(super) fn pump(mut reader: impl Read, tx: &Sender) {
     }
 }
 
-/// The largest window a zstd frame may ask for: `zstd --long=31` writes
-/// frames with a 2 GiB window, past the library's default limit of 128 MiB.
-const WINDOW_LOG_MAX: u32 = 31;
+/// The largest zstd window or xz dictionary a source may ask for
+/// (`--max-window MIB`): a frame or stream that asks for more is refused
+/// with a read error naming the option, so that memory stays bounded
+/// whatever the input, as the zstd tool refuses such a frame by default.
+/// `zstd --long=31` writes frames with a 2 GiB window.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MaxWindow {
+    mib: u32,
+}
+
+impl MaxWindow {
+    /// The limit without `--max-window`: 128 MiB, the zstd tool's own.
+    pub const DEFAULT_MIB: u32 = 128;
+    /// The largest limit: 2 GiB, the largest window zstd writes.
+    pub const LARGEST_MIB: u32 = 2048;
+
+    /// A limit of `mib` MiB (rounded down to a power of two, within 1 MiB
+    /// and [`MaxWindow::LARGEST_MIB`]).
+    pub fn mib(mib: u32) -> MaxWindow {
+        let mib = mib.clamp(1, MaxWindow::LARGEST_MIB);
+        MaxWindow {
+            mib: 1 << mib.ilog2(),
+        }
+    }
+
+    /// The largest zstd window log allowed.
+    fn log(self) -> u32 {
+        20 + self.mib.ilog2()
+    }
+
+    /// What an xz stream may take to decode: its dictionary and the
+    /// decoder's few MiB beside it.
+    pub(crate) fn xz_memlimit(self) -> u64 {
+        (u64::from(self.mib) + 4) << 20
+    }
+
+    /// The read error of a frame or stream that asks for more.
+    pub(crate) fn refusal(self, what: &str) -> io::Error {
+        io::Error::new(
+            io::ErrorKind::OutOfMemory,
+            format!(
+                "{what} is larger than the limit of {} MiB (--max-window {} reads it, with up to that much more memory)",
+                self.mib,
+                MaxWindow::LARGEST_MIB
+            ),
+        )
+    }
+
+    /// `e` as the refusal of a window above the limit, where zstd says
+    /// that is what it is.
+    fn zstd_error(self, e: io::Error) -> io::Error {
+        if e.to_string() == "Frame requires too much memory for decoding" {
+            self.refusal("the zstd window")
+        } else {
+            e
+        }
+    }
+}
+
+impl Default for MaxWindow {
+    fn default() -> MaxWindow {
+        MaxWindow::mib(MaxWindow::DEFAULT_MIB)
+    }
+}
+
+/// An xz decoder's reads, a dictionary above the limit said as such.
+pub(crate) struct XzLimited<R> {
+    pub(crate) inner: R,
+    pub(crate) window: MaxWindow,
+}
+
+impl<R: Read> Read for XzLimited<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.inner.read(buf).map_err(|e| {
+            if e.to_string() == "memory limit reached" {
+                self.window.refusal("the xz dictionary")
+            } else {
+                e
+            }
+        })
+    }
+}
+
+/// An xz decoder of every stream of `src` (as `xz` concatenates them),
+/// within the memory of `window`.
+pub(crate) fn xz_decoder<R: BufRead>(
+    src: R,
+    window: MaxWindow,
+) -> io::Result<XzLimited<liblzma::bufread::XzDecoder<R>>> {
+    let stream = liblzma::stream::Stream::new_stream_decoder(
+        window.xz_memlimit(),
+        liblzma::stream::CONCATENATED,
+    )?;
+    Ok(XzLimited {
+        inner: liblzma::bufread::XzDecoder::new_stream(src, stream),
+        window,
+    })
+}
 
 /// The most one zstd block decompresses to.
 const ZSTD_BLOCK: usize = zstd::zstd_safe::BLOCKSIZE_MAX as usize;
@@ -186,6 +281,8 @@ pub(crate) struct ZstdStream<R> {
     done: bool,
     /// For a piece (`--piece`): where its bounds end, in input bytes.
     bound: Option<Bound>,
+    /// The largest window a frame may ask for.
+    window: MaxWindow,
 }
 
 /// Where a piece's bounds end in a zstd stream's input, and what the
@@ -210,11 +307,12 @@ impl<R: BufRead> ZstdStream<R> {
         src: R,
         at: u64,
         length: Arc<std::sync::atomic::AtomicU64>,
+        window: MaxWindow,
     ) -> io::Result<ZstdStream<R>> {
         if at == 0 {
             length.store(0, std::sync::atomic::Ordering::Relaxed);
         }
-        let mut stream = ZstdStream::new(src)?;
+        let mut stream = ZstdStream::new(src, window)?;
         stream.bound = Some(Bound {
             at,
             consumed: 0,
@@ -224,9 +322,9 @@ impl<R: BufRead> ZstdStream<R> {
         Ok(stream)
     }
 
-    pub(crate) fn new(src: R) -> io::Result<ZstdStream<R>> {
+    pub(crate) fn new(src: R, window: MaxWindow) -> io::Result<ZstdStream<R>> {
         let mut decoder = zstd::stream::raw::Decoder::new()?;
-        decoder.set_parameter(zstd::stream::raw::DParameter::WindowLogMax(WINDOW_LOG_MAX))?;
+        decoder.set_parameter(zstd::stream::raw::DParameter::WindowLogMax(window.log()))?;
         Ok(ZstdStream {
             src,
             decoder,
@@ -237,6 +335,7 @@ impl<R: BufRead> ZstdStream<R> {
             frame_done: false,
             done: false,
             bound: None,
+            window,
         })
     }
 
@@ -265,7 +364,11 @@ impl<R: BufRead> ZstdStream<R> {
             }
             let mut inb = InBuffer::around(&input[..input.len().min(self.want)]);
             let mut outb = OutBuffer::around(&mut *out);
-            let hint = self.decoder.run(&mut inb, &mut outb)?;
+            let window = self.window;
+            let hint = self
+                .decoder
+                .run(&mut inb, &mut outb)
+                .map_err(|e| window.zstd_error(e))?;
             let (read, written) = (inb.pos(), outb.pos());
             self.src.consume(read);
             if let Some(b) = &mut self.bound {
@@ -324,8 +427,11 @@ impl<R: BufRead> Read for ZstdStream<R> {
 }
 
 /// A zstd decoder over `reader`, as a single-threaded reader would use it.
-fn stream_decoder<'a>(reader: impl BufRead + Send + 'a) -> io::Result<Box<dyn Read + Send + 'a>> {
-    Ok(Box::new(ZstdStream::new(reader)?))
+fn stream_decoder<'a>(
+    reader: impl BufRead + Send + 'a,
+    window: MaxWindow,
+) -> io::Result<Box<dyn Read + Send + 'a>> {
+    Ok(Box::new(ZstdStream::new(reader, window)?))
 }
 
 /// Decompresses a zstd stream on a new thread, its frames in parallel on
@@ -334,8 +440,9 @@ pub(crate) fn spawn_zstd<R: BufRead + Send + 'static>(
     src: R,
     pool: Arc<rayon::ThreadPool>,
     threads: usize,
+    window: MaxWindow,
 ) -> Chunks {
-    spawn(move |tx| zstd_frames(src, &pool, threads, tx))
+    spawn(move |tx| zstd_frames(src, &pool, threads, window, tx))
 }
 
 /// A frame back from the pool, with its output when it decompressed whole
@@ -346,6 +453,7 @@ fn zstd_frames<R: BufRead + Send + 'static>(
     mut src: R,
     pool: &rayon::ThreadPool,
     threads: usize,
+    window: MaxWindow,
     tx: &Sender,
 ) {
     let mut queue: VecDeque<Receiver<FrameResult>> = VecDeque::new();
@@ -356,7 +464,9 @@ fn zstd_frames<R: BufRead + Send + 'static>(
         while tail.is_none() && queue.len() < in_flight {
             let mut frame = Vec::new();
             match next_frame(&mut src, &mut frame) {
-                Ok(Walk::Frame(start)) => queue.push_back(spawn_frame(pool, frame, start)),
+                Ok(Walk::Frame(start)) => {
+                    queue.push_back(spawn_frame(pool, frame, start, window));
+                }
                 Ok(Walk::End) => break,
                 // A read error comes out of the stream decoder in turn.
                 Ok(Walk::Stream) | Err(_) => tail = Some(frame),
@@ -392,16 +502,21 @@ fn zstd_frames<R: BufRead + Send + 'static>(
             }
         }
     }
-    stream_rest(tail, src, tx);
+    stream_rest(tail, src, window, tx);
 }
 
 /// Decompresses `frame[start..]` on the pool; its result comes back on
 /// the returned channel. A panic leaves the channel without a result (the
 /// stream then fails), rather than reaching the pool.
-fn spawn_frame(pool: &rayon::ThreadPool, frame: Vec<u8>, start: usize) -> Receiver<FrameResult> {
+fn spawn_frame(
+    pool: &rayon::ThreadPool,
+    frame: Vec<u8>,
+    start: usize,
+    window: MaxWindow,
+) -> Receiver<FrameResult> {
     let (ftx, frx) = mpsc::sync_channel(1);
     pool.spawn(move || {
-        let out = std::panic::catch_unwind(|| decompress_frame(&frame[start..]));
+        let out = std::panic::catch_unwind(|| decompress_frame(&frame[start..], window));
         if let Ok(out) = out {
             let _ = ftx.send((frame, out));
         }
@@ -430,9 +545,14 @@ fn taken_since(
 
 /// Ends the stream: the bytes taken, then the rest of `src`, through a
 /// stream decoder; or the end, where every frame was walked.
-fn stream_rest<R: BufRead + Send + 'static>(tail: Option<Vec<u8>>, src: R, tx: &Sender) {
+fn stream_rest<R: BufRead + Send + 'static>(
+    tail: Option<Vec<u8>>,
+    src: R,
+    window: MaxWindow,
+    tx: &Sender,
+) {
     match tail {
-        Some(taken) => match stream_decoder(Cursor::new(taken).chain(src)) {
+        Some(taken) => match stream_decoder(Cursor::new(taken).chain(src), window) {
             Ok(d) => pump(d, tx),
             Err(e) => {
                 let _ = tx.send(Piece::Failed(e));
@@ -451,11 +571,11 @@ fn frame_failed() -> io::Error {
 
 /// One frame decompressed whole, in chunks (no doubling growth of one big
 /// buffer), unless it fails or its output outgrows [`MAX_FRAME`].
-fn decompress_frame(frame: &[u8]) -> Option<Vec<Vec<u8>>> {
+fn decompress_frame(frame: &[u8], window: MaxWindow) -> Option<Vec<Vec<u8>>> {
     let mut d = zstd::stream::read::Decoder::with_buffer(frame)
         .ok()?
         .single_frame();
-    d.window_log_max(WINDOW_LOG_MAX).ok()?;
+    d.window_log_max(window.log()).ok()?;
     let mut out = Vec::new();
     let mut total = 0;
     loop {
@@ -615,7 +735,12 @@ mod tests {
     }
 
     fn decode(z: Vec<u8>) -> (Vec<u8>, Option<io::Error>) {
-        let mut chunks = spawn_zstd(Cursor::new(z), pool(), 2);
+        let mut chunks = spawn_zstd(
+            Cursor::new(z),
+            pool(),
+            2,
+            MaxWindow::mib(MaxWindow::LARGEST_MIB),
+        );
         let mut out = Vec::new();
         let err = chunks.read_to_end(&mut out).err();
         (out, err)
@@ -769,7 +894,14 @@ mod tests {
                 // A cut always fails; a corrupt byte may also decode.
                 assert!(k % 2 == 1 || reference_err.is_some(), "case {k}");
                 for size in [1 << 20, 1 << 17, 1000, 7] {
-                    let (out, err) = read_all(ZstdStream::new(Cursor::new(&d[..])).unwrap(), size);
+                    let (out, err) = read_all(
+                        ZstdStream::new(
+                            Cursor::new(&d[..]),
+                            MaxWindow::mib(MaxWindow::LARGEST_MIB),
+                        )
+                        .unwrap(),
+                        size,
+                    );
                     assert_eq!(err, reference_err, "case {k}, reads of {size}");
                     assert!(
                         out == reference,

@@ -19,6 +19,7 @@ mod split;
 
 pub use archive::Member;
 pub use batch::{BATCH_BYTES, Batch, GAME_CAP, read_batches};
+pub use decode::MaxWindow;
 pub use split::{GameSpan, Splitter};
 
 use std::fs::File;
@@ -480,12 +481,14 @@ const LAYERS: usize = 2;
 /// compression is decompressed again (up to [`LAYERS`] in all), and
 /// anything that is not PGN text is refused.
 ///
+/// `window` bounds the zstd window and xz dictionary a stream may ask for.
 /// `size` is the file's size as the run started: a file that ends before
 /// it (truncated while it is read, or replaced by a shorter one) fails with
 /// a read error at its end, so that no part of it passes for the whole.
 pub fn open(
     source: &Source,
     size: Option<u64>,
+    window: MaxWindow,
     raw_read: Arc<AtomicU64>,
     pool: &Arc<rayon::ThreadPool>,
     threads: usize,
@@ -518,11 +521,19 @@ pub fn open(
         // The magic bytes are sniffed with reads of their own, so that a
         // plain source's text goes from the file straight into the batches:
         // sniffing through a 1 MiB buffer would copy its first MiB twice.
-        let (head, sniffed, ended) = sniff(&mut stream).map_err(err)?;
+        let (head, sniffed, end) = sniff(&mut stream);
         let head_bytes = &head[..sniffed];
+        let rest: Box<dyn Read + Send> = match end {
+            Sniffed::More => stream,
+            Sniffed::Ended => Box::new(io::empty()),
+            // A decompressor that fails in its first bytes: they are the
+            // text up to the fault, and the fault is the read error that
+            // follows them, as it would be after more.
+            Sniffed::Failed(e) if !layers.is_empty() => Box::new(Fails(Some(e))),
+            Sniffed::Failed(e) => return Err(err(e)),
+        };
         refuse(source, head_bytes, &layers)?;
         let compression = Compression::detect(head_bytes);
-        let rest: Box<dyn Read + Send> = if ended { Box::new(io::empty()) } else { stream };
         let again: Box<dyn Read + Send> =
             Box::new(io::Cursor::new(head).take(sniffed as u64).chain(rest));
         if compression == Compression::None {
@@ -544,7 +555,7 @@ pub fn open(
         // An inner layer is decoded as it is read, whatever the thread
         // count, so that its faults fall where they fall at -j1.
         let threads = if layers.is_empty() { threads } else { 1 };
-        stream = decoder(compression, again, pool, threads).map_err(err)?;
+        stream = decoder(compression, again, pool, threads, window).map_err(err)?;
         layers.push(compression);
     }
 }
@@ -582,21 +593,43 @@ impl Read for Whole {
     }
 }
 
+/// How the first bytes of a stream were read.
+enum Sniffed {
+    /// All of [`SNIFF`] were read; more may follow.
+    More,
+    /// The stream ended there.
+    Ended,
+    /// A read failed there.
+    Failed(io::Error),
+}
+
 /// The first bytes of a source, up to [`SNIFF`]: the bytes, how many were
-/// read, and whether the source ended there (a terminal gives its end,
-/// Ctrl-D, once, and a read after it waits for more).
-fn sniff(source: &mut impl Read) -> io::Result<([u8; SNIFF], usize, bool)> {
+/// read, and how reading them ended (a terminal gives its end, Ctrl-D,
+/// once, and a read after it waits for more).
+fn sniff(source: &mut impl Read) -> ([u8; SNIFF], usize, Sniffed) {
     let mut head = [0u8; SNIFF];
     let mut sniffed = 0;
     while sniffed < head.len() {
         match source.read(&mut head[sniffed..]) {
-            Ok(0) => return Ok((head, sniffed, true)),
+            Ok(0) => return (head, sniffed, Sniffed::Ended),
             Ok(n) => sniffed += n,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
+            Err(e) => return (head, sniffed, Sniffed::Failed(e)),
         }
     }
-    Ok((head, sniffed, false))
+    (head, sniffed, Sniffed::More)
+}
+
+/// A reader whose one read is an error.
+struct Fails(Option<io::Error>);
+
+impl Read for Fails {
+    fn read(&mut self, _: &mut [u8]) -> io::Result<usize> {
+        match self.0.take() {
+            Some(e) => Err(e),
+            None => Ok(0),
+        }
+    }
 }
 
 /// Refuses a source whose first bytes (within the compression `layers`)
@@ -645,6 +678,7 @@ fn decoder(
     stream: impl Read + Send + 'static,
     pool: &Arc<rayon::ThreadPool>,
     threads: usize,
+    window: MaxWindow,
 ) -> io::Result<Box<dyn Read + Send>> {
     let buffered = |stream| BufReader::with_capacity(1 << 20, stream);
     Ok(match compression {
@@ -658,8 +692,15 @@ fn decoder(
         // per MiB (zstd 1.06x -> 1.02x, pzstd 1.08x -> 1.06x the plain
         // input's time at -j2, 15 interleaved rounds); the reader thread
         // still cuts games while the workers audit.
-        Compression::Zstd if threads <= 2 => Box::new(decode::ZstdStream::new(buffered(stream))?),
-        Compression::Zstd => Box::new(decode::spawn_zstd(buffered(stream), pool.clone(), threads)),
+        Compression::Zstd if threads <= 2 => {
+            Box::new(decode::ZstdStream::new(buffered(stream), window)?)
+        }
+        Compression::Zstd => Box::new(decode::spawn_zstd(
+            buffered(stream),
+            pool.clone(),
+            threads,
+            window,
+        )),
         Compression::Gzip => Box::new(decode::spawn_stream(Box::new(
             flate2::read::MultiGzDecoder::new(buffered(stream)),
         ))),
@@ -667,9 +708,10 @@ fn decoder(
             bzip2::read::MultiBzDecoder::new(buffered(stream)),
         ))),
         // Every stream of a multi-stream file (as `xz` concatenates them).
-        Compression::Xz => Box::new(decode::spawn_stream(Box::new(
-            liblzma::bufread::XzDecoder::new_multi_decoder(buffered(stream)),
-        ))),
+        Compression::Xz => Box::new(decode::spawn_stream(Box::new(decode::xz_decoder(
+            buffered(stream),
+            window,
+        )?))),
     })
 }
 

@@ -208,7 +208,8 @@ fn long_window_frame(data: &[u8], pzstd_header: bool) -> Vec<u8> {
 }
 
 /// Item 15: a frame with a window larger than the library's default limit
-/// (`zstd --long=31`) is read, on the reader thread (-j1), by the stream
+/// (`zstd --long=31`) is read with `--max-window 2048` (issue 23, item
+/// 11), on the reader thread (-j1), by the stream
 /// decoder (-j3, no frame size known) and on the pool (-j3, announced by
 /// a pzstd header): the same reports as the plain text.
 #[test]
@@ -227,7 +228,10 @@ fn zstd_long_31_frames_are_read() {
         );
         for j in ["1", "3"] {
             let out = t.path().join(format!("out{header}{j}"));
-            let o = common::run(&["-j", j, "--no-html", common::s(&z)], &out);
+            let o = common::run(
+                &["-j", j, "--no-html", "--max-window", "2048", common::s(&z)],
+                &out,
+            );
             assert_eq!(
                 o.status.code(),
                 Some(0),
@@ -242,6 +246,51 @@ fn zstd_long_31_frames_are_read() {
             );
         }
     }
+}
+
+/// The refusal of a zstd window above the default limit, after `bytes`.
+fn window_refused(source: &str, bytes: u64) -> String {
+    format!(
+        "pgn-audit: {source}: zstd stream refused after {bytes} bytes: the zstd window is larger \
+         than the limit of 128 MiB (--max-window 2048 reads it, with up to that much more memory)"
+    )
+}
+
+/// Issue 23, item 11: a zstd frame that declares a 2 GiB window is refused
+/// without `--max-window`, before its 250 MB fill any memory: the peak RSS
+/// stays within the bound at -j1 and -j3 (streamed in), and the refusal is
+/// the same at every thread count, also for a frame a pzstd header
+/// announces (decoded on the pool at -j3).
+#[test]
+fn a_zstd_window_above_the_limit_is_refused_in_bounded_memory() {
+    let t = common::tempdir();
+    let sample = games(1);
+    for j in ["1", "3"] {
+        let out = t.path().join(format!("j{j}"));
+        let sample = sample.clone();
+        let ran = super::support::audit_stdin(&["--no-html", "-j", j, "-"], &out, move |w| {
+            let mut enc = zstd::stream::Encoder::new(w, 1)?;
+            enc.window_log(31)?;
+            enc.include_contentsize(false)?;
+            for _ in 0..250 {
+                enc.write_all(&sample)?;
+            }
+            enc.finish().map(|_| ())
+        });
+        let lines: Vec<&str> = ran
+            .stderr
+            .lines()
+            .filter(|l| l.starts_with("pgn-audit:"))
+            .collect();
+        assert_eq!(lines, [window_refused("-", 0)], "-j{j}");
+        assert_eq!(ran.status, Some(2), "-j{j}");
+        assert_eq!(common::counts(&out).0, 0, "-j{j}");
+        ran.assert_peak_at_most(super::support::PEAK_MIB);
+    }
+    let z = common::write(t.path(), "long.pgn.zst", &long_window_frame(&sample, true));
+    let (_, status, stderr) = same_at_every_thread_count(t.path(), &z);
+    assert_eq!(status, Some(2));
+    assert_eq!(stderr, window_refused(common::s(&z), 0));
 }
 
 pub(super) fn gzip(data: &[u8]) -> Vec<u8> {

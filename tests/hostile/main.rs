@@ -14,6 +14,7 @@ mod boundaries;
 mod decode;
 mod folder;
 mod input_caps;
+mod linear;
 mod reading;
 mod runtime;
 mod sources;

@@ -24,7 +24,7 @@ fn said(stderr: &str) -> Vec<String> {
 }
 
 /// Waits for `child` at most `limit`; kills it and fails past that.
-fn wait_at_most(mut child: Child, limit: Duration, what: &str) -> (Option<i32>, String) {
+pub(super) fn wait_at_most(mut child: Child, limit: Duration, what: &str) -> (Option<i32>, String) {
     let started = Instant::now();
     loop {
         if let Some(status) = child.try_wait().unwrap() {
@@ -542,4 +542,38 @@ fn a_file_name_that_is_not_utf8_is_read() {
         assert_eq!(errors[0][0], lossy, "{what}");
         assert_eq!(common::summary(&out)["sources"], serde_json::json!([lossy]));
     }
+}
+
+/// Item 3's second look at decompressed bytes reads no fault early: a gzip
+/// stream whose trailer is cut, inside its first few hundred decoded bytes,
+/// still gives its one game, broken off, and the stream's read error with
+/// the bytes decoded before it.
+#[test]
+fn a_stream_that_fails_in_its_first_bytes_keeps_them() {
+    let t = common::tempdir();
+    let game = b"[Event \"x\"]\n\n1. e4 e5 2. Nf3";
+    let mut packed = gzip(game);
+    packed.truncate(packed.len() - 8);
+    let input = common::write(t.path(), "cut.pgn.gz", &packed);
+    let runs = t.path().join("runs");
+    std::fs::create_dir(&runs).unwrap();
+    let (out, status, stderr) = same_at_every_thread_count(&runs, &input);
+    let cause = format!(
+        "gzip stream is corrupt or truncated after {} bytes",
+        game.len()
+    );
+    assert!(
+        stderr.starts_with(&format!("pgn-audit: {}: {cause}: ", s(&input))),
+        "{stderr}"
+    );
+    assert_eq!(status, Some(2));
+    assert_eq!(common::counts(&out), (1, 0, 0, 1));
+    let errors = common::records(&out, "errors.csv");
+    assert_eq!(errors.len(), 1);
+    assert_eq!(errors[0]["kind"], "parse_error");
+    assert!(
+        errors[0]["detail"].starts_with(&format!("the input breaks off in this game: {cause}: ")),
+        "{}",
+        errors[0]["detail"]
+    );
 }

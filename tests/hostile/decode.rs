@@ -7,13 +7,13 @@ use std::path::Path;
 use super::common;
 
 /// The sample, `copies` times over.
-fn games(copies: usize) -> Vec<u8> {
+pub(super) fn games(copies: usize) -> Vec<u8> {
     std::fs::read(common::SAMPLE).unwrap().repeat(copies)
 }
 
 /// `data` as zstd frames of `step` bytes each, every frame with its
 /// content size (so that more than two threads decode them in parallel).
-fn zstd_frames(data: &[u8], step: usize) -> Vec<u8> {
+pub(super) fn zstd_frames(data: &[u8], step: usize) -> Vec<u8> {
     let mut out = Vec::new();
     for piece in data.chunks(step) {
         let mut enc = zstd::stream::Encoder::new(Vec::new(), 3).unwrap();

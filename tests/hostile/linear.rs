@@ -93,3 +93,31 @@ fn a_zip_of_many_members_takes_linear_time() {
         format!("{}/g49999.pgn", s(&input))
     );
 }
+
+/// A zstd file of 16,000 tiny frames (64 bytes of text each, with their
+/// content sizes, as pzstd-style writers cut them) takes about the same
+/// time at -j8 as at -j2, not 23 to 48 times as long (a pool task and a
+/// hand-over per frame), and gives the same reports.
+#[test]
+fn tiny_zstd_frames_take_no_longer_with_more_threads() {
+    let t = common::tempdir();
+    let data = super::decode::games(1);
+    let frames = super::decode::zstd_frames(&data, 64);
+    let input = common::write(t.path(), "tiny.pgn.zst", &frames);
+    let out = t.path().join("r");
+    let mut times = Vec::new();
+    for j in ["2", "8"] {
+        times.push(fastest(&["--no-html", "--quiet", "-j", j, s(&input)], &out));
+        assert_eq!(common::counts(&out).0, 438);
+    }
+    let ratio = times[1].as_secs_f64() / times[0].as_secs_f64();
+    eprintln!("-j8 / -j2 on tiny frames: {ratio:.2} ({times:?})");
+    assert!(
+        ratio < 2.5,
+        "-j8 / -j2 on tiny frames: {ratio:.1} ({times:?})"
+    );
+    let runs = t.path().join("runs");
+    std::fs::create_dir(&runs).unwrap();
+    let (_, status, stderr) = super::decode::same_at_every_thread_count(&runs, &input);
+    assert_eq!(status, Some(0), "{stderr}");
+}

@@ -665,11 +665,25 @@ fn refuse(source: &Source, head: &[u8], layers: &[Compression]) -> Result<(), In
 
 /// Whether a source's first bytes are binary data, not text: at least 8
 /// control bytes that no text holds (NUL, tab, line ends, vertical tab,
-/// form feed and Ctrl-Z excepted, which PGN files carry). Compressed and
-/// encrypted data has one in about ten bytes; text, none.
+/// form feed and Ctrl-Z excepted, which PGN files carry), where the bytes
+/// do not begin as PGN does (after blanks: a tag `[` and a letter, a move
+/// number and its dot, a comment or a `%` line). Compressed and encrypted
+/// data has one control byte in about ten; text, none; and binary after a
+/// game is that game's and the next one's business, not a refusal.
 fn is_binary(head: &[u8]) -> bool {
-    let control = |b: &u8| matches!(b, 0x01..=0x08 | 0x0e..=0x19 | 0x1b..=0x1f | 0x7f);
-    head.iter().filter(|b| control(b)).count() >= 8
+    let text = head.strip_prefix(b"\xef\xbb\xbf").unwrap_or(head);
+    let start = text
+        .iter()
+        .position(|&b| !b.is_ascii_whitespace() && b != 0)
+        .map_or(&[][..], |i| &text[i..]);
+    let digits = start.iter().take_while(|b| b.is_ascii_digit()).count();
+    let pgn_like = match start {
+        [b'[', c, ..] => c.is_ascii_alphabetic(),
+        [b'{' | b';' | b'%', ..] => true,
+        _ => digits > 0 && start.get(digits) == Some(&b'.'),
+    };
+    let control = |b: &&u8| matches!(b, 0x01..=0x08 | 0x0e..=0x19 | 0x1b..=0x1f | 0x7f);
+    !pgn_like && head.iter().filter(control).count() >= 8
 }
 
 /// The decompressed bytes of `stream`, compressed with `compression`.
@@ -830,6 +844,28 @@ mod tests {
                 origin: Origin::Unreadable("no such file or directory".to_owned()),
             }]
         );
+    }
+
+    /// Binary data is told from text, and from PGN that binary follows.
+    #[test]
+    fn binary_heads() {
+        let mut noise = vec![
+            0x5a, 0x01, 0x9c, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x1b,
+        ];
+        assert!(is_binary(&noise));
+        for pgn in [
+            &b"[Event \"x\"]\n"[..],
+            b"\n\n1. e4",
+            b"{ intro }",
+            b"\xef\xbb\xbf[Site",
+        ] {
+            let mut head = pgn.to_vec();
+            head.append(&mut noise.clone());
+            assert!(!is_binary(&head), "{head:?}");
+        }
+        noise.truncate(8);
+        assert!(!is_binary(&noise), "7 control bytes");
+        assert!(!is_binary(b"[Event \"caf\xe9\"]\r\n\x0c\x1a\0"));
     }
 
     #[test]

@@ -58,7 +58,7 @@ fn many_members(members: usize) -> Vec<u8> {
     stored_zip(&list)
 }
 
-/// A zip of 2,000 members takes about twice the time of 1,000, not 4
+/// A zip of 4,000 members takes about 4 times the time of 1,000, not 16
 /// times (the archive's directory read again for each member); 50,000
 /// members finish, one source each.
 #[test]
@@ -66,15 +66,15 @@ fn a_zip_of_many_members_takes_linear_time() {
     let t = common::tempdir();
     let out = t.path().join("r");
     let mut times = Vec::new();
-    for members in [1_000, 2_000] {
+    for members in [1_000, 4_000] {
         let input = common::write(t.path(), &format!("{members}.zip"), &many_members(members));
         let took = fastest(&["--no-html", "--quiet", s(&input)], &out);
         assert_eq!(common::counts(&out).0, members as u64);
         times.push(took);
     }
     let ratio = times[1].as_secs_f64() / times[0].as_secs_f64();
-    eprintln!("2,000 members / 1,000: {ratio:.2} ({times:?})");
-    assert!(ratio < 3.2, "2,000 members / 1,000: {ratio:.1} ({times:?})");
+    eprintln!("4,000 members / 1,000: {ratio:.2} ({times:?})");
+    assert!(ratio < 8.0, "4,000 members / 1,000: {ratio:.1} ({times:?})");
     let input = common::write(t.path(), "50000.zip", &many_members(50_000));
     let child = common::bin()
         .args(["--no-html", "--quiet", s(&input), "-o", s(&out)])

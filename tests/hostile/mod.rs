@@ -4,17 +4,21 @@
 //! here and streamed into the child (never stored); memory cases assert the
 //! child's peak RSS, taken from `wait4`.
 //!
-//! One module per area; each test names the item of issue 12 it pins.
+//! One module per area; each test names the item of issue 12 (or of
+//! issue 23, the second round) it pins.
 
 use crate::{common, support};
 
 mod boundaries;
+mod cells;
 mod decode;
 mod folder;
 mod input_caps;
 mod linear;
+mod messages;
 mod reading;
 mod runtime;
+mod shards;
 mod sources;
 mod variant;
 

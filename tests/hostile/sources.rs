@@ -499,6 +499,7 @@ fn a_missing_input_or_unreadable_folder_stops_no_other_source() {
         serde_json::json!({
             "name": s(&missing), "size": null, "modified": null,
             "bytes": 0, "games": 0, "error": "no such file or directory",
+            "modified_ns": null, "ends_crc32": null,
         })
     );
     assert_eq!(details[2]["name"], unlisted);

@@ -11,7 +11,7 @@ use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 
 use crate::folder::{OutFolder, Temporary};
-use crate::html::{HtmlReport, OnPage};
+use crate::page::{HtmlReport, OnPage};
 use crate::rows::{
     self, CastlingRow, ClaimRow, ErrorRow, IDENTITY, MissedDrawRow, QuirkRow, ReportRow, ResultRow,
     column, position,

@@ -1,5 +1,5 @@
-//! Finds the tests' oracles (python-chess, Dask, Chromium with chromedriver
-//! and selenium) once per build,
+//! Finds the tests' oracles (python-chess, Dask, Chromium with chromedriver,
+//! selenium and Pillow) once per build,
 //! so that a test whose oracle is missing is marked ignored rather than
 //! passed. With `CI` set every oracle counts as present: its tests run, and
 //! fail if it is in fact missing.
@@ -36,13 +36,13 @@ fn main() {
             &[(py, &["-c", "import distributed, dask_jobqueue"])],
         ),
         // The browser test: Debian's chromium and chromedriver, driven by
-        // selenium.
+        // selenium; Pillow reads its screenshots.
         (
             "oracle_chromium",
             &[
                 ("chromium", &["--headless", "--version"]),
                 ("chromedriver", &["--version"]),
-                (py, &["-c", "import selenium"]),
+                (py, &["-c", "import selenium, PIL"]),
             ],
         ),
     ];

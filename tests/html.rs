@@ -1468,13 +1468,15 @@ fn the_findings_rich_run_has_every_kind_of_finding() {
 /// headless Chromium by selenium at 390, 1024, 1280, 1440 and 1920 px,
 /// fits the window, keeps every chart inside its card, shows the counts of
 /// summary.json and the CSV files, and marks each castle board as
-/// python-chess works out the castle's geometry. With
+/// python-chess works out the castle's geometry; and (issue 26) draws
+/// every board as a board: each label, piece and mark inside it at its
+/// size, its picture with the squares' colours and few black pixels. With
 /// PGN_AUDIT_SCREENSHOT=1 it writes tests/screenshots/report-390.png and
 /// report-1440.png (the README's pictures).
 #[test]
 #[cfg_attr(
     not(oracle_chromium),
-    ignore = "needs chromium, chromedriver (apt-get install chromium chromium-driver) and selenium (tests/setup-oracles)"
+    ignore = "needs chromium, chromedriver (apt-get install chromium chromium-driver), selenium and Pillow (tests/setup-oracles)"
 )]
 fn the_page_holds_in_a_real_browser() {
     let t = tempdir();
@@ -1496,6 +1498,16 @@ fn the_page_holds_in_a_real_browser() {
     );
     for width in [390, 1024, 1280, 1440, 1920] {
         assert!(stdout.contains(&format!("{width}px: fits;")), "{stdout}");
+    }
+    for width in [390, 1440] {
+        let line = stdout
+            .lines()
+            .find(|l| l.starts_with(&format!("{width}px:")))
+            .unwrap();
+        assert!(
+            line.ends_with("boards drawn inside their squares and look right"),
+            "{line}"
+        );
     }
     assert!(stdout.ends_with("ok\n"), "{stdout}");
 }

@@ -39,7 +39,8 @@ fn attacked_list(list: &[(Square, Bitboard)]) -> String {
         .join(" ")
 }
 
-/// Shared SVG definitions: the board pattern and the arrow heads.
+/// Shared SVG definitions: the board pattern and the arrow heads (a
+/// pattern and a marker are used by reference, styled where defined).
 pub(super) fn defs() -> Markup {
     html! {
         svg.defs width="0" height="0" aria-hidden="true" {
@@ -54,13 +55,6 @@ pub(super) fn defs() -> Markup {
                 }
                 marker #ah-rook viewBox="0 0 10 10" refX="6" refY="5" markerWidth="3" markerHeight="3" orient="auto" {
                     path d="M0 0L10 5L0 10z" fill="#0a8a7a" {}
-                }
-                // The files and ranks, drawn once for every board.
-                g #coords {
-                    @for i in 0..8u8 {
-                        text.coord x="-0.22" y={ (i) ".6" } { (8 - i) }
-                        text.coord x={ (i) ".42" } y="8.27" { ((b'a' + i) as char) }
-                    }
                 }
                 marker #ah-attack viewBox="0 0 10 10" refX="8" refY="5" markerWidth="4" markerHeight="4" orient="auto" {
                     path d="M0 0L10 5L0 10z" fill="#d0191b" {}
@@ -253,7 +247,21 @@ pub(super) fn board_svg(
                     circle.attacker data-sq=(a) cx={ (x) ".5" } cy={ (y) ".5" } r=".44" {}
                 }
             }
-            use href="#coords" {}
+            (coords())
+        }
+    }
+}
+
+/// The files and ranks around a board, in its own text elements: a copy
+/// placed with `<use>` is styled apart from the page, and would show the
+/// labels at the browser's default size, many squares tall.
+fn coords() -> Markup {
+    html! {
+        g.coords {
+            @for i in 0..8u8 {
+                text x="-.22" y={ (i) ".6" } { (8 - i) }
+                text x={ (i) ".42" } y="8.27" { ((b'a' + i) as char) }
+            }
         }
     }
 }

@@ -1464,6 +1464,39 @@ fn the_findings_rich_run_has_every_kind_of_finding() {
     assert_eq!(page, page_from_report_dir(&out).unwrap());
 }
 
+/// Codes wrap at their underscores and FENs at their slashes, never inside
+/// a word (issue 26): a `<wbr>` after each, in the text only, the
+/// attributes as written.
+#[test]
+fn codes_wrap_at_underscores_and_fens_at_slashes() {
+    let p = page();
+    let c = element(&p, "ex-6");
+    assert!(
+        c.contains("<code class=\"reason\">false_<wbr>castling_<wbr>rights</code>"),
+        "{c}"
+    );
+    assert!(c.contains("data-verdict=\"false_castling_rights\""), "{c}");
+    assert!(
+        c.contains(
+            "<code class=\"fen\">r3k2r/<wbr>ppp2ppp/<wbr>2n5/<wbr>8/<wbr>8/<wbr>2N5/<wbr>PPP2PPP/<wbr>R3K2R b KQ - 10 25</code>"
+        ),
+        "{c}"
+    );
+    assert!(c.contains(&format!("data-fen=\"{FEN_CLAIM}\"")), "{c}");
+    let chart = element(&p, "chart-claim-verdicts");
+    assert!(
+        chart.contains("<span class=\"label\">false_<wbr>castling_<wbr>rights</span>"),
+        "{chart}"
+    );
+    let table = element(&p, "claim-table");
+    assert!(
+        table.contains("false_<wbr>fifty_<wbr>moves</td>"),
+        "{table}"
+    );
+    // Text is still the code: the `<wbr>`s give no characters.
+    assert!(text(c).contains("false_castling_rights"), "{}", text(c));
+}
+
 /// Issue 16's "done when": report.html of a findings-rich run, opened in
 /// headless Chromium by selenium at 390, 1024, 1280, 1440 and 1920 px,
 /// fits the window, keeps every chart inside its card, shows the counts of

@@ -464,6 +464,88 @@ def check_boards_render(driver, width):
     return len(boards)
 
 
+JS_WORD_BREAKS = """
+// Lines broken inside a word: for every text outside the boards, each
+// character's line (its box's top) from a Range; where two characters of
+// one block stand on two lines, the first must end a word or a code's part
+// (a space, or one of _ - / ; , + : · – ) and a code may break after _ only.
+const allowed = /[\\s_\\-\\/;,+:·–—)]/;
+const bad = [];
+let chars = 0;
+const blockOf = new Map();
+function block(el) {
+  if (blockOf.has(el)) return blockOf.get(el);
+  let b = el;
+  while (b.parentElement && getComputedStyle(b).display.startsWith('inline')) b = b.parentElement;
+  blockOf.set(el, b);
+  return b;
+}
+const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+const range = document.createRange();
+let last = null;  // {block, ch, top, bottom, text}
+for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+  const el = node.parentElement;
+  if (el.closest('svg')) continue;
+  const b = block(el);
+  const text = node.data;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i];
+    if (/\\s/.test(ch)) {
+      // A space ends a word wherever it is drawn (at a line's end, nowhere).
+      if (last && last.block === b) last.ch = ' ';
+      continue;
+    }
+    range.setStart(node, i);
+    range.setEnd(node, i + 1);
+    const r = range.getClientRects()[0];
+    if (!r || r.width === 0) continue;
+    chars++;
+    if (last && last.block === b && r.top >= last.bottom - 1 && !allowed.test(last.ch)) {
+      const word = last.word + '|' + text.slice(i).split(/\\s/)[0];
+      bad.push(b.tagName.toLowerCase() + '.' + b.className + ': ' + JSON.stringify(word));
+    }
+    const word = last && last.block === b && last.ch !== ' ' ? last.word + ch : ch;
+    last = {block: b, ch, bottom: r.bottom, word};
+  }
+}
+return [chars, bad];
+"""
+
+JS_CELLS_CUT = """
+// Table cells cut off: every cell inside each box that clips it (an
+// ancestor whose overflow is not visible) and inside the window.
+const bad = [];
+let n = 0;
+for (const cell of document.querySelectorAll('th, td')) {
+  const r = cell.getBoundingClientRect();
+  if (r.width === 0) continue;
+  n++;
+  for (let a = cell.parentElement; a; a = a.parentElement) {
+    const o = getComputedStyle(a).overflowX;
+    if (o === 'visible') continue;
+    const c = a.getBoundingClientRect();
+    if (r.right > c.right + 0.5 || r.left < c.left - 0.5)
+      bad.push(cell.closest('table').id + ': ' + JSON.stringify(cell.textContent.trim()) + ' ' +
+               JSON.stringify([r.left, r.right]) + ' in ' + a.tagName.toLowerCase() + '.' + a.className + ' ' +
+               JSON.stringify([c.left, c.right]));
+  }
+  if (r.right > window.innerWidth + 0.5) bad.push(JSON.stringify(cell.textContent.trim()) + ' past the window');
+}
+return [n, bad];
+"""
+
+
+def check_text(driver, where):
+    """No word broken across lines and no table cell cut off (issue 26)."""
+    chars, bad = driver.execute_script(JS_WORD_BREAKS)
+    if bad:
+        fail(f"{where}: {len(bad)} words broken across lines: {bad[:int(os.environ.get('PAGE_CHECK_SHOW', 6))]}")
+    cells, cut = driver.execute_script(JS_CELLS_CUT)
+    if cut:
+        fail(f"{where}: {len(cut)} table cells cut off: {cut[:6]}")
+    return chars, cells
+
+
 def board_example(driver):
     """The castle example that marks the most on its board (the first of
     those): the README's picture of a board."""
@@ -517,13 +599,15 @@ def main():
                 bars, bad = driver.execute_script(JS_CHARTS)
                 if bad:
                     fail(f"{width}px, {state}: outside its card: {bad[:5]}")
+                chars, cells = check_text(driver, f"{width}px, {state}")
             counts = check_counts(driver, folder, summary)
             boards = check_boards(driver)
             rendered = check_boards_render(driver, width)
             if args.screenshots and width == 1440:
                 board_example(driver).screenshot(os.path.join(args.screenshots, "report-board.png"))
             pictures = " and look right" if width in PIXEL_WIDTHS else ""
-            print(f"{width}px: fits; {bars} chart parts inside their cards; {counts} counts; {boards} castle boards; "
+            print(f"{width}px: fits; {bars} chart parts inside their cards; {chars} characters, no word broken; "
+                  f"{cells} table cells, none cut off; {counts} counts; {boards} castle boards; "
                   f"{rendered} boards drawn inside their squares{pictures}")
             if boards == 0 or bars == 0 or rendered < boards:
                 fail("nothing to check")

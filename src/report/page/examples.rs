@@ -5,7 +5,7 @@ use maud::{Markup, PreEscaped, html};
 use shakmaty::{Setup, Square};
 
 use super::board::{board_svg, castle_marks, no_board, parse_fen};
-use super::{HtmlReport, date, is_url, ordered, plural, shown, tag, times};
+use super::{HtmlReport, date, is_url, ordered, plural, shown, tag, times, wrapping};
 use crate::rows::{CastlingRow, ClaimRow, ErrorRow, Identity, MissedDrawRow, ResultRow};
 use pgn_audit_core::audit::{CastlingReason, ClaimVerdict, DrawRule, ErrorKind, ResultCode};
 
@@ -147,7 +147,7 @@ pub(super) fn examples(h: &HtmlReport) -> Markup {
                 (PreEscaped(LEGEND_CASTLE))
                 @for (reason, g) in ordered(&h.castle_examples, CastlingReason::ALL.iter().map(|r| r.code())) {
                     (example_group(&format!("castles-{}", shown(reason)),
-                        html! { "First reason " code.reason { (shown(reason)) } }, g.total, g.rows.len(), "castling.csv",
+                        html! { "First reason " code.reason { (wrapping(reason, '_')) } }, g.total, g.rows.len(), "castling.csv",
                         html! { @for row in &g.rows { ({ n += 1; castle_example(n, row) }) } }))
                 }
             }
@@ -156,7 +156,7 @@ pub(super) fn examples(h: &HtmlReport) -> Markup {
                 p.muted { "Each board shows the final position; the en-passant square and the rooks that keep a castling right are shaded blue." }
                 @for (verdict, g) in ordered(&h.claim_examples, ClaimVerdict::ALL.iter().map(|v| v.code())) {
                     (example_group(&format!("claims-{}", shown(verdict)),
-                        html! { "Verdict " code.reason { (shown(verdict)) } }, g.total, g.rows.len(), "claims.csv",
+                        html! { "Verdict " code.reason { (wrapping(verdict, '_')) } }, g.total, g.rows.len(), "claims.csv",
                         html! { @for row in &g.rows { ({ n += 1; claim_example(n, row) }) } }))
                 }
             }
@@ -164,7 +164,7 @@ pub(super) fn examples(h: &HtmlReport) -> Markup {
             @if h.results.is_empty() { p.muted { "None." } } @else {
                 @for (code, g) in ordered(&h.results, ResultCode::ALL.iter().map(|c| c.code())) {
                     (example_group(&format!("results-{}", shown(code)),
-                        html! { code.reason { (shown(code)) } }, g.total, g.rows.len(), "results.csv",
+                        html! { code.reason { (wrapping(code, '_')) } }, g.total, g.rows.len(), "results.csv",
                         html! { @for row in &g.rows { ({ n += 1; result_example(n, row) }) } }))
                 }
             }
@@ -172,7 +172,7 @@ pub(super) fn examples(h: &HtmlReport) -> Markup {
             @if h.missed.is_empty() { p.muted { "None." } } @else {
                 @for (rule, g) in ordered(&h.missed, DrawRule::ALL.iter().map(|r| r.code())) {
                     (example_group(&format!("missed-{}", shown(rule)),
-                        html! { code.reason { (shown(rule)) } }, g.total, g.rows.len(), "missed_draws.csv",
+                        html! { code.reason { (wrapping(rule, '_')) } }, g.total, g.rows.len(), "missed_draws.csv",
                         html! { @for row in &g.rows { ({ n += 1; missed_example(n, row) }) } }))
                 }
             }
@@ -180,7 +180,7 @@ pub(super) fn examples(h: &HtmlReport) -> Markup {
             @if h.errors.is_empty() { p.muted { "None." } } @else {
                 @for (kind, g) in ordered(&h.errors, ErrorKind::ALL.iter().map(|k| k.code())) {
                     (example_group(&format!("errors-{}", shown(kind)),
-                        html! { code.reason { (shown(kind)) } }, g.total, g.rows.len(), "errors.csv",
+                        html! { code.reason { (wrapping(kind, '_')) } }, g.total, g.rows.len(), "errors.csv",
                         html! { @for row in &g.rows { ({ n += 1; error_example(n, row) }) } }))
                 }
             }
@@ -189,7 +189,7 @@ pub(super) fn examples(h: &HtmlReport) -> Markup {
 }
 
 fn codes(list: &str) -> Markup {
-    html! { @for r in list.split(';').filter(|r| !r.is_empty()) { code.reason { (shown(r)) } " " } }
+    html! { @for r in list.split(';').filter(|r| !r.is_empty()) { code.reason { (wrapping(r, '_')) } " " } }
 }
 
 fn castle_example(n: usize, row: &CastlingRow) -> Markup {
@@ -223,7 +223,7 @@ fn castle_example(n: usize, row: &CastlingRow) -> Markup {
         html! {
             p { (shown(&row.side)) " castles " (shown(&row.castle)) ": " b { (mv) } }
             p.detail { (shown(&row.detail)) }
-            p { code.fen { (shown(&row.fen)) } }
+            p { code.fen { (wrapping(&row.fen, '/')) } }
         },
         n == 1,
     )
@@ -276,7 +276,7 @@ fn claim_example(n: usize, row: &ClaimRow) -> Markup {
         html! {
             span.move { "after " b { (after(row.ply)) } }
             (identity(&row.id))
-            span.codes { (shown(&row.claim)) " claim from the " (shown(&row.claim_source)) " " (codes(&row.verdict)) }
+            span.codes { (wrapping(&row.claim, '_')) " claim from the " (wrapping(&row.claim_source, '_')) " " (codes(&row.verdict)) }
         },
         board,
         html! {
@@ -292,7 +292,7 @@ fn claim_example(n: usize, row: &ClaimRow) -> Markup {
                     "." }
             }
             p.detail { (shown(&row.detail)) }
-            p { code.fen { (shown(&row.fen)) } }
+            p { code.fen { (wrapping(&row.fen, '/')) } }
         },
         false,
     )
@@ -317,7 +317,7 @@ fn result_example(n: usize, row: &ResultRow) -> Markup {
         board,
         html! {
             p.detail { (shown(&row.detail)) }
-            @if !row.fen.is_empty() { p { code.fen { (shown(&row.fen)) } } }
+            @if !row.fen.is_empty() { p { code.fen { (wrapping(&row.fen, '/')) } } }
         },
         false,
     )
@@ -343,7 +343,7 @@ fn missed_example(n: usize, row: &MissedDrawRow) -> Markup {
             span.codes { (codes(&row.rule)) }
         },
         board,
-        html! { p { code.fen { (shown(&row.fen)) } } },
+        html! { p { code.fen { (wrapping(&row.fen, '/')) } } },
         false,
     )
 }
@@ -373,7 +373,7 @@ fn error_example(n: usize, row: &ErrorRow) -> Markup {
         board,
         html! {
             p.detail { (shown(&row.detail)) }
-            @if !row.fen.is_empty() { p { code.fen { (shown(&row.fen)) } } }
+            @if !row.fen.is_empty() { p { code.fen { (wrapping(&row.fen, '/')) } } }
         },
         false,
     )

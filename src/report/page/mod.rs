@@ -25,6 +25,8 @@ mod sections;
 
 use std::collections::BTreeMap;
 
+use maud::{Markup, html};
+
 use collect::Group;
 pub use collect::{HtmlReport, OnPage};
 pub use from_folder::page_from_report_dir;
@@ -68,6 +70,14 @@ fn shown(s: &str) -> String {
         });
     }
     out
+}
+
+/// A value as the page shows it ([`shown`]), with a line break allowed
+/// after each `at` (a `<wbr>`): a code wraps at `_`
+/// (`false_castling_rights`), a FEN at `/`, never inside a word.
+fn wrapping(s: &str, at: char) -> Markup {
+    let s = shown(s);
+    html! { @for (i, part) in s.split_inclusive(at).enumerate() { @if i > 0 { wbr; } (part) } }
 }
 
 /// A value as the page keeps it: [`kept`], owned.

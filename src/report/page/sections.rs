@@ -8,7 +8,9 @@ use maud::{DOCTYPE, Markup, PreEscaped, html};
 use super::board::defs;
 use super::collect::upheld;
 use super::examples::examples;
-use super::{CSS, HtmlReport, MAX_COMBOS, MAX_SOURCES, ordered, ordered_counts, plural, shown};
+use super::{
+    CSS, HtmlReport, MAX_COMBOS, MAX_SOURCES, ordered, ordered_counts, plural, shown, wrapping,
+};
 use crate::Summary;
 use pgn_audit_core::audit::{
     CastlingReason, ClaimSource, ClaimVerdict, DrawRule, ErrorKind, ResultCode,
@@ -231,7 +233,7 @@ fn bar_chart(
             div.chart id=(id) role="img" {
                 @for (label, n) in items {
                     div.bar data-label=(shown(label)) data-count=(n) {
-                        span.label { (shown(label)) }
+                        span.label { (wrapping(label, '_')) }
                         span.track {
                             span class={ "fill " (tone(label)) }
                                 style={ "width:" (format!("{:.2}", *n as f64 * 100.0 / max as f64)) "%" } {}
@@ -287,7 +289,7 @@ fn castling(h: &HtmlReport, s: &Summary) -> Markup {
                             table #castle-combos {
                                 tr { th { "reasons" } th.n { "castles" } }
                                 @for (k, v) in combos.iter().take(MAX_COMBOS) {
-                                    tr data-reasons=(shown(k)) { td { code { (shown(&k.replace(';', " + "))) } } td.n { (v) } }
+                                    tr data-reasons=(shown(k)) { td { code { (wrapping(&k.replace(';', " + "), '_')) } } td.n { (v) } }
                                 }
                             }
                         }
@@ -359,10 +361,10 @@ fn claim_table(h: &HtmlReport) -> Markup {
     }
     html! {
         table #claim-table {
-            tr { th { "verdict" } @for src in &sources { th.n { (shown(src)) } } th.n { "all" } }
+            tr { th { "verdict" } @for src in &sources { th.n { (wrapping(src, '_')) } } th.n { "all" } }
             @for (v, n) in ordered(&by_verdict, ClaimVerdict::ALL.iter().map(|v| v.code())) {
                 tr data-verdict=(shown(v)) {
-                    td { span class={ "dot " (if upheld(v) { "ok" } else { "bad" }) } {} (shown(v)) }
+                    td { span class={ "dot " (if upheld(v) { "ok" } else { "bad" }) } {} (wrapping(v, '_')) }
                     @for src in &sources {
                         td.n data-source=(shown(src)) {
                             (h.claim_counts.get(&(v.to_owned(), (*src).to_owned())).copied().unwrap_or(0))

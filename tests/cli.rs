@@ -373,6 +373,41 @@ fn an_output_folder_that_is_a_file_is_not_a_directory() {
     assert_eq!(std::fs::read(&file).unwrap(), b"mine");
 }
 
+/// `-o -` is refused in one line (issue 26): the reports are a folder of
+/// files, and standard output is none; nothing named `-` is made, and a
+/// folder named `./-` is still a folder.
+#[test]
+fn standard_output_is_no_report_folder() {
+    let t = tempdir();
+    let input = findings_file(t.path());
+    let shard = t.path().join("shard");
+    run_ok(&[s(&input)], &shard);
+    let line = "pgn-audit: -: standard output is no report folder: name a folder with -o DIR\n";
+    for args in [
+        vec![s(&input), "-o", "-"],
+        vec!["audit", s(&input), "--out", "-"],
+        vec!["merge", s(&shard), "-o", "-"],
+    ] {
+        let o = bin()
+            .current_dir(t.path())
+            .args(&args)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert_eq!(stderr(&o), line, "{args:?}");
+        assert!(o.stdout.is_empty(), "{args:?}");
+        assert!(!t.path().join("-").exists(), "{args:?}");
+    }
+    let o = bin()
+        .current_dir(t.path())
+        .args([s(&input), "--quiet", "-o", "./-"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(t.path().join("-/summary.json").exists());
+}
+
 /// A pseudo-terminal: the child's end and ours.
 #[allow(unsafe_code)] // libc on our own child process or terminal
 fn pty() -> (std::fs::File, std::fs::File) {

@@ -17,8 +17,8 @@ _pgn-audit() {
     _arguments "${_arguments_options[@]}" : \
 '-o+[Where the reports go; created if missing. The reports of an earlier run in it are replaced]:DIR:_files' \
 '--out=[Where the reports go; created if missing. The reports of an earlier run in it are replaced]:DIR:_files' \
-'-j+[Worker threads (default\: every core). At most 4 per core, and 8 on any machine\: a larger N is cut to that, with a note]:N:_default' \
-'--threads=[Worker threads (default\: every core). At most 4 per core, and 8 on any machine\: a larger N is cut to that, with a note]:N:_default' \
+'-j+[Worker threads (default\: one per core). More than 4 per core is lowered to 4 per core, or to 8 on a machine with one or two cores, with a note]:N:_default' \
+'--threads=[Worker threads (default\: one per core). More than 4 per core is lowered to 4 per core, or to 8 on a machine with one or two cores, with a note]:N:_default' \
 '--piece=[Audits one piece of one file\: its bytes START..END as stored (a multi-frame zstd file is cut at frame starts; see \`pgn-audit plan\`). \`merge\` joins the pieces'\'' folders into one run'\''s reports]:START..END:_default' \
 '--split[Also write clean.pgn and rejected.pgn with each game'\''s original bytes]' \
 '--quirks[Also write quirks.csv\: one row per accepted move (or tag line, or FEN castling right) whose notation is sloppy]' \
@@ -43,8 +43,8 @@ _pgn-audit() {
 _arguments "${_arguments_options[@]}" : \
 '-o+[Where the reports go; created if missing. The reports of an earlier run in it are replaced]:DIR:_files' \
 '--out=[Where the reports go; created if missing. The reports of an earlier run in it are replaced]:DIR:_files' \
-'-j+[Worker threads (default\: every core). At most 4 per core, and 8 on any machine\: a larger N is cut to that, with a note]:N:_default' \
-'--threads=[Worker threads (default\: every core). At most 4 per core, and 8 on any machine\: a larger N is cut to that, with a note]:N:_default' \
+'-j+[Worker threads (default\: one per core). More than 4 per core is lowered to 4 per core, or to 8 on a machine with one or two cores, with a note]:N:_default' \
+'--threads=[Worker threads (default\: one per core). More than 4 per core is lowered to 4 per core, or to 8 on a machine with one or two cores, with a note]:N:_default' \
 '--piece=[Audits one piece of one file\: its bytes START..END as stored (a multi-frame zstd file is cut at frame starts; see \`pgn-audit plan\`). \`merge\` joins the pieces'\'' folders into one run'\''s reports]:START..END:_default' \
 '--split[Also write clean.pgn and rejected.pgn with each game'\''s original bytes]' \
 '--quirks[Also write quirks.csv\: one row per accepted move (or tag line, or FEN castling right) whose notation is sloppy]' \

@@ -241,8 +241,8 @@ fn inline(event: Event<'_>, style: &mut Vec<fn(String) -> Inline>, out: &mut Vec
         Event::Text(t) => out.push(styled(style, t.into_string())),
         Event::Code(t) => out.push(bold(t.into_string())),
         Event::SoftBreak | Event::HardBreak => out.push(roman(" ")),
-        Event::Start(Tag::Strong) => style.push(|t| bold(t)),
-        Event::Start(Tag::Emphasis) => style.push(|t| italic(t)),
+        Event::Start(Tag::Strong) => style.push(bold),
+        Event::Start(Tag::Emphasis) => style.push(italic),
         Event::End(TagEnd::Strong | TagEnd::Emphasis) => {
             style.pop();
         }

@@ -289,7 +289,10 @@ fn castling(h: &HtmlReport, s: &Summary) -> Markup {
                             table #castle-combos {
                                 tr { th { "reasons" } th.n { "castles" } }
                                 @for (k, v) in combos.iter().take(MAX_COMBOS) {
-                                    tr data-reasons=(shown(k)) { td { code { (wrapping(&k.replace(';', " + "), '_')) } } td.n { (v) } }
+                                    tr data-reasons=(shown(k)) {
+                                        td { @for (i, r) in k.split(';').enumerate() { @if i > 0 { " + " } code { (wrapping(r, '_')) } } }
+                                        td.n { (v) }
+                                    }
                                 }
                             }
                         }

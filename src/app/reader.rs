@@ -136,16 +136,18 @@ impl Reader {
 }
 
 /// The read error that broke the source inside `batch`'s last game. The
-/// stream broke inside the source's last game unless that game's text
-/// ends with its result token and a line end: then the error came after
-/// it, and the game is whole. (The bytes of the reads before the failed
-/// one may fill several batches: only the last one is cut.)
+/// stream broke inside the source's last game unless the splitter saw that
+/// game end with its result token and a line end ([`GameSpan::ended`]):
+/// then the error came after it, and the game is whole. (The bytes of the
+/// reads before the failed one may fill several batches: only the last one
+/// is cut.)
+///
+/// [`GameSpan::ended`]: pgn_audit_input::GameSpan::ended
 fn cut_by(batch: &Batch, compression: Compression, failed: &Failed) -> Option<String> {
     let failed = failed.borrow();
     let (at, e) = failed.as_ref().filter(|_| batch.last)?;
     let last = batch.games.last()?;
-    let text = &batch.bytes[batch.range(*last).start..batch.len];
-    (!input::ends_with_result_line(text)).then(|| read_error(compression, *at, e))
+    (!last.ended).then(|| read_error(compression, *at, e))
 }
 
 /// The one-line cause of a read error.

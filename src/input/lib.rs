@@ -304,47 +304,6 @@ pub fn io_cause(e: &io::Error) -> String {
     }
 }
 
-/// Whether a game's text ends with a result token (`1-0`, `0-1`,
-/// `1/2-1/2`, `1/2`, `*`) outside any comment and then a line end: a game
-/// whose source fails after that is whole, not broken off.
-pub fn ends_with_result_line(game: &[u8]) -> bool {
-    (game.ends_with(b"\n") || game.ends_with(b"\r")) && ends_with_result(game)
-}
-
-/// Whether a game's text ends with a result token outside any comment.
-fn ends_with_result(game: &[u8]) -> bool {
-    const RESULTS: [&[u8]; 5] = [b"1-0", b"0-1", b"1/2-1/2", b"1/2", b"*"];
-    let mut in_comment = false;
-    let mut in_line_comment = false;
-    let mut token = 0..0;
-    let mut start = None;
-    for (i, &b) in game.iter().enumerate() {
-        let word = if in_comment {
-            in_comment = b != b'}';
-            false
-        } else if in_line_comment {
-            in_line_comment = b != b'\n' && b != b'\r';
-            false
-        } else {
-            in_comment = b == b'{';
-            in_line_comment = b == b';';
-            !(in_comment || in_line_comment || b == b'(' || b == b')' || b.is_ascii_whitespace())
-        };
-        match (word, start) {
-            (true, None) => start = Some(i),
-            (false, Some(s)) => {
-                token = s..i;
-                start = None;
-            }
-            _ => {}
-        }
-    }
-    if let Some(s) = start {
-        token = s..game.len();
-    }
-    !in_comment && RESULTS.contains(&&game[token])
-}
-
 /// The compression of a stream, told by its first bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Compression {
@@ -422,6 +381,9 @@ fn refused_format(head: &[u8]) -> Option<&'static str> {
     if let Some((_, name)) = MAGIC.iter().find(|(m, _)| head.starts_with(m)) {
         return Some(name);
     }
+    if is_markup(head) {
+        return Some("an HTML page");
+    }
     if head.get(257..262) == Some(b"ustar") {
         return Some("a tar archive");
     }
@@ -445,6 +407,18 @@ fn refused_format(head: &[u8]) -> Option<&'static str> {
     .into_iter()
     .find(|&(width, at, _)| pattern(width, at))
     .map(|(_, _, name)| name)
+}
+
+/// (v3) Whether a text is an HTML or XML document (a browser's "save as"
+/// of a game's page): its first bytes that are not blank, after a UTF-8
+/// byte order mark, are `<!DOCTYPE`, `<html` or `<?xml`, in any case.
+fn is_markup(head: &[u8]) -> bool {
+    let text = head.strip_prefix(b"\xef\xbb\xbf").unwrap_or(head);
+    let text = text.trim_ascii_start();
+    [&b"<!doctype"[..], b"<html", b"<?xml"].iter().any(|mark| {
+        text.get(..mark.len())
+            .is_some_and(|t| t.eq_ignore_ascii_case(mark))
+    })
 }
 
 /// Counts the raw (compressed) bytes read, for the progress bar.
@@ -604,36 +578,6 @@ mod tests {
     }
 
     #[test]
-    fn games_that_end_with_their_result() {
-        for g in [
-            "[Event \"x\"]\n\n1. e4 e5 1-0",
-            "1. e4 { a } e5 (1... d5) 1/2-1/2",
-            "1. e4 e5 0-1 ; comment",
-            "1. e4 *",
-            "1. e4 {c}*",
-            "1. e4 1/2",
-        ] {
-            assert!(ends_with_result(g.as_bytes()), "{g}");
-        }
-        for g in [
-            "[Event \"x\"]\n[Result \"1-0\"]",
-            "1. e4 e5 1-",
-            "1. e4 1/2-1",
-            "1. e4 { won 1-0",
-            "1. e4 { won } 1-0 {",
-            "1. e4 ; 1-0",
-            "1. e4 e5 2. Nf3",
-            "",
-        ] {
-            assert!(!ends_with_result(g.as_bytes()), "{g}");
-        }
-        assert!(ends_with_result_line(b"1. e4 1-0\n"));
-        assert!(ends_with_result_line(b"1. e4 1-0 \r"));
-        assert!(!ends_with_result_line(b"1. e4 1-0"));
-        assert!(!ends_with_result_line(b"1. e4 e5\n"));
-    }
-
-    #[test]
     fn refused_formats() {
         let utf16le: Vec<u8> = "[Event \"x\"]".bytes().flat_map(|b| [b, 0]).collect();
         let utf16be: Vec<u8> = "[Event \"x\"]".bytes().flat_map(|b| [0, b]).collect();
@@ -653,6 +597,10 @@ mod tests {
             (b"\x7fELF\x02\x01", "an ELF executable"),
             (b"MZ\x90\0", "a Windows executable"),
             (&tar, "a tar archive"),
+            (b"<!DOCTYPE html>\n<html lang=\"en\">", "an HTML page"),
+            (b"\xef\xbb\xbf\r\n  <html><head>", "an HTML page"),
+            (b"<?xml version=\"1.0\"?>", "an HTML page"),
+            (b"<!doctype html>", "an HTML page"),
         ] {
             assert_eq!(refused_format(head), Some(name), "{head:?}");
         }
@@ -660,6 +608,8 @@ mod tests {
             &b"[Event \"x\"]\n"[..],
             b"\xef\xbb\xbf[Event",
             b"1. e4 e5 *",
+            b"{ <html> is no PGN } 1. e4 *",
+            b"<p>",
             b"\0\0\0\0",
             b"\n\0",
             b"",

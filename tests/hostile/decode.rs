@@ -320,6 +320,30 @@ fn gzip_failing_after_the_last_game_leaves_it_whole() {
     }
 }
 
+/// Issue 25, point 1: a gzip stream whose last game ends `… Nc6 ½-½` and
+/// whose trailer is cut leaves that complete game whole and clean, as the
+/// same game ending `1/2-1/2` or `1/2` does: the splitter, which reads
+/// every result token, marks where a game ended by its result.
+#[test]
+fn gzip_cut_after_a_last_game_ending_in_a_half_half_leaves_it_clean() {
+    for result in ["½-½", "1/2-1/2", "1/2"] {
+        let t = common::tempdir();
+        let data = format!("[Event \"x\"]\n[Result \"1/2-1/2\"]\n\n1. e4 e5 2. Nf3 Nc6 {result}\n");
+        let z = gzip(data.as_bytes());
+        let no_trailer = &z[..z.len() - 8];
+        assert_eq!(gunzip_prefix(no_trailer), data.as_bytes(), "{result}");
+        let input = common::write(t.path(), "half.pgn.gz", no_trailer);
+        let (out, status, stderr) = same_at_every_thread_count(t.path(), &input);
+        assert_eq!(status, Some(2), "{result}: {stderr}");
+        assert_eq!(common::counts(&out), (1, 1, 0, 0), "{result}");
+        assert_eq!(
+            common::rows(&out, "errors.csv"),
+            Vec::<Vec<String>>::new(),
+            "{result}"
+        );
+    }
+}
+
 /// Item 14, at the batch limit: a gzip stream that breaks off after many
 /// thousands of short games, none with a result (each ends at the next
 /// one's tag line), read in one go, so that the games after the fault fill
@@ -420,6 +444,20 @@ fn foreign_formats_are_refused_and_the_run_goes_on() {
             "exe.pgn",
             b"MZ\x90\0\x03\0\0\0".to_vec(),
             "refused: a Windows executable, not PGN text",
+        ),
+        // (v3, issue 28) A browser's "save as" of a game's page, and XML.
+        (
+            "game.pgn",
+            b"\n  <!DOCTYPE html>\n<html lang=\"en\"><head><title>Rated blitz game</title></head>\
+              <body><pre>[Event \"Rated blitz game\"]\n\n1. e4 e5 *</pre></body></html>\n"
+                .to_vec(),
+            "refused: an HTML page, not PGN text",
+        ),
+        (
+            "feed.pgn",
+            b"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<games><game>1. e4 *</game></games>\n"
+                .to_vec(),
+            "refused: an HTML page, not PGN text",
         ),
     ];
     let mut args = vec!["--no-html".to_owned()];

@@ -85,6 +85,10 @@ enum Failure {
     /// The output folder names something other than a folder.
     #[error("{}: is not a directory", .0.display())]
     NotAFolder(PathBuf),
+    /// `-o -`: the reports are a folder of files, which standard output is
+    /// not.
+    #[error("-: standard output is no report folder: name a folder with -o DIR")]
+    StandardOutput,
     #[error("cannot start {threads} threads: {source}")]
     Threads {
         threads: usize,
@@ -494,9 +498,12 @@ impl Stages<'_> {
     }
 }
 
-/// An output folder that names something other than a folder is a usage
-/// error, said before anything is read.
+/// An output folder that names something other than a folder, standard
+/// output (`-`) included, is a usage error, said before anything is read.
 fn check_out_folder(out: &Path) -> Result<(), Failure> {
+    if out.as_os_str() == "-" {
+        return Err(Failure::StandardOutput);
+    }
     match std::fs::metadata(out) {
         Ok(m) if !m.is_dir() => Err(Failure::NotAFolder(out.to_path_buf())),
         _ => Ok(()),

@@ -18,7 +18,8 @@ run in that folder are removed first.
 
 Exit status: 0 when the run completed (findings are not failures); 1 with \
 --fail-on-findings when a game is flagged or incomplete; 2 for a usage or input error; \
-130 when interrupted.";
+130 when interrupted. Any other status is a bug (an internal error): no summary.json is \
+written.";
 
 /// Audits chess games in PGN against the Laws of Chess: illegal castles,
 /// false draw claims, games played past an automatic draw, results that
@@ -176,8 +177,9 @@ pub(crate) struct AuditArgs {
     #[arg(short, long, value_name = "DIR", default_value = "reports")]
     pub(crate) out: PathBuf,
 
-    /// Worker threads (default: every core). At most 4 per core, and 8 on
-    /// any machine: a larger N is cut to that, with a note.
+    /// Worker threads (default: one per core). More than 4 per core is
+    /// lowered to 4 per core, or to 8 on a machine with one or two cores,
+    /// with a note.
     #[arg(short = 'j', long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     pub(crate) threads: Option<u16>,
 

@@ -17,8 +17,8 @@ _pgn-audit() {
     _arguments "${_arguments_options[@]}" : \
 '-o+[Where the reports go; created if missing. The reports of an earlier run in it are replaced]:DIR:_files' \
 '--out=[Where the reports go; created if missing. The reports of an earlier run in it are replaced]:DIR:_files' \
-'-j+[Worker threads (default\: every core). At most 4 per core, and 8 on any machine\: a larger N is cut to that, with a note]:N:_default' \
-'--threads=[Worker threads (default\: every core). At most 4 per core, and 8 on any machine\: a larger N is cut to that, with a note]:N:_default' \
+'-j+[Worker threads (default\: one per core). More than 4 per core is lowered to 4 per core, or to 8 on a machine with one or two cores, with a note]:N:_default' \
+'--threads=[Worker threads (default\: one per core). More than 4 per core is lowered to 4 per core, or to 8 on a machine with one or two cores, with a note]:N:_default' \
 '--piece=[Audits one piece of one file\: its bytes START..END as stored (a multi-frame zstd file is cut at frame starts; see \`pgn-audit plan\`). \`merge\` joins the pieces'\'' folders into one run'\''s reports]:START..END:_default' \
 '--max-window=[The largest zstd window or xz dictionary a file may ask for, in MiB (rounded down to a power of two, at most 2048)\: a file that asks for more is refused with a read error, so memory stays bounded. \`zstd --long=31\` files need 2048]:MIB:_default' \
 '--split[Also write clean.pgn and rejected.pgn with each game'\''s original bytes]' \
@@ -45,8 +45,8 @@ _pgn-audit() {
 _arguments "${_arguments_options[@]}" : \
 '-o+[Where the reports go; created if missing. The reports of an earlier run in it are replaced]:DIR:_files' \
 '--out=[Where the reports go; created if missing. The reports of an earlier run in it are replaced]:DIR:_files' \
-'-j+[Worker threads (default\: every core). At most 4 per core, and 8 on any machine\: a larger N is cut to that, with a note]:N:_default' \
-'--threads=[Worker threads (default\: every core). At most 4 per core, and 8 on any machine\: a larger N is cut to that, with a note]:N:_default' \
+'-j+[Worker threads (default\: one per core). More than 4 per core is lowered to 4 per core, or to 8 on a machine with one or two cores, with a note]:N:_default' \
+'--threads=[Worker threads (default\: one per core). More than 4 per core is lowered to 4 per core, or to 8 on a machine with one or two cores, with a note]:N:_default' \
 '--piece=[Audits one piece of one file\: its bytes START..END as stored (a multi-frame zstd file is cut at frame starts; see \`pgn-audit plan\`). \`merge\` joins the pieces'\'' folders into one run'\''s reports]:START..END:_default' \
 '--max-window=[The largest zstd window or xz dictionary a file may ask for, in MiB (rounded down to a power of two, at most 2048)\: a file that asks for more is refused with a read error, so memory stays bounded. \`zstd --long=31\` files need 2048]:MIB:_default' \
 '--split[Also write clean.pgn and rejected.pgn with each game'\''s original bytes]' \

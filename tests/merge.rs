@@ -176,7 +176,7 @@ fn bad_folders_get_clear_errors() {
     assert_eq!(
         error_of(&merge(&[&a, &other], &out)),
         format!(
-            "pgn-audit: merge: {}/errors.csv: its columns are not those of version 2 of the report contract",
+            "pgn-audit: merge: {}/errors.csv: its columns are not those of version 3 of the report contract",
             s(&other)
         )
     );

@@ -292,7 +292,7 @@ impl HtmlReport {
                                 "Recorded results that the final position or the Laws contradict (FIDE 5.1.1, 5.2.1, 5.2.2, 6.9)",
                                 "results", &ordered_counts(&self.results, ResultCode::ALL.iter().map(|c| c.code()), true), "bad"))
                             (counts_section("missed-draws", "Missed automatic draws",
-                                "Games played on past a fivefold repetition or 75 moves (FIDE 9.6), or past a position that insufficient material makes dead (FIDE 5.2.2)",
+                                "Games played on past a fivefold repetition or 75 moves (FIDE 9.6), or past a dead position: insufficient material, or a helpmate analysis (FIDE 5.2.2)",
                                 "missed_draws", &ordered_counts(&self.missed, DrawRule::ALL.iter().map(|r| r.code()), true), "bad"))
                             (counts_section("errors", "Errors",
                                 "Games that could not be audited to their end",
@@ -323,7 +323,7 @@ pub fn page_from_report_dir(dir: &Path) -> io::Result<String> {
         io::Error::new(
             io::ErrorKind::InvalidData,
             format!(
-                "{}: not a summary of version 2 of the report contract",
+                "{}: not a summary of version 3 of the report contract",
                 path.display()
             ),
         )
@@ -1360,6 +1360,7 @@ fn result_example(n: usize, row: &ResultRow) -> Markup {
         board,
         html! {
             p.detail { (shown(&row.detail)) }
+            @if !row.basis.is_empty() { p.basis { "basis: " code { (shown(&row.basis)) } } }
             @if !row.fen.is_empty() { p { code.fen { (shown(&row.fen)) } } }
         },
         false,
@@ -1386,7 +1387,10 @@ fn missed_example(n: usize, row: &MissedDrawRow) -> Markup {
             span.codes { (codes(&row.rule)) }
         },
         board,
-        html! { p { code.fen { (shown(&row.fen)) } } },
+        html! {
+            @if !row.basis.is_empty() { p.basis { "basis: " code { (shown(&row.basis)) } } }
+            p { code.fen { (shown(&row.fen)) } }
+        },
         false,
     )
 }

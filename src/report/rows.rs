@@ -282,6 +282,9 @@ report_row! {
         plies_after: u32,
         /// The position of the draw.
         fen: S,
+        /// (v3) What shows a dead position dead: `insufficient_material`
+        /// or `helpmate_analysis`; `""` for the other rules.
+        basis: S,
     }
 }
 
@@ -317,6 +320,10 @@ report_row! {
         detail: S,
         /// The final position.
         fen: S,
+        /// (v3) What shows that a side cannot mate, for
+        /// `dead_position_not_drawn` and `timeout_without_mating_material`:
+        /// `insufficient_material` or `helpmate_analysis`; `""` otherwise.
+        basis: S,
     }
 }
 
@@ -558,8 +565,9 @@ mod tests {
                 ply: 120,
                 plies_after: 7,
                 fen: "f".into(),
+                basis: String::new(),
             },
-            &format!("{ident},fivefold,120,7,f\n"),
+            &format!("{ident},fivefold,120,7,f,\n"),
         );
         round_trip(
             ErrorRow {
@@ -580,9 +588,10 @@ mod tests {
                 recorded: "1-0".into(),
                 expected: String::new(),
                 detail: "d".into(),
-                fen: String::new(),
+                fen: "f".into(),
+                basis: "helpmate_analysis".into(),
             },
-            &format!("{ident},80,result_mismatch,1-0,,d,\n"),
+            &format!("{ident},80,result_mismatch,1-0,,d,f,helpmate_analysis\n"),
         );
         round_trip(
             QuirkRow {
@@ -605,6 +614,7 @@ mod tests {
             ply: u32::MAX,
             plies_after: 0,
             fen: "f".into(),
+            basis: String::new(),
         };
         let borrowed = MissedDrawRow {
             id: Identity {
@@ -625,10 +635,11 @@ mod tests {
             ply: u32::MAX,
             plies_after: 0,
             fen: "f",
+            basis: "",
         };
         assert_eq!(written(&borrowed), written(&owned));
         assert_eq!(borrowed.owned(&|s: &str| s.to_owned()), owned);
-        assert!(written(&owned).contains(",a\u{fffd}b,B,1-0,standard,fivefold,4294967295,0,f\n"));
+        assert!(written(&owned).contains(",a\u{fffd}b,B,1-0,standard,fivefold,4294967295,0,f,\n"));
     }
 
     /// The identity columns are [`Identity`]'s fields, and each row's own

@@ -1029,6 +1029,7 @@ fn no_html_turns_it_off_and_changes_no_csv() {
     );
     for s in [&mut x, &mut y] {
         s.as_object_mut().unwrap().remove("seconds");
+        s.as_object_mut().unwrap().remove("helpmate_seconds");
         s.as_object_mut().unwrap().remove("options");
     }
     assert_eq!(x, y);

@@ -54,6 +54,7 @@ fn stable(dir: &Path, f: &str) -> String {
     }
     let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
     v.as_object_mut().unwrap().remove("seconds");
+    v.as_object_mut().unwrap().remove("helpmate_seconds");
     v.as_object_mut().unwrap().remove("threads");
     v.to_string()
 }

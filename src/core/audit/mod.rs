@@ -232,7 +232,7 @@ fn audit_traced(game: &Game, mut trace: Option<&mut Vec<u32>>) -> GameReport {
     // then, where it cannot mate, for the other; the game's earlier
     // positions only where the final one is dead (see `first_dead`).
     let mut analyst = Analyst::default();
-    let verdicts = results::FinalVerdicts::of(game, &pos, &mut analyst);
+    let verdicts = results::FinalVerdicts::of(game, &pos, in_check, &mut analyst);
     draws.dead = first_dead(game, &start, &pos, report.plies, &verdicts, &mut analyst)
         .unwrap_or_else(|| {
             report.undecided.push(Undecided::DeadPosition);
@@ -468,7 +468,8 @@ fn replay(game: &Game, start: &start::Start, plies: u32) -> Vec<Chess> {
             reason = "at most `plies` moves, a u32"
         )]
         let ply = i as u32 + 1;
-        let m = match resolve(&pos, tok, start.mode, pos.is_check()) {
+        // Not `resolve`: its fast path stays inlined in the replay loop only.
+        let m = match resolve_rare(&pos, tok.san, start.mode, pos.is_check()) {
             Resolved::Move(m, _) => {
                 history.record_move(&pos, m, ply);
                 m

@@ -119,12 +119,26 @@ pub(crate) struct FinalVerdicts {
 }
 
 impl FinalVerdicts {
-    /// The analysis of `pos`, the game's last position: the recorded
-    /// winner first (where it can mate, nothing else is asked), then the
-    /// other side.
-    pub(crate) fn of(game: &Game, pos: &Chess, analyst: &mut Analyst) -> FinalVerdicts {
+    /// The analysis of `pos`, the game's last position (`in_check`
+    /// whether it is check): the recorded winner first (where it can mate,
+    /// nothing else is asked), then the other side. A checkmate is not
+    /// analysed: the game is over (5.1.1) and a side has mated.
+    pub(crate) fn of(
+        game: &Game,
+        pos: &Chess,
+        in_check: bool,
+        analyst: &mut Analyst,
+    ) -> FinalVerdicts {
         let won_by = winner(recorded(game));
         let first = won_by.unwrap_or(pos.turn());
+        if in_check && pos.is_checkmate() {
+            return FinalVerdicts {
+                first,
+                winner: won_by.map(|_| Mating::NotProven),
+                dead: Deadness::Alive,
+                over: true,
+            };
+        }
         let winner = won_by.map(|w| analyst.mating(pos, w));
         let dead = analyst.deadness(pos, first, winner);
         let by_analysis = dead == Deadness::Dead(Basis::HelpmateAnalysis)
@@ -314,7 +328,7 @@ mod tests {
             pos.play_unchecked(tok.san.to_move(&pos).unwrap());
         }
         let last = Some((&pos, pos.is_check()));
-        let verdicts = FinalVerdicts::of(&game, &pos, &mut Analyst::default());
+        let verdicts = FinalVerdicts::of(&game, &pos, pos.is_check(), &mut Analyst::default());
         let mut undecided = Vec::new();
         let found = contradictions(&game, last, &verdicts, &mut undecided);
         assert_eq!(found, expected, "{text}");

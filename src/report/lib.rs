@@ -18,13 +18,14 @@
 
 mod folder;
 mod html;
+mod identities;
 mod merge;
 pub mod rows;
 mod summary;
 
 pub use html::{HtmlReport, OnPage, page_from_report_dir};
 pub use merge::{MergeError, merge};
-pub use summary::{Findings, Options, PieceInfo, SourceDetail, Summary};
+pub use summary::{ENDS, FileStat, Findings, Options, PieceInfo, SourceDetail, Summary};
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
@@ -33,8 +34,8 @@ use std::path::{Path, PathBuf};
 use folder::{OutFolder, Temporary};
 
 use rows::{
-    CastlingRow, ClaimRow, ErrorRow, Identity, MissedDrawRow, QuirkRow, Record, ReportRow,
-    ResultRow,
+    CastlingRow, CellStyle, ClaimRow, ErrorRow, Identity, MissedDrawRow, QuirkRow, Record,
+    ReportRow, ResultRow,
 };
 
 use pgn_audit_core::Tags;
@@ -120,6 +121,8 @@ struct CsvOut {
     out: csv::Writer<BufWriter<File>>,
     /// The report's final path, which its errors name.
     path: PathBuf,
+    /// How its text cells are written.
+    style: CellStyle,
 }
 
 impl CsvOut {
@@ -134,12 +137,17 @@ impl CsvOut {
             .map_err(csv_err(temporary.done()))?;
         let path = folder.path(R::FILE);
         pending.push(temporary);
-        Ok(CsvOut { out, path })
+        Ok(CsvOut {
+            out,
+            path,
+            style: CellStyle::AsRead,
+        })
     }
 
     /// Writes one row.
     fn put(&mut self, row: &impl Record) -> Result<(), OutputError> {
-        row.write(&mut self.out).map_err(csv_err(&self.path))
+        row.write_styled(&mut self.out, self.style)
+            .map_err(csv_err(&self.path))
     }
 
     fn flush(&mut self) -> Result<(), OutputError> {
@@ -278,6 +286,23 @@ impl Reports {
             summary: Summary::default(),
             folder,
         })
+    }
+
+    /// Writes the CSV reports' text cells in `style` from here on
+    /// (`--excel-safe`: before the first game).
+    pub fn set_cell_style(&mut self, style: CellStyle) {
+        for out in [
+            &mut self.castling,
+            &mut self.claims,
+            &mut self.missed,
+            &mut self.errors,
+            &mut self.results,
+        ]
+        .into_iter()
+        .chain(self.quirks.as_mut())
+        {
+            out.style = style;
+        }
     }
 
     /// Writes one game's rows (and its bytes, with `--split`).

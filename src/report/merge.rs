@@ -9,6 +9,7 @@ use std::collections::HashMap;
 use std::fs;
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::folder::{OutFolder, Temporary};
 use crate::html::{HtmlReport, OnPage};
@@ -38,9 +39,13 @@ pub enum MergeError {
     /// The merged folder cannot be written.
     #[error(transparent)]
     Output(#[from] OutputError),
+    /// A signal stopped the merge while it wrote: no report was completed.
+    #[error("interrupted")]
+    Interrupted,
 }
 
-fn fail(path: &Path, cause: impl Into<String>) -> MergeError {
+/// A refusal of `path`: one line, `PATH: CAUSE`.
+pub(crate) fn fail(path: &Path, cause: impl Into<String>) -> MergeError {
     MergeError::Refused {
         path: path.to_path_buf(),
         cause: cause.into(),
@@ -110,6 +115,7 @@ fn read_shard(dir: &Path) -> Result<Shard, MergeError> {
             return Err(fail(&dir.join(missing), "missing (its pair is there)"));
         }
     };
+    crate::identities::check(dir, &summary)?;
     Ok(Shard {
         dir: dir.to_path_buf(),
         summary,
@@ -320,17 +326,27 @@ fn join_pieces<'a>(pieces: &[&'a Shard]) -> Result<(Vec<Part<'a>>, Summary), Mer
     Ok((joined.parts, summary))
 }
 
-/// Refuses a piece of another version of the file (as the first piece saw
-/// it) or one that does not start where the piece `before` it ends (at 0
-/// for the first).
+/// Refuses a piece of another version of the file than the first piece
+/// saw (its size, its modification time to the nanosecond, or the CRC-32
+/// of its first and last bytes differ) or one that does not start where
+/// the piece `before` it ends (at 0 for the first).
 fn check_follows(whole: &Whole, piece: &Piece, before: Option<&Piece>) -> Result<(), MergeError> {
     let (name, file, d, this) = (&whole.name, &whole.file, &piece.detail, &piece.info);
     let dir = &piece.shard.dir;
-    if (d.size, &d.modified) != (file.size, &file.modified) {
+    let differs = if d.size != file.size {
+        Some("its size differs")
+    } else if (&d.modified, d.modified_ns) != (&file.modified, file.modified_ns) {
+        Some("its modification time differs")
+    } else if d.ends_crc32 != file.ends_crc32 {
+        Some("its first or last bytes differ")
+    } else {
+        None
+    };
+    if let Some(differs) = differs {
         return Err(fail(
             dir,
             format!(
-                "a piece of another version of {name} than {} (size or modification time differ)",
+                "a piece of another version of {name} than {} ({differs})",
                 whole.first.dir.display()
             ),
         ));
@@ -418,6 +434,11 @@ struct Copy<'a> {
     page: Option<&'a mut HtmlReport>,
     /// The (source, game) of the last castling row, to count games.
     last_game: Option<(Vec<u8>, Vec<u8>)>,
+    /// The folders were written with `--excel-safe`: the page shows their
+    /// cells without the `'` before a formula, as a run's page does.
+    excel_safe: bool,
+    /// Set by a signal: the copy stops.
+    stop: &'a AtomicBool,
 }
 
 /// The identity columns that a piece's rows count on from the pieces
@@ -509,6 +530,9 @@ impl Copy<'_> {
             .read_byte_record(&mut record)
             .map_err(|e| fail(path, e.to_string()))?
         {
+            if self.stop.load(Ordering::Relaxed) {
+                return Err(MergeError::Interrupted);
+            }
             row += 1;
             if record.len() != R::WIDTH {
                 return Err(fail(
@@ -530,8 +554,11 @@ impl Copy<'_> {
     /// Adds a merged row to report.html, when there is one.
     fn show<R: OnPage>(&mut self, path: &Path, record: &csv::ByteRecord) -> Result<(), MergeError> {
         if let Some(page) = self.page.as_deref_mut() {
-            let row = csv::StringRecord::from_byte_record(record.clone())
+            let mut row = csv::StringRecord::from_byte_record(record.clone())
                 .map_err(|_| fail(path, "a row that is not UTF-8"))?;
+            if self.excel_safe {
+                row = row.iter().map(rows::unquoted).collect();
+            }
             page.add_record::<R>(&row);
         }
         Ok(())
@@ -577,16 +604,35 @@ fn shifted_record<R: Merged>(
     Ok(moved)
 }
 
-/// Writes the merged report of `R` into `folder`: its header, then the rows
-/// of every part in order.
+/// What writing the merged reports needs: the folder, the parts in order,
+/// the options, and the flag a signal sets.
+struct Writing<'a> {
+    folder: &'a OutFolder,
+    parts: &'a [Part<'a>],
+    options: Options,
+    stop: &'a AtomicBool,
+}
+
+impl Writing<'_> {
+    /// Refuses to go on once a signal came: the merge ends with
+    /// [`MergeError::Interrupted`], and its temporary files go with it.
+    fn go_on(&self) -> Result<(), MergeError> {
+        match self.stop.load(Ordering::Relaxed) {
+            true => Err(MergeError::Interrupted),
+            false => Ok(()),
+        }
+    }
+}
+
+/// Writes the merged report of `R`: its header, then the rows of every
+/// part in order.
 fn merge_report<R: Merged>(
-    folder: &OutFolder,
-    parts: &[Part],
+    writing: &Writing,
     written: &mut Vec<Temporary>,
     findings: &mut Findings,
     page: Option<&mut HtmlReport>,
 ) -> Result<(), MergeError> {
-    let (temporary, file) = folder.create(R::FILE)?;
+    let (temporary, file) = writing.folder.create(R::FILE)?;
     let done = temporary.done().to_path_buf();
     written.push(temporary);
     let mut copy = Copy {
@@ -594,11 +640,13 @@ fn merge_report<R: Merged>(
         findings,
         page,
         last_game: None,
+        excel_safe: writing.options.excel_safe,
+        stop: writing.stop,
     };
     copy.out
         .write_record(rows::columns::<R>())
         .map_err(|e| fail(&done, e.to_string()))?;
-    for part in parts {
+    for part in writing.parts {
         copy.rows::<R>(&part.shard.dir.join(R::FILE), part.shift.as_ref())?;
     }
     copy.out
@@ -615,7 +663,19 @@ const BROKEN_OFF: &str = "the input breaks off in this game: ";
 /// Merges `dirs`, in order, into `out`. Returns the merged summary. The
 /// rows are streamed from the folders to the merged reports, so the memory
 /// it takes does not grow with their size.
-pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Summary, MergeError> {
+///
+/// Every folder is read and checked (its identities too) before `out`
+/// is touched; `begin` is called then, just before the output folder is
+/// claimed (a signal handler that ends the process at once before that
+/// point moves on to setting `stop` from there). Once `stop` is set, the
+/// merge ends with [`MergeError::Interrupted`], its temporary files
+/// removed and no summary.json written.
+pub fn merge(
+    dirs: &[PathBuf],
+    out: &Path,
+    begin: impl FnOnce(),
+    stop: &AtomicBool,
+) -> Result<Summary, MergeError> {
     let shards = dirs
         .iter()
         .map(|d| read_shard(d))
@@ -631,35 +691,45 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Summary, MergeError> {
     for (_, s) in &summaries {
         summary.merge(s);
     }
+    begin();
     let folder = OutFolder::claim(out, &merged_files(options, split))?;
     let json = summary.to_json().map_err(|e| MergeError::Refused {
         path: folder.path("summary.json"),
         cause: e.to_string(),
         source: Some(Box::new(e)),
     })?;
+    let writing = Writing {
+        folder: &folder,
+        parts: &parts,
+        options,
+        stop,
+    };
     let mut written = Vec::new();
     let mut findings = Findings::default();
     let mut page = options.html.then(HtmlReport::default);
-    let w = &mut written;
-    merge_report::<CastlingRow>(&folder, &parts, w, &mut findings, page.as_mut())?;
-    merge_report::<ClaimRow>(&folder, &parts, w, &mut findings, page.as_mut())?;
-    merge_report::<MissedDrawRow>(&folder, &parts, w, &mut findings, page.as_mut())?;
-    merge_report::<ErrorRow>(&folder, &parts, w, &mut findings, page.as_mut())?;
-    merge_report::<ResultRow>(&folder, &parts, w, &mut findings, page.as_mut())?;
+    let (w, f) = (&mut written, &mut findings);
+    merge_report::<CastlingRow>(&writing, w, f, page.as_mut())?;
+    merge_report::<ClaimRow>(&writing, w, f, page.as_mut())?;
+    merge_report::<MissedDrawRow>(&writing, w, f, page.as_mut())?;
+    merge_report::<ErrorRow>(&writing, w, f, page.as_mut())?;
+    merge_report::<ResultRow>(&writing, w, f, page.as_mut())?;
     if options.quirks {
-        merge_report::<QuirkRow>(&folder, &parts, w, &mut findings, page.as_mut())?;
+        merge_report::<QuirkRow>(&writing, w, f, page.as_mut())?;
     }
     if split {
         for name in SPLIT {
+            writing.go_on()?;
             merge_split(&folder, name, &parts, w)?;
         }
     }
     if let Some(page) = page {
+        writing.go_on()?;
         let path = folder.path("report.html");
         let merged = Summary::from_json(&json)
             .ok_or_else(|| fail(&path, "summary.json cannot be read back"))?;
         written.push(folder.write("report.html", page.render(&merged).as_bytes())?);
     }
+    writing.go_on()?;
     folder.finish(written, &json)?;
     summary.findings = findings;
     Ok(summary)
@@ -748,14 +818,21 @@ fn check_alike(shards: &[Shard], out: &Path) -> Result<bool, MergeError> {
             ),
         ));
     }
-    if let Ok(out_canon) = out.canonicalize()
-        && let Some(s) = shards
-            .iter()
-            .find(|s| s.dir.canonicalize().ok().as_ref() == Some(&out_canon))
+    // Told by device and inode, not by path: a bind mount of a folder is
+    // that folder under another path.
+    if let Some(out_id) = folder_id(out)
+        && let Some(s) = shards.iter().find(|s| folder_id(&s.dir) == Some(out_id))
     {
         return Err(fail(&s.dir, "is also the output folder"));
     }
     Ok(with_split != 0)
+}
+
+/// The device and inode of the folder at `path`, where it exists: one
+/// folder, whatever path names it.
+fn folder_id(path: &Path) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
 }
 
 /// The files a merge writes: those of a run with `options`, summary.json
@@ -825,6 +902,7 @@ fn options_differ(there: Options, here: Options) -> String {
         ("--split", here.split, there.split),
         ("--quirks", here.quirks, there.quirks),
         ("--no-html", !here.html, !there.html),
+        ("--excel-safe", here.excel_safe, there.excel_safe),
     ]
     .iter()
     .filter(|(_, a, b)| a != b)

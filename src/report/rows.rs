@@ -787,7 +787,7 @@ mod tests {
             "missed_draws.csv: not the columns of this version: source,game"
         );
         let head = columns::<MissedDrawRow>().collect::<Vec<_>>().join(",");
-        let file = format!("{head}\na,1,0,1,,,,,,,,standard,fivefold,x,7,f\n");
+        let file = format!("{head}\na,1,0,1,,,,,,,,standard,fivefold,x,7,f,\n");
         let e = read::<MissedDrawRow>(file.as_bytes(), |_| {}).unwrap_err();
         assert_eq!(
             e.to_string(),

@@ -861,6 +861,12 @@ mod tests {
       "ends_crc32": "0badcafe"
     }}
   ],
+  "undecided": {{
+    "dead_position": 0,
+    "dead_position_not_drawn": 0,
+    "timeout_without_mating_material": 0
+  }},
+  "helpmate_seconds": 0.0,
   "interrupted": true
 }}
 "#
@@ -870,7 +876,8 @@ mod tests {
         s.sources.clear();
         s.source_details.clear();
         let json = s.to_json().unwrap();
-        assert!(json.ends_with("  \"source_details\": []\n}\n"), "{json}");
+        assert!(json.contains("  \"source_details\": [],\n"), "{json}");
+        assert!(json.ends_with("  \"helpmate_seconds\": 0.0\n}\n"), "{json}");
         assert!(json.contains("  \"sources\": [],\n"), "{json}");
     }
 

@@ -129,8 +129,9 @@ const THREADS_ALWAYS: usize = 8;
 /// A validated run configuration.
 #[derive(Debug, Clone)]
 pub(crate) struct Config {
-    /// The inputs as given: files, folders, `-` for standard input.
-    pub(crate) inputs: Vec<String>,
+    /// The inputs as given: files, folders, `-` for standard input (OS
+    /// strings: a file name need not be UTF-8).
+    pub(crate) inputs: Vec<PathBuf>,
     /// The output folder (`-o`).
     pub(crate) out: PathBuf,
     /// Worker threads: `-j` or every core, at most 4 per core (8 on any
@@ -152,6 +153,9 @@ pub(crate) struct Config {
     pub(crate) fail_on_findings: bool,
     /// The one piece of the one input to audit (`--piece`).
     pub(crate) piece: Option<input::piece::Bounds>,
+    /// The largest zstd window or xz dictionary a source may ask for
+    /// (`--max-window`).
+    pub(crate) window: input::MaxWindow,
 }
 
 impl Config {
@@ -172,6 +176,7 @@ impl Config {
             quiet: args.quiet,
             fail_on_findings: args.fail_on_findings,
             piece: args.piece,
+            window: input::MaxWindow::mib(args.max_window),
         }
     }
 }
@@ -247,7 +252,7 @@ fn audit_inputs(config: &Config) -> Result<Exit, Failure> {
     // bound it cannot take writes nothing.
     let raw_read = Arc::new(AtomicU64::new(0));
     let piece = match config.piece {
-        Some(bounds) => Some(open_piece(&sources, bounds, &raw_read)?),
+        Some(bounds) => Some(open_piece(&sources, bounds, &raw_read, config.window)?),
         None => None,
     };
     let pool = start_pool(config.threads)?;
@@ -334,7 +339,7 @@ fn stat_sources(sources: &[Source]) -> Vec<Stat> {
                 Some((q, stat)) if q == p => stat.clone(),
                 _ => last.insert((p, FileStat::of(p))).1.clone(),
             },
-            Origin::Stdin => FileStat::default(),
+            Origin::Stdin | Origin::Unreadable(_) => FileStat::default(),
         })
         .collect()
 }
@@ -347,6 +352,7 @@ fn raw_size(sources: &[Source], stats: &[Stat]) -> Option<u64> {
         .zip(stats)
         .map(|(s, stat)| match s.origin {
             Origin::File(_) => stat.size,
+            Origin::Unreadable(_) => Some(0),
             Origin::Stdin | Origin::ZipMember { .. } => None,
         })
         .sum()
@@ -376,11 +382,12 @@ fn open_piece(
     sources: &[Source],
     bounds: input::piece::Bounds,
     raw_read: &Arc<AtomicU64>,
+    window: input::MaxWindow,
 ) -> Result<OpenPiece, Failure> {
     let found = Arc::new(Mutex::new(input::piece::Found::default()));
     let opened = match sources {
         [source] if matches!(source.origin, Origin::File(_)) => {
-            input::piece::open(source, bounds, raw_read.clone(), found.clone())?
+            input::piece::open(source, bounds, raw_read.clone(), found.clone(), window)?
         }
         [source] => {
             return Err(Failure::Piece(format!(
@@ -421,6 +428,8 @@ impl Stages<'_> {
         let (spare_tx, spare_rx) = mpsc::channel::<Vec<u8>>();
         let reader = Reader {
             sources: self.sources.to_vec(),
+            sizes: self.stats.iter().map(|stat| stat.size).collect(),
+            window: self.config.window,
             pool,
             spares: spare_rx,
             interrupted: signals.interrupted.clone(),

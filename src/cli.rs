@@ -171,7 +171,7 @@ pub(crate) struct AuditArgs {
     /// standard input (once). A file named `merge` or `audit`: write
     /// `./merge`.
     #[arg(required = true, value_name = "INPUT")]
-    pub(crate) inputs: Vec<String>,
+    pub(crate) inputs: Vec<PathBuf>,
 
     /// Where the reports go; created if missing. The reports of an earlier
     /// run in it are replaced.
@@ -217,6 +217,14 @@ pub(crate) struct AuditArgs {
     /// `merge` joins the pieces' folders into one run's reports.
     #[arg(long, value_name = "START..END")]
     pub(crate) piece: Option<pgn_audit_input::piece::Bounds>,
+
+    /// The largest zstd window or xz dictionary a file may ask for, in MiB
+    /// (rounded down to a power of two, at most 2048): a file that asks for
+    /// more is refused with a read error, so memory stays bounded. `zstd
+    /// --long=31` files need 2048.
+    #[arg(long, value_name = "MIB", default_value_t = pgn_audit_input::MaxWindow::DEFAULT_MIB,
+          value_parser = clap::value_parser!(u32).range(1..=2048))]
+    pub(crate) max_window: u32,
 }
 
 /// `pgn-audit merge`: merges report folders made from disjoint inputs into

@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_pgn_audit_global_optspecs
-    string join \n o/out= j/threads= split quirks no-html excel-safe quiet fail-on-findings piece= h/help V/version
+    string join \n o/out= j/threads= split quirks no-html excel-safe quiet fail-on-findings piece= max-window= h/help V/version
 end
 
 function __fish_pgn_audit_needs_command
@@ -27,6 +27,7 @@ end
 complete -c pgn-audit -n "__fish_pgn_audit_needs_command" -s o -l out -d 'Where the reports go; created if missing. The reports of an earlier run in it are replaced' -r -F
 complete -c pgn-audit -n "__fish_pgn_audit_needs_command" -s j -l threads -d 'Worker threads (default: every core). At most 4 per core, and 8 on any machine: a larger N is cut to that, with a note' -r
 complete -c pgn-audit -n "__fish_pgn_audit_needs_command" -l piece -d 'Audits one piece of one file: its bytes START..END as stored (a multi-frame zstd file is cut at frame starts; see `pgn-audit plan`). `merge` joins the pieces\' folders into one run\'s reports' -r
+complete -c pgn-audit -n "__fish_pgn_audit_needs_command" -l max-window -d 'The largest zstd window or xz dictionary a file may ask for, in MiB (rounded down to a power of two, at most 2048): a file that asks for more is refused with a read error, so memory stays bounded. `zstd --long=31` files need 2048' -r
 complete -c pgn-audit -n "__fish_pgn_audit_needs_command" -l split -d 'Also write clean.pgn and rejected.pgn with each game\'s original bytes'
 complete -c pgn-audit -n "__fish_pgn_audit_needs_command" -l quirks -d 'Also write quirks.csv: one row per accepted move (or tag line, or FEN castling right) whose notation is sloppy'
 complete -c pgn-audit -n "__fish_pgn_audit_needs_command" -l no-html -d 'Do not write report.html (the CSV files are the same)'
@@ -42,6 +43,7 @@ complete -c pgn-audit -n "__fish_pgn_audit_needs_command" -a "help" -d 'Print th
 complete -c pgn-audit -n "__fish_pgn_audit_using_subcommand audit" -s o -l out -d 'Where the reports go; created if missing. The reports of an earlier run in it are replaced' -r -F
 complete -c pgn-audit -n "__fish_pgn_audit_using_subcommand audit" -s j -l threads -d 'Worker threads (default: every core). At most 4 per core, and 8 on any machine: a larger N is cut to that, with a note' -r
 complete -c pgn-audit -n "__fish_pgn_audit_using_subcommand audit" -l piece -d 'Audits one piece of one file: its bytes START..END as stored (a multi-frame zstd file is cut at frame starts; see `pgn-audit plan`). `merge` joins the pieces\' folders into one run\'s reports' -r
+complete -c pgn-audit -n "__fish_pgn_audit_using_subcommand audit" -l max-window -d 'The largest zstd window or xz dictionary a file may ask for, in MiB (rounded down to a power of two, at most 2048): a file that asks for more is refused with a read error, so memory stays bounded. `zstd --long=31` files need 2048' -r
 complete -c pgn-audit -n "__fish_pgn_audit_using_subcommand audit" -l split -d 'Also write clean.pgn and rejected.pgn with each game\'s original bytes'
 complete -c pgn-audit -n "__fish_pgn_audit_using_subcommand audit" -l quirks -d 'Also write quirks.csv: one row per accepted move (or tag line, or FEN castling right) whose notation is sloppy'
 complete -c pgn-audit -n "__fish_pgn_audit_using_subcommand audit" -l no-html -d 'Do not write report.html (the CSV files are the same)'

@@ -536,6 +536,7 @@ fn write_quirks(
         let san = match q.written {
             Written::Text(start, end) => written_text(&bytes[start as usize..end as usize]),
             Written::CastlingRight(letter) => letter.to_string(),
+            Written::EnPassantSquare(square) => square.to_string(),
         };
         let standard = q.standard.map(|san| san.to_string()).unwrap_or_default();
         let quirk = q.codes.codes();

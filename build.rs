@@ -1,5 +1,5 @@
 //! Finds the tests' oracles (python-chess, Dask, Chromium with chromedriver
-//! and selenium) once per build,
+//! and selenium, pyarrow) once per build,
 //! so that a test whose oracle is missing is marked ignored rather than
 //! passed. With `CI` set every oracle counts as present: its tests run, and
 //! fail if it is in fact missing.
@@ -29,8 +29,10 @@ fn main() {
     // (cfg, the commands that all succeed only where the oracle is)
     type Command<'a> = (&'a str, &'a [&'a str]);
     let py = python.as_str();
-    let oracles: [(&str, &[Command]); 3] = [
+    let oracles: [(&str, &[Command]); 4] = [
         ("oracle_python_chess", &[(py, &["-c", "import chess"])]),
+        // Parquet read and written by the Arrow project's Python library.
+        ("oracle_pyarrow", &[(py, &["-c", "import pyarrow.parquet"])]),
         (
             "oracle_dask",
             &[(py, &["-c", "import distributed, dask_jobqueue"])],

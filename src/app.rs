@@ -26,12 +26,12 @@ use signals::Signals;
 use sink::{Sink, Stat};
 use worker::Audited;
 
-use crate::cli::{AuditArgs, MergeArgs, PlanArgs};
+use crate::cli::{AuditArgs, MergeArgs, PlanArgs, ReportFormat};
 use pgn_audit_core::Game;
 use pgn_audit_core::audit;
 use pgn_audit_input::{self as input, InputError, Origin, Source};
 use pgn_audit_report::{
-    MergeError, Options, OutputError, PieceInfo, Reports, SourceDetail, Summary,
+    Format, MergeError, Options, OutputError, PieceInfo, Reports, SourceDetail, Summary,
 };
 
 /// How a run ends: its exit status.
@@ -141,6 +141,8 @@ pub(crate) struct Config {
     pub(crate) quirks: bool,
     /// Write report.html (off with `--no-html`).
     pub(crate) html: bool,
+    /// The row reports' format (`--format`).
+    pub(crate) format: Format,
     /// No progress bar, table or notes (`--quiet`).
     pub(crate) quiet: bool,
     /// Exit with [`Exit::Findings`] when a game is flagged or incomplete.
@@ -163,6 +165,10 @@ impl Config {
             split: args.split,
             quirks: args.quirks,
             html: !args.no_html,
+            format: match args.format {
+                ReportFormat::Csv => Format::Csv,
+                ReportFormat::Parquet => Format::Parquet,
+            },
             quiet: args.quiet,
             fail_on_findings: args.fail_on_findings,
             piece: args.piece,
@@ -212,17 +218,20 @@ fn to_stderr(text: &str) {
 
 /// Runs the audit; says why it failed, if it did.
 pub(crate) fn run(config: &Config) -> Exit {
-    audit_inputs(config).unwrap_or_else(|e| {
-        say(&e.to_string());
-        e.exit()
-    })
+    Signals::install()
+        .map_err(Failure::from)
+        .and_then(|signals| audit_inputs(config, &signals))
+        .unwrap_or_else(|e| {
+            say(&e.to_string());
+            e.exit()
+        })
 }
 
-/// The run's stages, in order: the signal handler, the sources, the pool,
-/// the output folder, then reader, pool and sink until the input ends.
-fn audit_inputs(config: &Config) -> Result<Exit, Failure> {
+/// The run's stages, in order: the sources, the pool, the output folder,
+/// then reader, pool and sink until the input ends (`signals` installed
+/// first, so that a signal is honoured from the start).
+fn audit_inputs(config: &Config, signals: &Signals) -> Result<Exit, Failure> {
     let started = Instant::now();
-    let signals = Signals::install()?;
     if let Some(asked) = config.threads_asked.filter(|_| !config.quiet) {
         say(&format!(
             "-j {asked}: using {} threads, the most this machine allows \
@@ -258,14 +267,14 @@ fn audit_inputs(config: &Config) -> Result<Exit, Failure> {
         started,
         raw_read,
     };
-    let summary = stages.run(reports, Arc::new(pool), &signals, piece)?;
+    let summary = stages.run(reports, Arc::new(pool), signals, piece)?;
     let Some(summary) = summary else {
         return Ok(Exit::Input);
     };
     if !config.quiet {
         to_stderr(&summary.table(&config.out, crate::progress::table_width()));
     }
-    Ok(exit_status(config, &summary, &signals))
+    Ok(exit_status(config, &summary, signals))
 }
 
 /// The pool of `threads` workers that audit the batches.
@@ -283,13 +292,13 @@ fn start_pool(threads: usize) -> Result<rayon::ThreadPool, Failure> {
 /// The run's report files, created in the output folder (as `.partial`
 /// files until they are complete), with the options that made them.
 fn create_reports(config: &Config) -> Result<Reports, Failure> {
-    let mut reports = Reports::create(&config.out, config.split, config.quirks, config.html)?;
-    reports.summary.options = Options {
+    let options = Options {
         split: config.split,
         quirks: config.quirks,
         html: config.html,
+        format: config.format,
     };
-    Ok(reports)
+    Ok(Reports::create(&config.out, options)?)
 }
 
 /// The exit status of a run that wrote its reports: interrupted, a source

@@ -11,8 +11,9 @@ use clap::{Args, CommandFactory, Parser, Subcommand};
 /// What `--help` says after the options: what a run writes and where, and
 /// the exit status.
 const AUDIT_NOTE: &str = "The reports go into the output folder (default reports/): \
-castling.csv, claims.csv, missed_draws.csv, errors.csv, results.csv, summary.json and, \
-unless --no-html, report.html, the page to open in a browser. The reports of an earlier \
+castling.csv, claims.csv, missed_draws.csv, errors.csv, results.csv (NAME.parquet with \
+--format parquet), summary.json and, unless --no-html, report.html, the page to open in a \
+browser. The reports of an earlier \
 run in that folder are removed first.
 
 Exit status: 0 when the run completed (findings are not failures); 1 with \
@@ -125,6 +126,7 @@ pub(crate) enum Command {
 #[derive(Debug, Args)]
 pub(crate) struct AuditArgs {
     /// PGN files (plain, .zst, .gz, .bz2 or .xz, told by their magic bytes),
+    /// Parquet tables of games (a movetext column, tags in the others),
     /// zip archives (every PGN member), directories (every PGN file and zip
     /// archive below, in sorted order; never the output folder), or - for
     /// standard input (once). A file named `merge` or `audit`: write
@@ -155,6 +157,11 @@ pub(crate) struct AuditArgs {
     #[arg(long)]
     pub(crate) no_html: bool,
 
+    /// The row reports as CSV files (NAME.csv) or as Parquet files
+    /// (NAME.parquet: the same columns, numbers as 64-bit integers).
+    #[arg(long, value_name = "FORMAT", default_value = "csv")]
+    pub(crate) format: ReportFormat,
+
     /// No progress bar, no summary table, no notes; errors still go to
     /// standard error.
     #[arg(long)]
@@ -170,6 +177,15 @@ pub(crate) struct AuditArgs {
     /// `merge` joins the pieces' folders into one run's reports.
     #[arg(long, value_name = "START..END")]
     pub(crate) piece: Option<pgn_audit_input::piece::Bounds>,
+}
+
+/// `--format`: how the row reports are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum ReportFormat {
+    /// NAME.csv.
+    Csv,
+    /// NAME.parquet.
+    Parquet,
 }
 
 /// `pgn-audit merge`: merges report folders made from disjoint inputs into

@@ -47,7 +47,7 @@ _pgn__audit() {
 
     case "${cmd}" in
         pgn__audit)
-            opts="-o -j -h -V --out --threads --split --quirks --no-html --quiet --fail-on-findings --piece --help --version audit merge plan help"
+            opts="-o -j -h -V --out --threads --split --quirks --no-html --format --quiet --fail-on-findings --piece --help --version audit merge plan help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -69,6 +69,10 @@ _pgn__audit() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --format)
+                    COMPREPLY=($(compgen -W "csv parquet" -- "${cur}"))
+                    return 0
+                    ;;
                 --piece)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -81,7 +85,7 @@ _pgn__audit() {
             return 0
             ;;
         pgn__subcmd__audit__subcmd__audit)
-            opts="-o -j -h --out --threads --split --quirks --no-html --quiet --fail-on-findings --piece --help"
+            opts="-o -j -h --out --threads --split --quirks --no-html --format --quiet --fail-on-findings --piece --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -101,6 +105,10 @@ _pgn__audit() {
                     ;;
                 -j)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "csv parquet" -- "${cur}"))
                     return 0
                     ;;
                 --piece)

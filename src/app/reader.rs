@@ -14,7 +14,9 @@ use std::sync::mpsc;
 use super::Message;
 use super::ordered::Outbox;
 use super::worker::audit_batch;
-use pgn_audit_input::{self as input, Batch, Compression, InputError, Opened, Source};
+use pgn_audit_input::{
+    self as input, Batch, Compression, InputError, Opened, ParquetSource, Source,
+};
 
 /// How many sources after the one being read are opened (and decompressed)
 /// ahead of it.
@@ -82,6 +84,9 @@ impl Reader {
     /// Cuts source `index` into batches, each audited on the pool, then
     /// sends its end with the read error that ended it, if one did.
     fn read_source(&self, index: usize, opened: Opened, outbox: &Outbox<Message>) {
+        if let Some(table) = opened.parquet {
+            return self.read_parquet(index, table, outbox);
+        }
         let compression = opened.compression;
         let failed: Failed = RefCell::new(None);
         let spy = ErrorSpy {
@@ -97,6 +102,27 @@ impl Reader {
             path: self.sources[index].name.clone(),
             cause: read_error(compression, bytes, &e),
             source: Some(e),
+        });
+        outbox.number().send(Message::SourceEnd {
+            source: index,
+            bytes,
+            error,
+        });
+    }
+
+    /// Reads the Parquet source `index`, row by row as games, in batches
+    /// audited on the pool, then sends its end with the error that ended
+    /// it, if one did.
+    fn read_parquet(&self, index: usize, table: ParquetSource, outbox: &Outbox<Message>) {
+        let no_error: Failed = RefCell::new(None);
+        let spare = || self.spares.try_recv().ok();
+        let (bytes, error) = table.read_batches(&self.raw_read, spare, |batch| {
+            self.dispatch(index, batch, Compression::None, &no_error, outbox)
+        });
+        let error = error.map(|cause| InputError {
+            path: self.sources[index].name.clone(),
+            cause: format!("Parquet read error: {cause}"),
+            source: None,
         });
         outbox.number().send(Message::SourceEnd {
             source: index,

@@ -16,9 +16,11 @@ mod batch;
 mod decode;
 pub mod piece;
 mod split;
+mod table;
 
 pub use batch::{BATCH_BYTES, Batch, GAME_CAP, read_batches};
 pub use split::{GameSpan, Splitter};
+pub use table::ParquetSource;
 
 use std::fs::File;
 use std::io::{self, BufReader, Read};
@@ -429,12 +431,15 @@ impl<R: Read> Read for Counting<R> {
     }
 }
 
-/// An opened source: its decompressed bytes and what it was compressed with.
+/// An opened source: its decompressed bytes and what it was compressed
+/// with, or a Parquet table of games.
 pub struct Opened {
-    /// The decompressed bytes.
+    /// The decompressed bytes (none for a Parquet source).
     pub reader: Box<dyn Read + Send>,
     /// What the source was compressed with.
     pub compression: Compression,
+    /// A Parquet file's games, read row by row (contract v3).
+    pub parquet: Option<ParquetSource>,
 }
 
 /// Opens a source, decompressing by magic bytes. `raw_read` counts the
@@ -465,6 +470,9 @@ pub fn open(
     // through a 1 MiB buffer would copy its first MiB twice.
     let (head, sniffed, ended) = sniff(&mut counted).map_err(err)?;
     refuse(source, &head[..sniffed])?;
+    if table::is_parquet(&head[..sniffed]) {
+        return open_parquet(source);
+    }
     let compression = Compression::detect(&head[..sniffed]);
     let rest: Box<dyn Read + Send> = if ended {
         Box::new(io::empty())
@@ -476,6 +484,27 @@ pub fn open(
     Ok(Opened {
         reader,
         compression,
+        parquet: None,
+    })
+}
+
+/// Opens a Parquet source, which is read by its footer first: a file, not
+/// a stream (standard input, a pipe or a zip member is refused).
+fn open_parquet(source: &Source) -> Result<Opened, InputError> {
+    let path = match &source.origin {
+        Origin::File(p) if std::fs::metadata(p).is_ok_and(|m| m.is_file()) => p,
+        _ => {
+            return Err(InputError::new(
+                &source.name,
+                "refused: a Parquet file is read from a regular file, not a stream or an archive member",
+            ));
+        }
+    };
+    let file = File::open(path).map_err(|e| InputError::io(&source.name, e))?;
+    Ok(Opened {
+        reader: Box::new(io::empty()),
+        compression: Compression::None,
+        parquet: Some(ParquetSource::open(&source.name, file)?),
     })
 }
 

@@ -25,6 +25,21 @@ pub struct Options {
     pub quirks: bool,
     /// report.html (off with `--no-html`).
     pub html: bool,
+    /// `--format`: the reports as CSV or as Parquet files (v3; a folder
+    /// written before it was recorded is CSV).
+    #[serde(default)]
+    pub format: Format,
+}
+
+/// The format of the row reports (`--format`, contract v3).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Format {
+    /// `NAME.csv`.
+    #[default]
+    Csv,
+    /// `NAME.parquet`, typed columns.
+    Parquet,
 }
 
 /// One source as read: what a resume or a merge checks it against.
@@ -630,6 +645,7 @@ mod tests {
                 split: true,
                 quirks: false,
                 html: true,
+                format: Format::Parquet,
             },
             source_details: vec![SourceDetail {
                 name: "a.pgn".into(),
@@ -706,7 +722,8 @@ mod tests {
   "options": {{
     "split": true,
     "quirks": false,
-    "html": true
+    "html": true,
+    "format": "parquet"
   }},
   "source_details": [
     {{
@@ -744,6 +761,7 @@ mod tests {
                 split: true,
                 quirks: false,
                 html: true,
+                format: Format::Parquet,
             },
             source_details: vec![
                 SourceDetail {

@@ -562,7 +562,7 @@ def drive(args):
 
     flags = [f for f, on in (("--split", args.split), ("--quirks", args.quirks),
                              ("--no-html", args.no_html)) if on]
-    options = {"split": args.split, "quirks": args.quirks, "html": not args.no_html}
+    options = {"split": args.split, "quirks": args.quirks, "html": not args.no_html, "format": "csv"}
     wants, folders = [], []
     for i, unit in enumerate(units):
         wants.append({"format": IDENTITY_FORMAT, "binary": binary, "version": version,

@@ -227,6 +227,85 @@ pub(crate) fn run(config: &Config) -> Exit {
         })
 }
 
+/// An audit that a program runs in its own process (the Python package),
+/// as `pgn-audit INPUT... -o OUT --format parquet` would, without the
+/// command line's signal handler: the caller stops it with `stop`.
+#[derive(Debug, Clone)]
+pub struct LibraryRun {
+    /// The inputs, as the command line takes them.
+    pub inputs: Vec<String>,
+    /// The report folder.
+    pub out: PathBuf,
+    /// Worker threads (`-j`), every core by default.
+    pub threads: Option<u16>,
+    /// `--quirks`.
+    pub quirks: bool,
+    /// A progress bar on standard error (where it is a terminal).
+    pub progress: bool,
+}
+
+/// How a [`LibraryRun`] ended, its reports written into its folder.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LibraryEnd {
+    /// Every input was read.
+    Completed,
+    /// `stop` was set: the reports cover the games read before.
+    Interrupted,
+}
+
+impl LibraryRun {
+    /// Runs the audit into [`LibraryRun::out`] in Parquet, no report.html.
+    /// `Err` is the one-line message the command line gives after
+    /// `pgn-audit: ` (an input that cannot be read, one read only in
+    /// part: its reports are written all the same).
+    pub fn run(&self, stop: Arc<std::sync::atomic::AtomicBool>) -> Result<LibraryEnd, String> {
+        let cores = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
+        let config = Config {
+            inputs: self.inputs.clone(),
+            out: self.out.clone(),
+            threads: self
+                .threads
+                .map_or(cores, usize::from)
+                .min(most_threads(cores)),
+            threads_asked: None,
+            split: false,
+            quirks: self.quirks,
+            html: false,
+            format: Format::Parquet,
+            quiet: !self.progress,
+            fail_on_findings: false,
+            piece: None,
+        };
+        let signals = Signals::external(stop);
+        match audit_inputs(&config, &signals) {
+            Ok(Exit::Interrupted) => Ok(LibraryEnd::Interrupted),
+            Ok(Exit::Input) => Err(source_errors(&config.out)),
+            Ok(_) => Ok(LibraryEnd::Completed),
+            Err(e) => Err(e.to_string()),
+        }
+    }
+}
+
+/// The read errors of a run's sources, as the command line said them, one
+/// a line, from its summary.json.
+fn source_errors(out: &Path) -> String {
+    let summary = std::fs::read_to_string(out.join("summary.json")).unwrap_or_default();
+    let summary: serde_json::Value = serde_json::from_str(&summary).unwrap_or_default();
+    let errors: Vec<String> = summary["source_details"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|d| {
+            let error = d["error"].as_str()?;
+            Some(format!("{}: {error}", d["name"].as_str().unwrap_or("?")))
+        })
+        .collect();
+    match errors.is_empty() {
+        true => "the run did not complete".to_owned(),
+        false => errors.join("\n"),
+    }
+}
+
 /// The run's stages, in order: the sources, the pool, the output folder,
 /// then reader, pool and sink until the input ends (`signals` installed
 /// first, so that a signal is honoured from the start).

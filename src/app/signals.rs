@@ -59,6 +59,16 @@ impl Signals {
         Ok(signals)
     }
 
+    /// The flags of a run that a library starts: no handler, `stop` is
+    /// its signal (the reader stops when it is set).
+    pub(super) fn external(stop: Arc<AtomicBool>) -> Signals {
+        Signals {
+            interrupted: stop.clone(),
+            signalled: stop,
+            stage: Arc::new(AtomicU8::new(STARTING)),
+        }
+    }
+
     /// Moves on to writing the reports. When a signal came first, its
     /// handler is ending the process with [`Exit::Interrupted`], and this
     /// waits for that.

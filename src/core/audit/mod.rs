@@ -16,7 +16,6 @@ pub use findings::*;
 
 use shakmaty::{
     CastlingMode, CastlingSide, Chess, EnPassantMode, File, Move, Position, Rank, Role, Square,
-    fen::Fen,
     san::{San, SanError, SanPlus, Suffix},
     zobrist::Zobrist64,
 };
@@ -25,11 +24,6 @@ use crate::pgn::{Game, Mended, MoveToken, TagQuirk, TagQuirkKind};
 use castling::{CastlePlay, CastlingHistory};
 use explain::MoveNames;
 use repetition::{Repetitions, strict_key};
-
-/// The FEN of a position, en passant written only where a capture is legal.
-pub fn fen_of(pos: &Chess) -> String {
-    Fen::from_position(pos, EnPassantMode::Legal).to_string()
-}
 
 /// Audits one game. Never panics on any input (see `audit_game_caught`).
 pub fn audit_game(game: &Game) -> GameReport {
@@ -235,9 +229,23 @@ fn audit_traced(game: &Game, mut trace: Option<&mut Vec<u32>>) -> GameReport {
     }
     report.missed_draws = draws.rows(report.plies);
     let replayed = report.error.is_none().then_some((&pos, in_check));
-    report.results = results::audit_results(game, replayed, report.plies);
+    let move_names = names();
+    report.results = results::audit_results(game, replayed, report.plies)
+        .into_iter()
+        .map(|(mut row, contradiction)| {
+            row.detail = explain::result(contradiction, &row.recorded);
+            row
+        })
+        .collect();
     if report.error.is_none() {
-        report.claims = claims::audit_claims(game, &pos, &reps, report.plies, &names());
+        let recorded = results::recorded(game);
+        report.claims = claims::audit_claims(game, recorded, &pos, &reps, report.plies)
+            .into_iter()
+            .map(|claims::JudgedClaim { mut row, grounds }| {
+                row.detail = explain::claim(&grounds, row.ply, &move_names);
+                row
+            })
+            .collect();
     }
     report.notation_quirks = quirk_count(&report.quirks);
     report

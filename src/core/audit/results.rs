@@ -2,13 +2,12 @@
 //! a Result tag that disagrees with the movetext, a mate or stalemate not
 //! scored as such (FIDE 5.1.1, 5.2.1), a dead position scored as a win
 //! (5.2.2), and a win on time by a side that could not mate (6.9). Each is
-//! found as a typed [`Contradiction`]; `audit/explain.rs` writes its
-//! sentence.
+//! found as a typed [`Contradiction`], from which `audit/explain.rs` writes
+//! its sentence (the audit asks it, as for every finding).
 
 use shakmaty::{Chess, Color, Position, attacks};
 
-use super::explain;
-use super::findings::{ResultCode, ResultFinding};
+use super::findings::{ResultCode, ResultFinding, fen_of};
 use crate::pgn::{Game, decode_text};
 
 /// Where the time ran out, as the Termination tag or a final comment says.
@@ -91,29 +90,33 @@ impl Contradiction<'_> {
     }
 }
 
-/// The game's results rows, in the contract's order. `last` is the final
-/// position, and whether it is check, where the game was replayed to its
-/// end (no error), `None` otherwise; `plies` the last ply replayed.
-pub(crate) fn audit_results(
-    game: &Game,
+/// The game's results rows, in the contract's order, each with the
+/// contradiction its `detail` (left empty) is written from. `last` is the
+/// final position, and whether it is check, where the game was replayed to
+/// its end (no error), `None` otherwise; `plies` the last ply replayed.
+pub(crate) fn audit_results<'g>(
+    game: &'g Game,
     last: Option<(&Chess, bool)>,
     plies: u32,
-) -> Vec<ResultFinding> {
+) -> Vec<(ResultFinding, Contradiction<'g>)> {
     let found = contradictions(game, last);
     if found.is_empty() {
         return Vec::new();
     }
     let recorded = recorded(game);
-    let fen = last.map(|(pos, _)| super::fen_of(pos)).unwrap_or_default();
+    let fen = last.map(|(pos, _)| fen_of(pos)).unwrap_or_default();
     found
         .into_iter()
-        .map(|c| ResultFinding {
-            code: c.code(),
-            ply: plies,
-            recorded: recorded.to_owned(),
-            expected: c.expected(),
-            detail: explain::result(c, recorded),
-            fen: fen.clone(),
+        .map(|c| {
+            let row = ResultFinding {
+                code: c.code(),
+                ply: plies,
+                recorded: recorded.to_owned(),
+                expected: c.expected(),
+                detail: String::new(),
+                fen: fen.clone(),
+            };
+            (row, c)
         })
         .collect()
 }

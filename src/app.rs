@@ -26,13 +26,11 @@ use signals::Signals;
 use sink::{Sink, Stat};
 use worker::Audited;
 
-use crate::cli::{AuditArgs, MergeArgs, PlanArgs};
+use crate::cli::{AuditArgs, MergeArgs, PlanArgs, SourcesArgs};
 use pgn_audit_core::Game;
 use pgn_audit_core::audit;
-use pgn_audit_input::{self as input, InputError, Origin, Source};
-use pgn_audit_report::{
-    MergeError, Options, OutputError, PieceInfo, Reports, SourceDetail, Summary,
-};
+use pgn_audit_input::{self as input, Origin, PathError, Source};
+use pgn_audit_report::{Options, PieceInfo, Reports, SourceDetail, Summary};
 
 /// How a run ends: its exit status.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -80,21 +78,19 @@ impl From<Exit> for ExitCode {
 /// `pgn-audit: `.
 #[derive(Debug, thiserror::Error)]
 enum Failure {
-    /// The inputs cannot be read (a missing file, an input named twice).
+    /// The inputs cannot be read (a missing file, an input named twice),
+    /// or the output folder names something other than a folder.
     #[error(transparent)]
-    Input(#[from] InputError),
-    /// The output folder names something other than a folder.
-    #[error("{}: is not a directory", .0.display())]
-    NotAFolder(PathBuf),
+    Input(#[from] PathError),
     #[error("cannot start {threads} threads: {source}")]
     Threads {
         threads: usize,
         source: rayon::ThreadPoolBuildError,
     },
     #[error("cannot write reports: {0}")]
-    Output(#[from] OutputError),
+    Output(PathError),
     #[error("merge: {0}")]
-    Merge(#[from] MergeError),
+    Merge(PathError),
     /// `--piece` given bounds or inputs it cannot take.
     #[error("{0}")]
     Piece(String),
@@ -193,7 +189,7 @@ enum Message {
         source: usize,
         bytes: u64,
         /// The error that ended the source, if one did.
-        error: Option<InputError>,
+        error: Option<PathError>,
     },
 }
 
@@ -283,7 +279,8 @@ fn start_pool(threads: usize) -> Result<rayon::ThreadPool, Failure> {
 /// The run's report files, created in the output folder (as `.partial`
 /// files until they are complete), with the options that made them.
 fn create_reports(config: &Config) -> Result<Reports, Failure> {
-    let mut reports = Reports::create(&config.out, config.split, config.quirks, config.html)?;
+    let mut reports = Reports::create(&config.out, config.split, config.quirks, config.html)
+        .map_err(Failure::Output)?;
     reports.summary.options = Options {
         split: config.split,
         quirks: config.quirks,
@@ -441,7 +438,7 @@ impl Stages<'_> {
         reports.summary.seconds = self.started.elapsed().as_secs_f64();
         reports.summary.threads = self.config.threads;
         reports.summary.interrupted = signals.signalled();
-        Ok(Some(reports.finish()?))
+        Ok(Some(reports.finish().map_err(Failure::Output)?))
     }
 
     /// What summary.json says of the piece `bounds` that was audited, of
@@ -470,7 +467,7 @@ impl Stages<'_> {
 /// error, said before anything is read.
 fn check_out_folder(out: &Path) -> Result<(), Failure> {
     match std::fs::metadata(out) {
-        Ok(m) if !m.is_dir() => Err(Failure::NotAFolder(out.to_path_buf())),
+        Ok(m) if !m.is_dir() => Err(PathError::new(out, "is not a directory").into()),
         _ => Ok(()),
     }
 }
@@ -479,16 +476,68 @@ fn check_out_folder(out: &Path) -> Result<(), Failure> {
 /// line; says why it failed, if it did.
 pub(crate) fn run_plan(args: &PlanArgs) -> Exit {
     let name = args.file.to_string_lossy();
-    let pieces = match input::piece::plan(&args.file, &name, args.piece_size) {
-        Ok(pieces) => pieces,
+    match input::piece::plan(&args.file, &name, args.piece_size) {
+        Ok(pieces) => print(&pieces.iter().map(|p| format!("{p}\n")).collect::<String>()),
         Err(e) => {
             say(&e.to_string());
-            return Exit::Input;
+            Exit::Input
+        }
+    }
+}
+
+/// Runs `pgn-audit sources`: prints the sources an audit of the same
+/// inputs and output folder reads, in its order, one JSON object a line;
+/// says why they cannot be read, as the audit says it, if they cannot.
+pub(crate) fn run_sources(args: &SourcesArgs) -> Exit {
+    let resolved = check_out_folder(&args.out)
+        .and_then(|()| Ok(input::collect_sources(&args.inputs, &args.out)?));
+    let sources = match resolved {
+        Ok(sources) => sources,
+        Err(e) => {
+            say(&e.to_string());
+            return e.exit();
         }
     };
-    let text: String = pieces.iter().map(|p| format!("{p}\n")).collect();
+    let stats = stat_sources(&sources);
+    let mut text = String::new();
+    for (source, (size, modified)) in sources.iter().zip(stats) {
+        let (path, modified_ns) = match &source.origin {
+            Origin::File(p) | Origin::ZipMember { archive: p, .. } => {
+                (Some(p.to_string_lossy()), modified_ns(p))
+            }
+            Origin::Stdin => (None, None),
+        };
+        let line = serde_json::json!({
+            "source": source.name,
+            "path": path,
+            "format": source.stored_format(),
+            "size": size,
+            "modified": modified,
+            "modified_ns": modified_ns,
+        });
+        text.push_str(&line.to_string());
+        text.push('\n');
+    }
+    print(&text)
+}
+
+/// The modification time of the file at `path` in nanoseconds since the
+/// Unix epoch (negative before it), where it can be read.
+fn modified_ns(path: &Path) -> Option<i64> {
+    let modified = std::fs::metadata(path).ok()?.modified().ok()?;
+    let ns = match modified.duration_since(std::time::UNIX_EPOCH) {
+        Ok(after) => i128::try_from(after.as_nanos()).ok()?,
+        Err(before) => -i128::try_from(before.duration().as_nanos()).ok()?,
+    };
+    i64::try_from(ns).ok()
+}
+
+/// Writes `text` on standard output. A reader that is gone (`| head -1`)
+/// took what it wanted: that is no error.
+fn print(text: &str) -> Exit {
     match io::Write::write_all(&mut io::stdout().lock(), text.as_bytes()) {
         Ok(()) => Exit::Completed,
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Exit::Completed,
         Err(e) => {
             say(&format!("standard output: {}", input::io_cause(&e)));
             Exit::Input
@@ -506,7 +555,7 @@ pub(crate) fn run_merge(args: &MergeArgs) -> Exit {
 
 fn merge_folders(args: &MergeArgs) -> Result<Exit, Failure> {
     check_out_folder(&args.out)?;
-    let summary = pgn_audit_report::merge(&args.dirs, &args.out)?;
+    let summary = pgn_audit_report::merge(&args.dirs, &args.out).map_err(Failure::Merge)?;
     // A source that a read error ended is said as the one run over the
     // same inputs says it, and the merge exits as that run does: the
     // merged reports hold only what was read of it.

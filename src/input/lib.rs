@@ -7,7 +7,7 @@
 //! [`read_batches`] cuts its text into [`Batch`]es of whole games
 //! ([`GameSpan`]s, found by a [`Splitter`]). [`piece`] plans and opens the
 //! pieces of one large file, each read by a worker process of its own.
-//! Every failure is an [`InputError`], said as `PATH: CAUSE`.
+//! Every failure is a [`PathError`], said as `PATH: CAUSE`.
 
 #![forbid(unsafe_code)]
 
@@ -52,23 +52,50 @@ pub struct Source {
     pub origin: Origin,
 }
 
-/// An input that cannot be read, said in one line: `PATH: CAUSE`.
-#[derive(Debug, thiserror::Error)]
-#[error("{path}: {cause}")]
-pub struct InputError {
-    /// The input as the reports name it.
-    pub path: String,
-    /// Why it cannot be read, for a person.
-    pub cause: String,
-    /// The I/O error behind the cause, where there is one.
-    #[source]
-    pub source: Option<io::Error>,
+impl Source {
+    /// How the file that holds this source is stored, told by its first
+    /// bytes as [`open`] tells them: `plain`, `zstd`, `gzip`, `bzip2`, `xz`,
+    /// or `zip` (for an archive's member too). `None` for standard input
+    /// (not read here), a file that cannot be read, and a format that is
+    /// refused (opening it says why).
+    pub fn stored_format(&self) -> Option<&'static str> {
+        let path = match &self.origin {
+            Origin::File(path) => path,
+            Origin::ZipMember { .. } => return Some("zip"),
+            Origin::Stdin => return None,
+        };
+        let (head, sniffed, _) = sniff(&mut File::open(path).ok()?).ok()?;
+        let head = &head[..sniffed];
+        if archive::is_zip(head) {
+            Some("zip")
+        } else if refused_format(head).is_some() {
+            None
+        } else {
+            Some(Compression::detect(head).name())
+        }
+    }
 }
 
-impl InputError {
-    /// An error that no I/O error caused.
-    pub(crate) fn new(path: impl Into<String>, cause: impl Into<String>) -> InputError {
-        InputError {
+/// An input that cannot be read, a report that cannot be written, a folder
+/// that cannot be merged: one line, `PATH: CAUSE`, that names the path and
+/// says why.
+#[derive(Debug, thiserror::Error)]
+#[error("{}: {cause}", path.display())]
+pub struct PathError {
+    /// The path: an input as the reports name it (`-`, `ARCHIVE.zip/MEMBER`),
+    /// a report file or folder.
+    pub path: PathBuf,
+    /// Why, for a person.
+    pub cause: String,
+    /// The error behind the cause, where there is one.
+    #[source]
+    pub source: Option<Box<dyn std::error::Error + Send + Sync>>,
+}
+
+impl PathError {
+    /// An error that no other error caused.
+    pub fn new(path: impl Into<PathBuf>, cause: impl Into<String>) -> PathError {
+        PathError {
             path: path.into(),
             cause: cause.into(),
             source: None,
@@ -76,11 +103,20 @@ impl InputError {
     }
 
     /// An I/O error, its cause said without the "(os error N)" noise.
-    pub(crate) fn io(path: impl Into<String>, e: io::Error) -> InputError {
-        InputError {
+    pub fn io(path: impl Into<PathBuf>, e: io::Error) -> PathError {
+        PathError::caused(path, io_cause(&e), e)
+    }
+
+    /// An error that `source` caused, said as `cause`.
+    pub fn caused(
+        path: impl Into<PathBuf>,
+        cause: impl Into<String>,
+        source: impl std::error::Error + Send + Sync + 'static,
+    ) -> PathError {
+        PathError {
             path: path.into(),
-            cause: io_cause(&e),
-            source: Some(e),
+            cause: cause.into(),
+            source: Some(Box::new(source)),
         }
     }
 }
@@ -108,7 +144,7 @@ fn is_pgn_name(path: &Path) -> bool {
 /// twice (`-` named twice, or one file by two names: the same device and
 /// inode), and an input inside the output folder `out`, which the run
 /// clears and never reads (a directory walk skips it).
-pub fn collect_sources(inputs: &[String], out: &Path) -> Result<Vec<Source>, InputError> {
+pub fn collect_sources(inputs: &[String], out: &Path) -> Result<Vec<Source>, PathError> {
     let out = OutFolderId::of(out);
     let mut sources = Vec::new();
     let mut seen = ReadOnce::default();
@@ -122,11 +158,11 @@ pub fn collect_sources(inputs: &[String], out: &Path) -> Result<Vec<Source>, Inp
             continue;
         }
         let path = Path::new(input);
-        let meta = std::fs::metadata(path).map_err(|e| InputError::io(input, e))?;
+        let meta = std::fs::metadata(path).map_err(|e| PathError::io(input, e))?;
         if let Some(out) = &out
             && out.holds(path)
         {
-            return Err(InputError::new(
+            return Err(PathError::new(
                 input,
                 format!(
                     "inside the output folder {}: the output folder is never read",
@@ -201,9 +237,9 @@ struct ReadOnce {
 
 impl ReadOnce {
     /// Standard input, read once; where it is a file, that file.
-    fn stdin(&mut self, name: &str) -> Result<(), InputError> {
+    fn stdin(&mut self, name: &str) -> Result<(), PathError> {
         if std::mem::replace(&mut self.stdin, true) {
-            return Err(InputError::new(
+            return Err(PathError::new(
                 name,
                 "standard input is named twice: it can be read only once",
             ));
@@ -214,9 +250,9 @@ impl ReadOnce {
         }
     }
 
-    fn file(&mut self, meta: &std::fs::Metadata, name: &str) -> Result<(), InputError> {
+    fn file(&mut self, meta: &std::fs::Metadata, name: &str) -> Result<(), PathError> {
         match self.files.entry(file_id(meta)) {
-            std::collections::hash_map::Entry::Occupied(first) => Err(InputError::new(
+            std::collections::hash_map::Entry::Occupied(first) => Err(PathError::new(
                 name,
                 format!("the same file as {}, named twice", first.get()),
             )),
@@ -230,8 +266,8 @@ impl ReadOnce {
 
 /// Collects the PGN files below `dir`, skipping the output folder `out` and
 /// links into it.
-fn walk(dir: &Path, out: Option<&OutFolderId>, found: &mut Vec<PathBuf>) -> Result<(), InputError> {
-    let err = |e: io::Error| InputError::io(dir.to_string_lossy(), e);
+fn walk(dir: &Path, out: Option<&OutFolderId>, found: &mut Vec<PathBuf>) -> Result<(), PathError> {
+    let err = |e: io::Error| PathError::io(dir, e);
     for entry in std::fs::read_dir(dir).map_err(err)? {
         let entry = entry.map_err(err)?;
         let path = entry.path();
@@ -447,8 +483,8 @@ pub fn open(
     raw_read: Arc<AtomicU64>,
     pool: &Arc<rayon::ThreadPool>,
     threads: usize,
-) -> Result<Opened, InputError> {
-    let err = |e: io::Error| InputError::io(&source.name, e);
+) -> Result<Opened, PathError> {
+    let err = |e: io::Error| PathError::io(&source.name, e);
     let raw: Box<dyn Read + Send> = match &source.origin {
         Origin::File(p) => Box::new(File::open(p).map_err(err)?),
         Origin::Stdin => Box::new(io::stdin()),
@@ -498,9 +534,9 @@ fn sniff(source: &mut impl Read) -> io::Result<([u8; SNIFF], usize, bool)> {
 
 /// Refuses a source whose first bytes are a zip archive's (its members
 /// were not taken from it) or a format that is not PGN text.
-fn refuse(source: &Source, head: &[u8]) -> Result<(), InputError> {
+fn refuse(source: &Source, head: &[u8]) -> Result<(), PathError> {
     if archive::is_zip(head) {
-        return Err(InputError::new(
+        return Err(PathError::new(
             &source.name,
             archive::refusal(&source.origin),
         ));
@@ -511,7 +547,7 @@ fn refuse(source: &Source, head: &[u8]) -> Result<(), InputError> {
         } else {
             format!("refused: {format}, not PGN text")
         };
-        return Err(InputError::new(&source.name, cause));
+        return Err(PathError::new(&source.name, cause));
     }
     Ok(())
 }

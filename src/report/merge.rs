@@ -17,36 +17,9 @@ use crate::rows::{
     column, position,
 };
 use crate::summary::VERSION;
-use crate::{Findings, Options, OutputError, PieceInfo, SourceDetail, Summary};
+use crate::{Findings, Options, PieceInfo, SourceDetail, Summary};
 use pgn_audit_core::audit::{ClaimSource, ClaimVerdict};
-
-/// Why a merge cannot be done, said in one line: `PATH: CAUSE`.
-#[derive(Debug, thiserror::Error)]
-pub enum MergeError {
-    /// A folder given to merge, or one of its files, that cannot be
-    /// merged.
-    #[error("{}: {cause}", path.display())]
-    Refused {
-        /// The folder or file.
-        path: PathBuf,
-        /// Why it cannot be merged, for a person.
-        cause: String,
-        /// The error behind the cause, where there is one.
-        #[source]
-        source: Option<Box<dyn std::error::Error + Send + Sync>>,
-    },
-    /// The merged folder cannot be written.
-    #[error(transparent)]
-    Output(#[from] OutputError),
-}
-
-fn fail(path: &Path, cause: impl Into<String>) -> MergeError {
-    MergeError::Refused {
-        path: path.to_path_buf(),
-        cause: cause.into(),
-        source: None,
-    }
-}
+use pgn_audit_input::PathError;
 
 /// The split PGN files, present in every folder or in none.
 const SPLIT: [&str; 2] = ["clean.pgn", "rejected.pgn"];
@@ -59,36 +32,32 @@ struct Shard {
     split: bool,
 }
 
-fn read(path: &Path) -> Result<Vec<u8>, MergeError> {
-    fs::read(path).map_err(|e| MergeError::Refused {
-        path: path.to_path_buf(),
-        cause: pgn_audit_input::io_cause(&e),
-        source: Some(Box::new(e)),
-    })
+fn read(path: &Path) -> Result<Vec<u8>, PathError> {
+    fs::read(path).map_err(|e| PathError::io(path, e))
 }
 
-fn read_shard(dir: &Path) -> Result<Shard, MergeError> {
+fn read_shard(dir: &Path) -> Result<Shard, PathError> {
     if !dir.is_dir() {
-        return Err(fail(dir, "not a report folder"));
+        return Err(PathError::new(dir, "not a report folder"));
     }
     let summary_path = dir.join("summary.json");
     if !summary_path.exists() {
-        return Err(fail(
+        return Err(PathError::new(
             &summary_path,
             "missing: not a complete pgn-audit report folder",
         ));
     }
-    let text =
-        String::from_utf8(read(&summary_path)?).map_err(|_| fail(&summary_path, "not UTF-8"))?;
+    let text = String::from_utf8(read(&summary_path)?)
+        .map_err(|_| PathError::new(&summary_path, "not UTF-8"))?;
     check_version(dir, &summary_path, &text)?;
     let summary = Summary::from_json(&text).ok_or_else(|| {
-        fail(
+        PathError::new(
             &summary_path,
             "not a summary of version 2 of the report contract",
         )
     })?;
     if summary.interrupted {
-        return Err(fail(
+        return Err(PathError::new(
             &summary_path,
             "the run was interrupted: its reports cover only part of its input",
         ));
@@ -107,7 +76,10 @@ fn read_shard(dir: &Path) -> Result<Shard, MergeError> {
         [false, false] => false,
         _ => {
             let missing = SPLIT[usize::from(present[0])];
-            return Err(fail(&dir.join(missing), "missing (its pair is there)"));
+            return Err(PathError::new(
+                dir.join(missing),
+                "missing (its pair is there)",
+            ));
         }
     };
     Ok(Shard {
@@ -118,20 +90,21 @@ fn read_shard(dir: &Path) -> Result<Shard, MergeError> {
 }
 
 /// Checks that `dir`'s report of `R` starts with `R`'s header line.
-fn check_header<R: ReportRow>(dir: &Path) -> Result<(), MergeError> {
+fn check_header<R: ReportRow>(dir: &Path) -> Result<(), PathError> {
     let path = &dir.join(R::FILE);
     if !path.exists() {
-        return Err(fail(path, "missing"));
+        return Err(PathError::new(path, "missing"));
     }
     let mut header = rows::columns::<R>().collect::<Vec<_>>().join(",");
     header.push('\n');
-    let file = fs::File::open(path).map_err(|e| fail(path, pgn_audit_input::io_cause(&e)))?;
+    let file =
+        fs::File::open(path).map_err(|e| PathError::io(path, e))?;
     let mut first = Vec::new();
     let most = u64::try_from(header.len()).unwrap_or(u64::MAX);
     io::BufRead::read_until(&mut io::BufReader::new(file).take(most), b'\n', &mut first)
-        .map_err(|e| fail(path, pgn_audit_input::io_cause(&e)))?;
+        .map_err(|e| PathError::io(path, e))?;
     if first != header.as_bytes() {
-        return Err(fail(
+        return Err(PathError::new(
             path,
             "its columns are not those of version 2 of the report contract",
         ));
@@ -142,13 +115,16 @@ fn check_header<R: ReportRow>(dir: &Path) -> Result<(), MergeError> {
 /// Refuses a summary.json that another version of pgn-audit wrote: one
 /// without `version` is of contract v1; one of another version may judge
 /// games otherwise, so its rows cannot stand next to this version's.
-fn check_version(dir: &Path, path: &Path, text: &str) -> Result<(), MergeError> {
+fn check_version(dir: &Path, path: &Path, text: &str) -> Result<(), PathError> {
     let v: serde_json::Value =
-        serde_json::from_str(text).map_err(|e| fail(path, format!("not JSON: {e}")))?;
+        serde_json::from_str(text).map_err(|e| PathError::new(path, format!("not JSON: {e}")))?;
     match v.get("version") {
-        None => Err(fail(dir, "a report folder of contract v1 (no version)")),
+        None => Err(PathError::new(
+            dir,
+            "a report folder of contract v1 (no version)",
+        )),
         Some(serde_json::Value::String(found)) if found == VERSION => Ok(()),
-        Some(found) => Err(fail(
+        Some(found) => Err(PathError::new(
             dir,
             format!(
                 "written by pgn-audit {}, not by this version ({VERSION}): \
@@ -218,7 +194,7 @@ struct Piece<'a> {
 
 impl<'a> Piece<'a> {
     /// The piece in `shard`, refused unless its only source is `name`.
-    fn of(shard: &'a Shard, name: &str) -> Result<Piece<'a>, MergeError> {
+    fn of(shard: &'a Shard, name: &str) -> Result<Piece<'a>, PathError> {
         let info = shard.summary.piece.clone().unwrap_or_default();
         match &shard.summary.source_details[..] {
             [d] if d.name == name => Ok(Piece {
@@ -226,7 +202,10 @@ impl<'a> Piece<'a> {
                 detail: d.clone(),
                 info,
             }),
-            _ => Err(fail(&shard.dir, format!("not a piece of {name} alone"))),
+            _ => Err(PathError::new(
+                &shard.dir,
+                format!("not a piece of {name} alone"),
+            )),
         }
     }
 }
@@ -274,7 +253,7 @@ impl<'a> Joined<'a> {
 /// the file's end), come from one version of the file, and meet at their
 /// seams. A read error ends the source in the piece that has it: the
 /// pieces after it are left out, as one run reads no further.
-fn join_pieces<'a>(pieces: &[&'a Shard]) -> Result<(Vec<Part<'a>>, Summary), MergeError> {
+fn join_pieces<'a>(pieces: &[&'a Shard]) -> Result<(Vec<Part<'a>>, Summary), PathError> {
     let first = pieces[0];
     let name = first.summary.piece.clone().unwrap_or_default().source;
     let file = Piece::of(first, &name)?.detail;
@@ -317,11 +296,11 @@ fn join_pieces<'a>(pieces: &[&'a Shard]) -> Result<(Vec<Part<'a>>, Summary), Mer
 /// Refuses a piece of another version of the file (as the first piece saw
 /// it) or one that does not start where the piece `before` it ends (at 0
 /// for the first).
-fn check_follows(whole: &Whole, piece: &Piece, before: Option<&Piece>) -> Result<(), MergeError> {
+fn check_follows(whole: &Whole, piece: &Piece, before: Option<&Piece>) -> Result<(), PathError> {
     let (name, file, d, this) = (&whole.name, &whole.file, &piece.detail, &piece.info);
     let dir = &piece.shard.dir;
     if (d.size, &d.modified) != (file.size, &file.modified) {
-        return Err(fail(
+        return Err(PathError::new(
             dir,
             format!(
                 "a piece of another version of {name} than {} (size or modification time differ)",
@@ -331,7 +310,7 @@ fn check_follows(whole: &Whole, piece: &Piece, before: Option<&Piece>) -> Result
     }
     match before {
         None if this.start != 0 => {
-            return Err(fail(
+            return Err(PathError::new(
                 dir,
                 format!(
                     "the first piece of {name} starts at {}, not 0: a piece is missing",
@@ -341,7 +320,7 @@ fn check_follows(whole: &Whole, piece: &Piece, before: Option<&Piece>) -> Result
         }
         Some(prev) if prev.info.end != this.start => {
             let p = &prev.info;
-            return Err(fail(
+            return Err(PathError::new(
                 dir,
                 format!(
                     "piece {}..{} of {name} does not follow piece {}..{} ({}): pieces must be contiguous and all present",
@@ -360,12 +339,12 @@ fn check_follows(whole: &Whole, piece: &Piece, before: Option<&Piece>) -> Result
 
 /// Refuses a piece that starts reading at another game than where the
 /// piece `before` it stopped reading.
-fn check_seam(name: &str, piece: &Piece, before: Option<&Piece>) -> Result<(), MergeError> {
+fn check_seam(name: &str, piece: &Piece, before: Option<&Piece>) -> Result<(), PathError> {
     if let Some(prev) = before {
         let (p, this) = (&prev.info, &piece.info);
         let reached = p.seam.zip(p.length).and_then(|(q, l)| q.checked_sub(l));
         if reached.is_none() || reached != this.first {
-            return Err(fail(
+            return Err(PathError::new(
                 &piece.shard.dir,
                 format!(
                     "piece {}..{} of {name} starts reading at its first game ({}) where piece {}..{} ({}) did not stop ({}): the seam does not match",
@@ -384,9 +363,9 @@ fn check_seam(name: &str, piece: &Piece, before: Option<&Piece>) -> Result<(), M
 }
 
 /// Refuses pieces whose `last` does not end at the file's end.
-fn check_ends(whole: &Whole, last: &Piece) -> Result<(), MergeError> {
+fn check_ends(whole: &Whole, last: &Piece) -> Result<(), PathError> {
     if Some(last.info.end) != whole.file.size {
-        return Err(fail(
+        return Err(PathError::new(
             &last.shard.dir,
             format!(
                 "the last piece of {} ends at {}, but the file has {} bytes: a piece is missing",
@@ -428,13 +407,13 @@ trait Merged: ReportRow {
     const BROKEN_OFF_DETAIL: Option<usize> = None;
 
     /// Counts a merged row for the table and report.html.
-    fn count(_: &mut Copy, _: &Path, _: &csv::ByteRecord) -> Result<(), MergeError> {
+    fn count(_: &mut Copy, _: &Path, _: &csv::ByteRecord) -> Result<(), PathError> {
         Ok(())
     }
 }
 
 impl Merged for CastlingRow {
-    fn count(copy: &mut Copy, path: &Path, record: &csv::ByteRecord) -> Result<(), MergeError> {
+    fn count(copy: &mut Copy, path: &Path, record: &csv::ByteRecord) -> Result<(), PathError> {
         let game = (record[SOURCE].to_vec(), record[GAME].to_vec());
         copy.findings.castles += 1;
         if copy.last_game.as_ref() != Some(&game) {
@@ -446,7 +425,7 @@ impl Merged for CastlingRow {
 }
 
 impl Merged for ClaimRow {
-    fn count(copy: &mut Copy, path: &Path, record: &csv::ByteRecord) -> Result<(), MergeError> {
+    fn count(copy: &mut Copy, path: &Path, record: &csv::ByteRecord) -> Result<(), PathError> {
         const CLAIM_SOURCE: usize = column::<ClaimRow>("claim_source");
         const VERDICT: usize = column::<ClaimRow>("verdict");
         let source = ClaimSource::ALL
@@ -456,7 +435,7 @@ impl Merged for ClaimRow {
             .iter()
             .find(|c| record.get(VERDICT) == Some(c.code().as_bytes()));
         let (Some(source), Some(verdict)) = (source, verdict) else {
-            return Err(fail(
+            return Err(PathError::new(
                 path,
                 "a row whose claim_source or verdict is no code of the report contract",
             ));
@@ -467,7 +446,7 @@ impl Merged for ClaimRow {
 }
 
 impl Merged for MissedDrawRow {
-    fn count(copy: &mut Copy, path: &Path, record: &csv::ByteRecord) -> Result<(), MergeError> {
+    fn count(copy: &mut Copy, path: &Path, record: &csv::ByteRecord) -> Result<(), PathError> {
         copy.show::<Self>(path, record)
     }
 }
@@ -475,13 +454,13 @@ impl Merged for MissedDrawRow {
 impl Merged for ErrorRow {
     const BROKEN_OFF_DETAIL: Option<usize> = Some(column::<ErrorRow>("detail"));
 
-    fn count(copy: &mut Copy, path: &Path, record: &csv::ByteRecord) -> Result<(), MergeError> {
+    fn count(copy: &mut Copy, path: &Path, record: &csv::ByteRecord) -> Result<(), PathError> {
         copy.show::<Self>(path, record)
     }
 }
 
 impl Merged for ResultRow {
-    fn count(copy: &mut Copy, path: &Path, record: &csv::ByteRecord) -> Result<(), MergeError> {
+    fn count(copy: &mut Copy, path: &Path, record: &csv::ByteRecord) -> Result<(), PathError> {
         copy.show::<Self>(path, record)
     }
 }
@@ -491,21 +470,21 @@ impl Merged for QuirkRow {}
 impl Copy<'_> {
     /// Copies the rows of `path` (a report of `R`), shifted by `shift`,
     /// checking each: its width, and the identity numbers it shifts.
-    fn rows<R: Merged>(&mut self, path: &Path, shift: Option<&Shift>) -> Result<(), MergeError> {
+    fn rows<R: Merged>(&mut self, path: &Path, shift: Option<&Shift>) -> Result<(), PathError> {
         let mut reader = csv::ReaderBuilder::new()
             .has_headers(true)
             .flexible(true)
             .from_path(path)
-            .map_err(|e| fail(path, e.to_string()))?;
+            .map_err(|e| PathError::new(path, e.to_string()))?;
         let mut record = csv::ByteRecord::new();
         let mut row = 1u64;
         while reader
             .read_byte_record(&mut record)
-            .map_err(|e| fail(path, e.to_string()))?
+            .map_err(|e| PathError::new(path, e.to_string()))?
         {
             row += 1;
             if record.len() != R::WIDTH {
-                return Err(fail(
+                return Err(PathError::new(
                     path,
                     format!("row {row} has {} fields, not {}", record.len(), R::WIDTH),
                 ));
@@ -516,16 +495,16 @@ impl Copy<'_> {
             R::count(self, path, &record)?;
             self.out
                 .write_byte_record(&record)
-                .map_err(|e| fail(path, e.to_string()))?;
+                .map_err(|e| PathError::new(path, e.to_string()))?;
         }
         Ok(())
     }
 
     /// Adds a merged row to report.html, when there is one.
-    fn show<R: OnPage>(&mut self, path: &Path, record: &csv::ByteRecord) -> Result<(), MergeError> {
+    fn show<R: OnPage>(&mut self, path: &Path, record: &csv::ByteRecord) -> Result<(), PathError> {
         if let Some(page) = self.page.as_deref_mut() {
             let row = csv::StringRecord::from_byte_record(record.clone())
-                .map_err(|_| fail(path, "a row that is not UTF-8"))?;
+                .map_err(|_| PathError::new(path, "a row that is not UTF-8"))?;
             page.add_record::<R>(&row);
         }
         Ok(())
@@ -539,7 +518,7 @@ fn shifted_record<R: Merged>(
     shift: &Shift,
     path: &Path,
     row: u64,
-) -> Result<csv::ByteRecord, MergeError> {
+) -> Result<csv::ByteRecord, PathError> {
     let mut moved = csv::ByteRecord::with_capacity(record.as_slice().len() + 16, R::WIDTH);
     for (i, field) in record.iter().enumerate() {
         let by = match i {
@@ -554,7 +533,7 @@ fn shifted_record<R: Merged>(
                     .ok()
                     .and_then(|t| t.parse::<u64>().ok())
                     .ok_or_else(|| {
-                        fail(path, format!("row {row}: {} is not a number", IDENTITY[i]))
+                        PathError::new(path, format!("row {row}: {} is not a number", IDENTITY[i]))
                     })?;
                 moved.push_field((n + by).to_string().as_bytes());
             }
@@ -579,7 +558,7 @@ fn merge_report<R: Merged>(
     written: &mut Vec<Temporary>,
     findings: &mut Findings,
     page: Option<&mut HtmlReport>,
-) -> Result<(), MergeError> {
+) -> Result<(), PathError> {
     let (temporary, file) = folder.create(R::FILE)?;
     let done = temporary.done().to_path_buf();
     written.push(temporary);
@@ -591,15 +570,15 @@ fn merge_report<R: Merged>(
     };
     copy.out
         .write_record(rows::columns::<R>())
-        .map_err(|e| fail(&done, e.to_string()))?;
+        .map_err(|e| PathError::new(&done, e.to_string()))?;
     for part in parts {
         copy.rows::<R>(&part.shard.dir.join(R::FILE), part.shift.as_ref())?;
     }
     copy.out
         .into_inner()
-        .map_err(|e| fail(&done, e.error().to_string()))?
+        .map_err(|e| PathError::new(&done, e.error().to_string()))?
         .into_inner()
-        .map_err(|e| fail(&done, pgn_audit_input::io_cause(e.error())))?;
+        .map_err(|e| PathError::new(&done, pgn_audit_input::io_cause(e.error())))?;
     Ok(())
 }
 
@@ -609,7 +588,7 @@ const BROKEN_OFF: &str = "the input breaks off in this game: ";
 /// Merges `dirs`, in order, into `out`. Returns the merged summary. The
 /// rows are streamed from the folders to the merged reports, so the memory
 /// it takes does not grow with their size.
-pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Summary, MergeError> {
+pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Summary, PathError> {
     let shards = dirs
         .iter()
         .map(|d| read_shard(d))
@@ -626,11 +605,7 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Summary, MergeError> {
         summary.merge(s);
     }
     let folder = OutFolder::claim(out, &merged_files(options, split))?;
-    let json = summary.to_json().map_err(|e| MergeError::Refused {
-        path: folder.path("summary.json"),
-        cause: e.to_string(),
-        source: Some(Box::new(e)),
-    })?;
+    let json = crate::summary_json(&summary, &folder)?;
     let mut written = Vec::new();
     let mut findings = Findings::default();
     let mut page = options.html.then(HtmlReport::default);
@@ -651,7 +626,7 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Summary, MergeError> {
     if let Some(page) = page {
         let path = folder.path("report.html");
         let merged = Summary::from_json(&json)
-            .ok_or_else(|| fail(&path, "summary.json cannot be read back"))?;
+            .ok_or_else(|| PathError::new(&path, "summary.json cannot be read back"))?;
         written.push(folder.write("report.html", page.render(&merged).as_bytes())?);
     }
     folder.finish(written, &json)?;
@@ -669,7 +644,7 @@ struct Sources<'a> {
 
 /// Joins consecutive pieces of one source into one; other folders are
 /// taken as they are.
-fn join_sources(shards: &[Shard]) -> Result<Sources<'_>, MergeError> {
+fn join_sources(shards: &[Shard]) -> Result<Sources<'_>, PathError> {
     let mut parts: Vec<Part> = Vec::new();
     let mut summaries: Vec<(&Path, Summary)> = Vec::new();
     let mut k = 0;
@@ -702,12 +677,12 @@ fn join_sources(shards: &[Shard]) -> Result<Sources<'_>, MergeError> {
 }
 
 /// Refuses folders that share a source.
-fn check_disjoint(summaries: &[(&Path, Summary)]) -> Result<(), MergeError> {
+fn check_disjoint(summaries: &[(&Path, Summary)]) -> Result<(), PathError> {
     let mut seen: HashMap<&str, &Path> = HashMap::new();
     for (dir, summary) in summaries {
         for source in &summary.sources {
             if let Some(first) = seen.insert(source, dir) {
-                return Err(fail(
+                return Err(PathError::new(
                     dir,
                     format!(
                         "source {source} is also in {}: the folders overlap",
@@ -722,18 +697,18 @@ fn check_disjoint(summaries: &[(&Path, Summary)]) -> Result<(), MergeError> {
 
 /// Refuses folders written otherwise than the first (split files, options)
 /// and a folder that is also `out`. Returns whether they have split files.
-fn check_alike(shards: &[Shard], out: &Path) -> Result<bool, MergeError> {
+fn check_alike(shards: &[Shard], out: &Path) -> Result<bool, PathError> {
     let with_split = shards.iter().filter(|s| s.split).count();
     if with_split != 0 && with_split != shards.len() {
         let odd = shards.iter().find(|s| !s.split).map_or(out, |s| &s.dir);
-        return Err(fail(
+        return Err(PathError::new(
             odd,
             "has no clean.pgn and rejected.pgn while other folders have them",
         ));
     }
     let options = shards[0].summary.options;
     if let Some(odd) = shards.iter().find(|s| s.summary.options != options) {
-        return Err(fail(
+        return Err(PathError::new(
             &odd.dir,
             format!(
                 "written with other options than {} ({}): merge folders written with the same options",
@@ -747,7 +722,7 @@ fn check_alike(shards: &[Shard], out: &Path) -> Result<bool, MergeError> {
             .iter()
             .find(|s| s.dir.canonicalize().ok().as_ref() == Some(&out_canon))
     {
-        return Err(fail(&s.dir, "is also the output folder"));
+        return Err(PathError::new(&s.dir, "is also the output folder"));
     }
     Ok(with_split != 0)
 }
@@ -782,7 +757,7 @@ fn merge_split(
     name: &str,
     parts: &[Part],
     written: &mut Vec<Temporary>,
-) -> Result<(), MergeError> {
+) -> Result<(), PathError> {
     let (temporary, file) = folder.create(name)?;
     let done = temporary.done().to_path_buf();
     written.push(temporary);
@@ -790,18 +765,18 @@ fn merge_split(
     let mut started = false;
     for part in parts {
         let path = part.shard.dir.join(name);
-        let mut f =
-            fs::File::open(&path).map_err(|e| fail(&path, pgn_audit_input::io_cause(&e)))?;
+        let mut f = fs::File::open(&path)
+            .map_err(|e| PathError::io(&path, e))?;
         let size = f
             .metadata()
-            .map_err(|e| fail(&path, pgn_audit_input::io_cause(&e)))?
+            .map_err(|e| PathError::io(&path, e))?
             .len();
         if size == 0 {
             continue;
         }
         let put = |r: io::Result<u64>| {
             r.map(drop)
-                .map_err(|e| fail(&done, pgn_audit_input::io_cause(&e)))
+                .map_err(|e| PathError::io(&done, e))
         };
         if started {
             put(w.write_all(b"\n").map(|()| 1))?;
@@ -810,7 +785,7 @@ fn merge_split(
         put(io::copy(&mut f, &mut w))?;
     }
     w.flush()
-        .map_err(|e| fail(&done, pgn_audit_input::io_cause(&e)))
+        .map_err(|e| PathError::io(&done, e))
 }
 
 /// Which options differ: `--split here, not there`.

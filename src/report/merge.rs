@@ -97,8 +97,7 @@ fn check_header<R: ReportRow>(dir: &Path) -> Result<(), PathError> {
     }
     let mut header = rows::columns::<R>().collect::<Vec<_>>().join(",");
     header.push('\n');
-    let file =
-        fs::File::open(path).map_err(|e| PathError::io(path, e))?;
+    let file = fs::File::open(path).map_err(|e| PathError::io(path, e))?;
     let mut first = Vec::new();
     let most = u64::try_from(header.len()).unwrap_or(u64::MAX);
     io::BufRead::read_until(&mut io::BufReader::new(file).take(most), b'\n', &mut first)
@@ -765,27 +764,19 @@ fn merge_split(
     let mut started = false;
     for part in parts {
         let path = part.shard.dir.join(name);
-        let mut f = fs::File::open(&path)
-            .map_err(|e| PathError::io(&path, e))?;
-        let size = f
-            .metadata()
-            .map_err(|e| PathError::io(&path, e))?
-            .len();
+        let mut f = fs::File::open(&path).map_err(|e| PathError::io(&path, e))?;
+        let size = f.metadata().map_err(|e| PathError::io(&path, e))?.len();
         if size == 0 {
             continue;
         }
-        let put = |r: io::Result<u64>| {
-            r.map(drop)
-                .map_err(|e| PathError::io(&done, e))
-        };
+        let put = |r: io::Result<u64>| r.map(drop).map_err(|e| PathError::io(&done, e));
         if started {
             put(w.write_all(b"\n").map(|()| 1))?;
         }
         started = true;
         put(io::copy(&mut f, &mut w))?;
     }
-    w.flush()
-        .map_err(|e| PathError::io(&done, e))
+    w.flush().map_err(|e| PathError::io(&done, e))
 }
 
 /// Which options differ: `--split here, not there`.

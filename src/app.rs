@@ -268,6 +268,8 @@ fn audit_inputs(config: &Config) -> Result<Exit, Failure> {
 fn start_pool(threads: usize) -> Result<rayon::ThreadPool, Failure> {
     rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
+        // `audit-N`, so that a profile, `top -H` and a user see who works.
+        .thread_name(|i| format!("audit-{i}"))
         // A worker's panic (a bug: a game's own panic is caught as its
         // error row) was said by the panic hook; its batch's ticket,
         // dropped unsent, makes the run an internal error, not an abort.

@@ -3,7 +3,7 @@
 //! exact summary (games, clean, flagged, incomplete, errors by kind) and the
 //! exact errors.csv rows that say where: (game, ply, san, kind).
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::io::Write;

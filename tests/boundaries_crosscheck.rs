@@ -7,7 +7,7 @@
 //! written, the forms python-chess reads otherwise listed. Ignored where
 //! python-chess is missing (and run, so failing, under CI).
 
-mod common;
+use crate::common;
 
 #[test]
 #[cfg_attr(

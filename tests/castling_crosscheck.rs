@@ -10,7 +10,7 @@
 //! number of generated games (default 3000), `CROSSCHECK_SEED` the seed,
 //! `CROSSCHECK_CASES` a cases file the script wrote earlier.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 

@@ -5,7 +5,7 @@
 //! Karpov–Miles rule (see the script). Ignored where python-chess is
 //! missing (and run, so failing, under CI).
 
-mod common;
+use crate::common;
 
 #[test]
 #[cfg_attr(

@@ -4,7 +4,7 @@
 //! (and `merge` of them), and the man page and completions generated from
 //! the CLI definition.
 
-mod common;
+use crate::common;
 
 use std::io::Write;
 use std::os::fd::FromRawFd;
@@ -730,7 +730,7 @@ fn man_pages_and_completions_match_the_cli() {
         assert!(
             committed == bytes,
             "{name} is not what the CLI definition gives: \
-             run PGN_AUDIT_BLESS=1 cargo test --release --test cli"
+             run PGN_AUDIT_BLESS=1 cargo test --release --test suite cli::"
         );
     }
     let page = String::from_utf8(std::fs::read(root.join("docs/pgn-audit.1")).unwrap()).unwrap();

@@ -12,7 +12,7 @@
 //! Ignored where Python's `distributed` is missing (and run, so failing,
 //! under CI).
 
-mod common;
+use crate::common;
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};

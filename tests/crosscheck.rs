@@ -4,7 +4,7 @@
 //! python-chess's count after each ply, and this test compares ours. Ignored where
 //! python-chess is missing (and run, so failing, under CI).
 
-mod common;
+use crate::common;
 
 use pgn_audit_core::{Game, repetition_counts};
 

@@ -5,7 +5,7 @@
 //! geometry; and opened for real in headless Chromium by selenium at five
 //! widths (tests/browser/page_check.py).
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};

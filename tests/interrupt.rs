@@ -3,7 +3,7 @@
 //! parseable up to the games done, summary.json saying `"interrupted":
 //! true`, no `.partial` file behind, exit status 130.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::{Command, Stdio};

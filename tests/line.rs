@@ -4,7 +4,7 @@
 //! line ends before each game's `offset`, at -j1, -j2 and -j8 (reports
 //! byte-identical).
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

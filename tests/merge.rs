@@ -1,9 +1,7 @@
 //! `pgn-audit merge` (issue 7): shards of disjoint inputs merge into exactly
 //! the reports of one run, and bad folders get clear errors.
 
-mod common;
-#[path = "hostile/support.rs"]
-mod support;
+use crate::{common, support};
 
 use std::path::{Path, PathBuf};
 

@@ -7,7 +7,7 @@
 //! a missing or extra `x` naming one move is a quirk). Ignored where
 //! python-chess is missing (and run, so failing, under CI).
 
-mod common;
+use crate::common;
 
 #[test]
 #[cfg_attr(

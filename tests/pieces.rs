@@ -3,7 +3,7 @@
 //! file may be cut, and `merge` joins the pieces' folders into exactly the
 //! reports of one run over the file.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::Output;

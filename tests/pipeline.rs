@@ -1,7 +1,7 @@
 //! The audit pipeline end to end (issue 2): every game read is reported once,
 //! in input order, the same for any thread count and any compression.
 
-mod common;
+use crate::common;
 
 use std::io::Write;
 use std::path::Path;
@@ -415,4 +415,44 @@ fn a_directory_is_read_in_sorted_order_and_skips_other_files() {
             (format!("{d}/sub/a.pgn"), "sub/a".to_owned()),
         ]
     );
+}
+
+/// The pool's threads are named `audit-N` (issue 27), so that `top -H`, a
+/// profile and a user see which threads audit: a run at `-j 3` that waits
+/// on an open pipe shows exactly `audit-0`, `audit-1` and `audit-2`.
+#[test]
+fn the_pool_threads_are_named_audit_n() {
+    let t = tempdir();
+    let out = t.path().join("r");
+    let mut child = bin()
+        .args(["-", "-j", "3", "--quiet", "-o", s(&out)])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(b"[Event \"x\"]\n\n1. e4 e5 *\n\n").unwrap();
+    stdin.flush().unwrap();
+    let tasks = format!("/proc/{}/task", child.id());
+    let names = || -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(&tasks)
+            .map(|d| {
+                d.filter_map(|e| std::fs::read_to_string(e.ok()?.path().join("comm")).ok())
+                    .map(|n| n.trim_end().to_owned())
+                    .filter(|n| n.starts_with("audit-"))
+                    .collect()
+            })
+            .unwrap_or_default();
+        names.sort();
+        names
+    };
+    let started = std::time::Instant::now();
+    while names().len() < 3 && started.elapsed() < std::time::Duration::from_secs(30) {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    assert_eq!(names(), ["audit-0", "audit-1", "audit-2"]);
+    drop(stdin);
+    assert_eq!(child.wait().unwrap().code(), Some(0));
+    assert_eq!(counts(&out).0, 1);
 }

@@ -7,7 +7,7 @@
 //! one quirks.csv row each. Every run is made at -j1, -j2 and -j8 and its
 //! reports compared byte for byte.
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 

@@ -5,7 +5,7 @@
 //! column), and `[FEN ""]` is no FEN. Every run is made at -j1, -j2 and -j8
 //! and its reports compared byte for byte.
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 

@@ -2,7 +2,7 @@
 //! writes for the command it shows, and its commands that find a game from
 //! a row print that game.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::Command;

@@ -2,7 +2,7 @@
 //! the Laws, and missed_draws.csv rule `dead_position`, run through the
 //! binary with exact rows and summary counts.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::path::Path;

@@ -6,7 +6,7 @@
 //! for. Ignored where python-chess is missing (and run, so failing, under
 //! CI).
 
-mod common;
+use crate::common;
 
 #[test]
 #[cfg_attr(

@@ -1,7 +1,7 @@
 //! Multi-frame zstd input (issue 5): frames decompressed in parallel, games
 //! straddling frame boundaries stitched back, the same reports as plain.
 
-mod common;
+use crate::common;
 
 use std::io::Write;
 

@@ -6,9 +6,7 @@
 //!
 //! One module per area; each test names the item of issue 12 it pins.
 
-#[path = "../common/mod.rs"]
-mod common;
-mod support;
+use crate::{common, support};
 
 mod boundaries;
 mod decode;

@@ -753,13 +753,6 @@ fn a_folder_merged_alone_has_the_same_page() {
     assert_eq!(summary(&out), summary(&a));
 }
 
-/// `data` compressed with gzip.
-fn gzip(data: &[u8]) -> Vec<u8> {
-    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-    enc.write_all(data).unwrap();
-    enc.finish().unwrap()
-}
-
 /// `pgn-audit sources ARGS`: its exit status, its lines parsed as JSON,
 /// and its standard error.
 fn sources(args: &[&str], cwd: &Path) -> (Option<i32>, Vec<serde_json::Value>, String) {
@@ -794,15 +787,11 @@ fn sources_prints_what_an_audit_of_the_same_inputs_reads() {
     write(&dir, "notes.txt", b"not a game");
     write(&dir, "b.pgn.gz", &gzip(game.as_bytes()));
     write(&dir, "a.pgn", game.as_bytes());
-    let zip = {
-        let mut w = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
-        for name in ["one.pgn", "readme.txt", "two.pgn"] {
-            w.start_file(name, zip::write::SimpleFileOptions::default())
-                .unwrap();
-            w.write_all(game.as_bytes()).unwrap();
-        }
-        w.finish().unwrap().into_inner()
-    };
+    let zip = zip_of(&[
+        ("one.pgn", game.as_bytes()),
+        ("readme.txt", game.as_bytes()),
+        ("two.pgn", game.as_bytes()),
+    ]);
     write(&dir, "d.zip", &zip);
     let loose = write(t.path(), "loose.pgn", game.as_bytes());
     let when = UNIX_EPOCH + Duration::new(1_000_000_000, 123_456_789);

@@ -897,27 +897,6 @@ fn relative_inputs_work_on_workers_started_elsewhere_and_dead_temporaries_go() {
     );
 }
 
-/// `data` compressed with xz.
-fn xz(data: &[u8]) -> Vec<u8> {
-    use std::io::Write;
-    let mut enc = liblzma::write::XzEncoder::new(Vec::new(), 6);
-    enc.write_all(data).unwrap();
-    enc.finish().unwrap()
-}
-
-/// A zip archive of `members` (name, bytes), deflated, in this order.
-fn zip_of(members: &[(&str, &[u8])]) -> Vec<u8> {
-    use std::io::Write;
-    let mut w = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
-    let options = zip::write::SimpleFileOptions::default()
-        .compression_method(zip::CompressionMethod::Deflated);
-    for (name, bytes) in members {
-        w.start_file(*name, options).unwrap();
-        w.write_all(bytes).unwrap();
-    }
-    w.finish().unwrap().into_inner()
-}
-
 /// Issue 25: a folder of a.pgn, b.pgn.xz and d.zip (two PGN members and a
 /// note) is read by the driver as pgn-audit reads it, every source in
 /// pgn-audit's order: the merged reports are one run's, and a rerun

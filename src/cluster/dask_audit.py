@@ -6,11 +6,11 @@ and their order are those one pgn-audit run reads. One task per unit of
 work: a whole input file (a zip archive with all its members), or, for a
 file larger than `--piece-size` stored bytes, each piece that `pgn-audit
 plan` gives (byte ranges of a plain file, frame ranges of a pzstd or
-Lichess .zst file). A
-worker runs the pgn-audit binary on its unit (`--piece START..END` for a
-piece) into a shard folder of its own (written under a temporary name,
-renamed when complete), and the driver merges the shards, in input order
-and each file's pieces in plan order, with `pgn-audit merge`. The merged
+Lichess .zst file). A worker runs the pgn-audit binary on its unit
+(`--piece START..END` for a piece) into a shard folder of its own
+(written under a temporary name, renamed when complete), and the driver
+merges the shards, in input order and each file's pieces in plan order,
+with `pgn-audit merge`. The merged
 reports are byte for byte those of one pgn-audit run over the same files,
 and the exit status and read-error lines are that run's.
 
@@ -121,7 +121,7 @@ def units_of(file, cwd, binary, piece_size):
     whole = {"source": file["path"], "sources": file["sources"], "path": path,
              "start": None, "end": None, "size": file["size"], "mtime_ns": file["mtime_ns"],
              "modified": file["modified"]}
-    if file["size"] is None or file["size"] <= piece_size or file["sources"] != [file["path"]]:
+    if file["size"] is None or file["size"] <= piece_size or file["format"] == "zip":
         return [whole]
     out = subprocess.run([binary, "plan", path, "--piece-size", str(piece_size)],
                          stdin=subprocess.DEVNULL, capture_output=True, text=True)

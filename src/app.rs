@@ -30,7 +30,8 @@ use crate::cli::{AuditArgs, MergeArgs, PlanArgs, SourcesArgs};
 use pgn_audit_core::Game;
 use pgn_audit_core::audit;
 use pgn_audit_input::{self as input, Origin, PathError, Source};
-use pgn_audit_report::{Options, PieceInfo, Reports, SourceDetail, Summary};
+use pgn_audit_report::rows::CellStyle;
+use pgn_audit_report::{FileStat, MergeError, Options, PieceInfo, Reports, Summary};
 
 /// How a run ends: its exit status.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -90,7 +91,10 @@ enum Failure {
     #[error("cannot write reports: {0}")]
     Output(PathError),
     #[error("merge: {0}")]
-    Merge(PathError),
+    Merge(#[from] MergeError),
+    /// A signal stopped a merge while it wrote the folder.
+    #[error("merge interrupted: {} holds no reports", .0.display())]
+    MergeInterrupted(PathBuf),
     /// `--piece` given bounds or inputs it cannot take.
     #[error("{0}")]
     Piece(String),
@@ -105,6 +109,7 @@ impl Failure {
     fn exit(&self) -> Exit {
         match self {
             Failure::Signals(_) | Failure::Stage(_) => Exit::Internal,
+            Failure::MergeInterrupted(_) => Exit::Interrupted,
             _ => Exit::Input,
         }
     }
@@ -137,6 +142,8 @@ pub(crate) struct Config {
     pub(crate) quirks: bool,
     /// Write report.html (off with `--no-html`).
     pub(crate) html: bool,
+    /// Quote the CSV cells a spreadsheet would run (`--excel-safe`).
+    pub(crate) excel_safe: bool,
     /// No progress bar, table or notes (`--quiet`).
     pub(crate) quiet: bool,
     /// Exit with [`Exit::Findings`] when a game is flagged or incomplete.
@@ -159,6 +166,7 @@ impl Config {
             split: args.split,
             quirks: args.quirks,
             html: !args.no_html,
+            excel_safe: args.excel_safe,
             quiet: args.quiet,
             fail_on_findings: args.fail_on_findings,
             piece: args.piece,
@@ -193,17 +201,21 @@ enum Message {
     },
 }
 
-/// Writes `pgn-audit: MESSAGE` on standard error. A standard error that
-/// cannot be written (closed, a pipe whose reader is gone) costs the
-/// message, never the run: the exit status still says how it ended.
-fn say(message: &str) {
-    to_stderr(&format!("pgn-audit: {message}\n"));
+/// Writes `pgn-audit: MESSAGE` on standard error, in one line: a control
+/// character in it (a newline or an escape sequence in a file name) is
+/// written escaped. A standard error that cannot be written (closed, a
+/// pipe whose reader is gone) costs the message, never the run: the exit
+/// status still says how it ended.
+pub(crate) fn say(message: &str) {
+    to_stderr(&format!("pgn-audit: {}\n", input::printable(message)));
 }
 
-/// Writes `text` on standard error, ignoring a failed write (`eprint!`
+/// Writes `text` on standard error, its lines ended where it ends them and
+/// any other control character escaped, ignoring a failed write (`eprint!`
 /// panics on one). The progress bar ignores its write errors too.
 fn to_stderr(text: &str) {
-    let _ = io::Write::write_all(&mut io::stderr().lock(), text.as_bytes());
+    let lines: Vec<_> = text.split('\n').map(input::printable).collect();
+    let _ = io::Write::write_all(&mut io::stderr().lock(), lines.join("\n").as_bytes());
 }
 
 /// Runs the audit; says why it failed, if it did.
@@ -287,7 +299,11 @@ fn create_reports(config: &Config) -> Result<Reports, Failure> {
         split: config.split,
         quirks: config.quirks,
         html: config.html,
+        excel_safe: config.excel_safe,
     };
+    if config.excel_safe {
+        reports.set_cell_style(CellStyle::ExcelSafe);
+    }
     Ok(reports)
 }
 
@@ -305,16 +321,19 @@ fn exit_status(config: &Config, summary: &Summary, signals: &Signals) -> Exit {
     }
 }
 
-/// Size and modification time of each source as the run starts, before
-/// any is read (of a zip member, those of its archive).
+/// Each source file as the run starts, before any is read: its size,
+/// modification time and the check of its ends (of a zip member, those of
+/// its archive, taken once for its members).
 fn stat_sources(sources: &[Source]) -> Vec<Stat> {
+    let mut last: Option<(&Path, Stat)> = None;
     sources
         .iter()
         .map(|s| match &s.origin {
-            Origin::File(p) | Origin::ZipMember { archive: p, .. } => {
-                std::fs::metadata(p).map_or((None, None), |m| SourceDetail::stat(&m))
-            }
-            Origin::Stdin => (None, None),
+            Origin::File(p) | Origin::ZipMember { archive: p, .. } => match &last {
+                Some((q, stat)) if q == p => stat.clone(),
+                _ => last.insert((p, FileStat::of(p))).1.clone(),
+            },
+            Origin::Stdin => FileStat::default(),
         })
         .collect()
 }
@@ -325,8 +344,8 @@ fn raw_size(sources: &[Source], stats: &[Stat]) -> Option<u64> {
     sources
         .iter()
         .zip(stats)
-        .map(|(s, (size, _))| match s.origin {
-            Origin::File(_) => *size,
+        .map(|(s, stat)| match s.origin {
+            Origin::File(_) => stat.size,
             Origin::Stdin | Origin::ZipMember { .. } => None,
         })
         .sum()
@@ -502,36 +521,23 @@ pub(crate) fn run_sources(args: &SourcesArgs) -> Exit {
     };
     let stats = stat_sources(&sources);
     let mut text = String::new();
-    for (source, (size, modified)) in sources.iter().zip(stats) {
-        let (path, modified_ns) = match &source.origin {
-            Origin::File(p) | Origin::ZipMember { archive: p, .. } => {
-                (Some(p.to_string_lossy()), modified_ns(p))
-            }
-            Origin::Stdin => (None, None),
+    for (source, stat) in sources.iter().zip(stats) {
+        let path = match &source.origin {
+            Origin::File(p) | Origin::ZipMember { archive: p, .. } => Some(p.to_string_lossy()),
+            Origin::Stdin => None,
         };
         let line = serde_json::json!({
             "source": source.name,
             "path": path,
             "format": source.stored_format(),
-            "size": size,
-            "modified": modified,
-            "modified_ns": modified_ns,
+            "size": stat.size,
+            "modified": stat.modified,
+            "modified_ns": stat.modified_ns,
         });
         text.push_str(&line.to_string());
         text.push('\n');
     }
     print(&text)
-}
-
-/// The modification time of the file at `path` in nanoseconds since the
-/// Unix epoch (negative before it), where it can be read.
-fn modified_ns(path: &Path) -> Option<i64> {
-    let modified = std::fs::metadata(path).ok()?.modified().ok()?;
-    let ns = match modified.duration_since(std::time::UNIX_EPOCH) {
-        Ok(after) => i128::try_from(after.as_nanos()).ok()?,
-        Err(before) => -i128::try_from(before.duration().as_nanos()).ok()?,
-    };
-    i64::try_from(ns).ok()
 }
 
 /// Writes `text` on standard output. A reader that is gone (`| head -1`)
@@ -555,9 +561,23 @@ pub(crate) fn run_merge(args: &MergeArgs) -> Exit {
     })
 }
 
+/// The merge's stages: the signal handler, the folders read and checked,
+/// then the merged folder written (a signal before it is touched ends the
+/// process at once with 130; after, it stops the merge, which leaves no
+/// report behind, and exits 130).
 fn merge_folders(args: &MergeArgs) -> Result<Exit, Failure> {
+    let signals = Signals::install()?;
     check_out_folder(&args.out)?;
-    let summary = pgn_audit_report::merge(&args.dirs, &args.out).map_err(Failure::Merge)?;
+    let merged = pgn_audit_report::merge(
+        &args.dirs,
+        &args.out,
+        || signals.begin_reports(),
+        &signals.interrupted,
+    );
+    let summary = match merged {
+        Err(MergeError::Interrupted) => return Err(Failure::MergeInterrupted(args.out.clone())),
+        merged => merged?,
+    };
     // A source that a read error ended is said as the one run over the
     // same inputs says it, and the merge exits as that run does: the
     // merged reports hold only what was read of it.

@@ -3,6 +3,7 @@
 //! merges report folders. A file literally named `merge` or `audit` is
 //! audited as `./merge`.
 
+use std::ffi::OsString;
 use std::path::PathBuf;
 
 use clap::error::{ContextKind, ContextValue, ErrorKind};
@@ -47,10 +48,48 @@ impl Cli {
     pub(crate) fn try_parse_args<I, T>(args: I) -> Result<Cli, clap::Error>
     where
         I: IntoIterator<Item = T>,
-        T: Into<std::ffi::OsString> + Clone,
+        T: Into<OsString> + Clone,
     {
         Cli::try_parse_from(args).map_err(suggest_long)
     }
+}
+
+/// A usage error in one line, as the contract has every error: clap's
+/// message without its `error: ` (the arguments it lists after it joined
+/// with commas), then each of its tips after `; `; the usage block and the
+/// pointer to `--help` left out.
+pub(crate) fn usage_error(e: clap::Error, args: &[OsString]) -> String {
+    // The same arguments parsed again by the command without its styles:
+    // the message then holds no style of clap's, and nothing of the user's
+    // own text (an escape sequence in an option) is stripped as if it were
+    // one. The caller prints the line with its control characters escaped.
+    let plain = Cli::command()
+        .styles(clap::builder::Styles::plain())
+        .try_get_matches_from(args);
+    let text = match plain {
+        Err(plain) => suggest_long(plain).render().ansi().to_string(),
+        Ok(_) => e.render().to_string(),
+    };
+    let mut paragraphs = text.split("\n\n").filter(|p| !p.trim().is_empty());
+    let mut line = String::new();
+    if let Some(first) = paragraphs.next() {
+        let mut lines = first.lines();
+        let head = lines.next().unwrap_or_default().trim_end();
+        line.push_str(head.strip_prefix("error: ").unwrap_or(head));
+        let listed: Vec<&str> = lines.map(str::trim).filter(|l| !l.is_empty()).collect();
+        if !listed.is_empty() {
+            line.push(' ');
+            line.push_str(&listed.join(", "));
+        }
+    }
+    for tip in paragraphs
+        .flat_map(str::lines)
+        .filter_map(|l| l.trim_start().strip_prefix("tip: "))
+    {
+        line.push_str("; ");
+        line.push_str(tip.trim_end());
+    }
+    line
 }
 
 /// Adds the nearest long option to an unknown-argument error that has no
@@ -159,6 +198,12 @@ pub(crate) struct AuditArgs {
     /// Do not write report.html (the CSV files are the same).
     #[arg(long)]
     pub(crate) no_html: bool,
+
+    /// Write a ' before each CSV cell that starts with =, +, -, @ or a tab,
+    /// so that a spreadsheet shows it as text instead of running it as a
+    /// formula. Off by default: the cells are the values as read.
+    #[arg(long)]
+    pub(crate) excel_safe: bool,
 
     /// No progress bar, no summary table, no notes; errors still go to
     /// standard error.

@@ -21,7 +21,16 @@ mod progress;
 /// Parses the command line, runs the audit, `merge`, `plan` or `sources`
 /// it asks for, and gives the run's exit status.
 pub fn main() -> ExitCode {
-    let cli = cli::Cli::try_parse_args(std::env::args_os()).unwrap_or_else(|e| e.exit());
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let cli = match cli::Cli::try_parse_args(&args) {
+        Ok(cli) => cli,
+        // --help and --version: standard output, exit 0, as clap has them.
+        Err(e) if !e.use_stderr() => e.exit(),
+        Err(e) => {
+            app::say(&cli::usage_error(e, &args));
+            return app::Exit::Input.into();
+        }
+    };
     let exit = match cli.command {
         Some(cli::Command::Merge(args)) => app::run_merge(&args),
         Some(cli::Command::Plan(args)) => app::run_plan(&args),

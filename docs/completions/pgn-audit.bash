@@ -53,7 +53,7 @@ _pgn__audit() {
 
     case "${cmd}" in
         pgn__audit)
-            opts="-o -j -h -V --out --threads --split --quirks --no-html --quiet --fail-on-findings --piece --help --version audit merge plan sources help"
+            opts="-o -j -h -V --out --threads --split --quirks --no-html --excel-safe --quiet --fail-on-findings --piece --help --version audit merge plan sources help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -87,7 +87,7 @@ _pgn__audit() {
             return 0
             ;;
         pgn__subcmd__audit__subcmd__audit)
-            opts="-o -j -h --out --threads --split --quirks --no-html --quiet --fail-on-findings --piece --help"
+            opts="-o -j -h --out --threads --split --quirks --no-html --excel-safe --quiet --fail-on-findings --piece --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

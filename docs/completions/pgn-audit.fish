@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_pgn_audit_global_optspecs
-    string join \n o/out= j/threads= split quirks no-html quiet fail-on-findings piece= h/help V/version
+    string join \n o/out= j/threads= split quirks no-html excel-safe quiet fail-on-findings piece= h/help V/version
 end
 
 function __fish_pgn_audit_needs_command
@@ -30,6 +30,7 @@ complete -c pgn-audit -n "__fish_pgn_audit_needs_command" -l piece -d 'Audits on
 complete -c pgn-audit -n "__fish_pgn_audit_needs_command" -l split -d 'Also write clean.pgn and rejected.pgn with each game\'s original bytes'
 complete -c pgn-audit -n "__fish_pgn_audit_needs_command" -l quirks -d 'Also write quirks.csv: one row per accepted move (or tag line, or FEN castling right) whose notation is sloppy'
 complete -c pgn-audit -n "__fish_pgn_audit_needs_command" -l no-html -d 'Do not write report.html (the CSV files are the same)'
+complete -c pgn-audit -n "__fish_pgn_audit_needs_command" -l excel-safe -d 'Write a \' before each CSV cell that starts with =, +, -, @ or a tab, so that a spreadsheet shows it as text instead of running it as a formula. Off by default: the cells are the values as read'
 complete -c pgn-audit -n "__fish_pgn_audit_needs_command" -l quiet -d 'No progress bar, no summary table, no notes; errors still go to standard error'
 complete -c pgn-audit -n "__fish_pgn_audit_needs_command" -l fail-on-findings -d 'Exit 1 (instead of 0) when the run completed and at least one game is flagged or incomplete'
 complete -c pgn-audit -n "__fish_pgn_audit_needs_command" -s h -l help -d 'Print help'
@@ -45,6 +46,7 @@ complete -c pgn-audit -n "__fish_pgn_audit_using_subcommand audit" -l piece -d '
 complete -c pgn-audit -n "__fish_pgn_audit_using_subcommand audit" -l split -d 'Also write clean.pgn and rejected.pgn with each game\'s original bytes'
 complete -c pgn-audit -n "__fish_pgn_audit_using_subcommand audit" -l quirks -d 'Also write quirks.csv: one row per accepted move (or tag line, or FEN castling right) whose notation is sloppy'
 complete -c pgn-audit -n "__fish_pgn_audit_using_subcommand audit" -l no-html -d 'Do not write report.html (the CSV files are the same)'
+complete -c pgn-audit -n "__fish_pgn_audit_using_subcommand audit" -l excel-safe -d 'Write a \' before each CSV cell that starts with =, +, -, @ or a tab, so that a spreadsheet shows it as text instead of running it as a formula. Off by default: the cells are the values as read'
 complete -c pgn-audit -n "__fish_pgn_audit_using_subcommand audit" -l quiet -d 'No progress bar, no summary table, no notes; errors still go to standard error'
 complete -c pgn-audit -n "__fish_pgn_audit_using_subcommand audit" -l fail-on-findings -d 'Exit 1 (instead of 0) when the run completed and at least one game is flagged or incomplete'
 complete -c pgn-audit -n "__fish_pgn_audit_using_subcommand audit" -s h -l help -d 'Print help'

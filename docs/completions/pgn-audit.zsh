@@ -23,6 +23,7 @@ _pgn-audit() {
 '--split[Also write clean.pgn and rejected.pgn with each game'\''s original bytes]' \
 '--quirks[Also write quirks.csv\: one row per accepted move (or tag line, or FEN castling right) whose notation is sloppy]' \
 '--no-html[Do not write report.html (the CSV files are the same)]' \
+'--excel-safe[Write a '\'' before each CSV cell that starts with =, +, -, @ or a tab, so that a spreadsheet shows it as text instead of running it as a formula. Off by default\: the cells are the values as read]' \
 '--quiet[No progress bar, no summary table, no notes; errors still go to standard error]' \
 '--fail-on-findings[Exit 1 (instead of 0) when the run completed and at least one game is flagged or incomplete]' \
 '-h[Print help]' \
@@ -49,6 +50,7 @@ _arguments "${_arguments_options[@]}" : \
 '--split[Also write clean.pgn and rejected.pgn with each game'\''s original bytes]' \
 '--quirks[Also write quirks.csv\: one row per accepted move (or tag line, or FEN castling right) whose notation is sloppy]' \
 '--no-html[Do not write report.html (the CSV files are the same)]' \
+'--excel-safe[Write a '\'' before each CSV cell that starts with =, +, -, @ or a tab, so that a spreadsheet shows it as text instead of running it as a formula. Off by default\: the cells are the values as read]' \
 '--quiet[No progress bar, no summary table, no notes; errors still go to standard error]' \
 '--fail-on-findings[Exit 1 (instead of 0) when the run completed and at least one game is flagged or incomplete]' \
 '-h[Print help]' \

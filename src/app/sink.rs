@@ -12,10 +12,10 @@ use indicatif::ProgressBar;
 use super::worker::Audited;
 use super::{Message, say};
 use pgn_audit_input::{PathError, Source};
-use pgn_audit_report::{GameId, Reports, SourceDetail, Summary};
+use pgn_audit_report::{FileStat, GameId, Reports, SourceDetail, Summary};
 
-/// The size and modification time of a source as the run started.
-pub(super) type Stat = (Option<u64>, Option<String>);
+/// A source file as the run started.
+pub(super) type Stat = FileStat;
 
 /// Where the messages go.
 pub(super) struct Sink<'a> {
@@ -116,7 +116,12 @@ impl Sink<'_> {
 
     fn count_source(&mut self, source: usize, bytes: u64, error: Option<String>) {
         let summary: &mut Summary = &mut self.reports.summary;
-        let (size, modified) = self.stats[source].clone();
+        let FileStat {
+            size,
+            modified,
+            modified_ns,
+            ends_crc32,
+        } = self.stats[source].clone();
         summary.bytes += bytes;
         summary.sources.push(self.sources[source].name.clone());
         summary.source_details.push(SourceDetail {
@@ -126,6 +131,8 @@ impl Sink<'_> {
             bytes,
             games: summary.games - self.games_before,
             error,
+            modified_ns,
+            ends_crc32,
         });
         self.games_before = summary.games;
     }

@@ -525,6 +525,7 @@ def main(argv=None):
     ap.add_argument("--split", action="store_true", help="pass --split to pgn-audit")
     ap.add_argument("--quirks", action="store_true", help="pass --quirks to pgn-audit")
     ap.add_argument("--no-html", action="store_true", help="pass --no-html to pgn-audit")
+    ap.add_argument("--excel-safe", action="store_true", help="pass --excel-safe to pgn-audit")
     ap.add_argument("--retries", type=int, default=2)
     args = ap.parse_args(argv)
     if args.threads is not None and args.threads < 1:
@@ -565,8 +566,10 @@ def drive(args):
     remove_temporaries(shards)
 
     flags = [f for f, on in (("--split", args.split), ("--quirks", args.quirks),
-                             ("--no-html", args.no_html)) if on]
-    options = {"split": args.split, "quirks": args.quirks, "html": not args.no_html}
+                             ("--no-html", args.no_html), ("--excel-safe", args.excel_safe))
+             if on]
+    options = {"split": args.split, "quirks": args.quirks, "html": not args.no_html,
+               "excel_safe": args.excel_safe}
     wants, folders = [], []
     for i, unit in enumerate(units):
         wants.append({"format": IDENTITY_FORMAT, "binary": binary, "version": version,

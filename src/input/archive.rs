@@ -73,7 +73,7 @@ pub(crate) fn expand_zips(sources: Vec<Source>) -> Vec<Source> {
             let _ = writeln!(
                 io::stderr().lock(),
                 "pgn-audit: {}: warning: no PGN member in this zip archive",
-                source.name
+                super::printable(&source.name)
             );
         }
     }

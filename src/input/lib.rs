@@ -175,7 +175,10 @@ pub fn collect_sources(inputs: &[String], out: &Path) -> Result<Vec<Source>, Pat
             walk(path, out.as_ref(), &mut files)?;
             files.sort();
             if files.is_empty() {
-                eprintln!("pgn-audit: {input}: warning: no PGN file in this directory");
+                eprintln!(
+                    "pgn-audit: {}: warning: no PGN file in this directory",
+                    printable(input)
+                );
             }
             for f in files {
                 let name = f.to_string_lossy().into_owned();
@@ -198,10 +201,9 @@ pub fn collect_sources(inputs: &[String], out: &Path) -> Result<Vec<Source>, Pat
     Ok(archive::expand_zips(sources))
 }
 
-/// The output folder, where it exists: its canonical path and its inode.
+/// The output folder, where it exists: its device and inode.
 struct OutFolderId {
     named: PathBuf,
-    canonical: PathBuf,
     id: (u64, u64),
 }
 
@@ -210,15 +212,20 @@ impl OutFolderId {
         let meta = std::fs::metadata(out).ok()?;
         Some(OutFolderId {
             named: out.to_path_buf(),
-            canonical: out.canonicalize().ok()?,
             id: file_id(&meta),
         })
     }
 
-    /// Whether `path` (followed through links) is the folder or below it.
+    /// Whether `path` (followed through links) is the folder or below it:
+    /// whether it or a folder above it has the folder's device and inode.
+    /// Paths are not compared, so that a folder reached by another path
+    /// (a bind mount of it, which no link resolution sees) is found too.
     fn holds(&self, path: &Path) -> bool {
-        path.canonicalize()
-            .is_ok_and(|p| p.starts_with(&self.canonical))
+        let Ok(path) = path.canonicalize() else {
+            return false;
+        };
+        path.ancestors()
+            .any(|p| std::fs::metadata(p).is_ok_and(|m| file_id(&m) == self.id))
     }
 }
 
@@ -291,6 +298,31 @@ fn walk(dir: &Path, out: Option<&OutFolderId>, found: &mut Vec<PathBuf>) -> Resu
         }
     }
     Ok(())
+}
+
+/// A message as it may be printed on a terminal: every character that
+/// could move the cursor, end the line or start an escape sequence (the
+/// control characters, a newline and ESC among them; the line and
+/// paragraph separators U+2028 and U+2029; the bidirectional overrides and
+/// isolates) is written as its escape (`\n`, `\u{1b}`), so that a file
+/// name cannot rewrite the terminal or forge a line of its own.
+pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
+    let hostile = |c: char| {
+        c.is_control()
+            || matches!(c, '\u{2028}' | '\u{2029}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+    };
+    if !text.chars().any(hostile) {
+        return text.into();
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if hostile(c) {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out.into()
 }
 
 /// A short cause for an I/O error, without the "(os error N)" noise.

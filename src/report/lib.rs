@@ -18,13 +18,14 @@
 
 mod folder;
 mod html;
+mod identities;
 mod merge;
 pub mod rows;
 mod summary;
 
 pub use html::{HtmlReport, OnPage, page_from_report_dir};
-pub use merge::merge;
-pub use summary::{Findings, Options, PieceInfo, SourceDetail, Summary};
+pub use merge::{MergeError, merge};
+pub use summary::{ENDS, FileStat, Findings, Options, PieceInfo, SourceDetail, Summary};
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
@@ -34,8 +35,8 @@ use folder::{OutFolder, Temporary};
 use pgn_audit_input::PathError;
 
 use rows::{
-    CastlingRow, ClaimRow, ErrorRow, Identity, MissedDrawRow, QuirkRow, Record, ReportRow,
-    ResultRow,
+    CastlingRow, CellStyle, ClaimRow, ErrorRow, Identity, MissedDrawRow, QuirkRow, Record,
+    ReportRow, ResultRow,
 };
 
 use pgn_audit_core::Tags;
@@ -85,6 +86,8 @@ struct CsvOut {
     out: csv::Writer<BufWriter<File>>,
     /// The report's final path, which its errors name.
     path: PathBuf,
+    /// How its text cells are written.
+    style: CellStyle,
 }
 
 impl CsvOut {
@@ -99,12 +102,17 @@ impl CsvOut {
             .map_err(csv_err(temporary.done()))?;
         let path = folder.path(R::FILE);
         pending.push(temporary);
-        Ok(CsvOut { out, path })
+        Ok(CsvOut {
+            out,
+            path,
+            style: CellStyle::AsRead,
+        })
     }
 
     /// Writes one row.
     fn put(&mut self, row: &impl Record) -> Result<(), PathError> {
-        row.write(&mut self.out).map_err(csv_err(&self.path))
+        row.write_styled(&mut self.out, self.style)
+            .map_err(csv_err(&self.path))
     }
 
     fn flush(&mut self) -> Result<(), PathError> {
@@ -238,6 +246,23 @@ impl Reports {
             summary: Summary::default(),
             folder,
         })
+    }
+
+    /// Writes the CSV reports' text cells in `style` from here on
+    /// (`--excel-safe`: before the first game).
+    pub fn set_cell_style(&mut self, style: CellStyle) {
+        for out in [
+            &mut self.castling,
+            &mut self.claims,
+            &mut self.missed,
+            &mut self.errors,
+            &mut self.results,
+        ]
+        .into_iter()
+        .chain(self.quirks.as_mut())
+        {
+            out.style = style;
+        }
     }
 
     /// Writes one game's rows (and its bytes, with `--split`).

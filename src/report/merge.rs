@@ -9,6 +9,7 @@ use std::collections::HashMap;
 use std::fs;
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::folder::{OutFolder, Temporary};
 use crate::html::{HtmlReport, OnPage};
@@ -21,6 +22,24 @@ use crate::{Findings, Options, PieceInfo, SourceDetail, Summary};
 use pgn_audit_core::audit::{ClaimSource, ClaimVerdict};
 use pgn_audit_input::PathError;
 
+/// Why a merge cannot be done.
+#[derive(Debug, thiserror::Error)]
+pub enum MergeError {
+    /// A folder given to merge, or one of its files, that cannot be
+    /// merged, or the merged folder that cannot be written: one line,
+    /// `PATH: CAUSE`.
+    #[error(transparent)]
+    Refused(#[from] PathError),
+    /// A signal stopped the merge while it wrote: no report was completed.
+    #[error("interrupted")]
+    Interrupted,
+}
+
+/// A refusal of `path`: one line, `PATH: CAUSE`.
+pub(crate) fn fail(path: &Path, cause: impl Into<String>) -> MergeError {
+    PathError::new(path, cause).into()
+}
+
 /// The split PGN files, present in every folder or in none.
 const SPLIT: [&str; 2] = ["clean.pgn", "rejected.pgn"];
 
@@ -32,32 +51,32 @@ struct Shard {
     split: bool,
 }
 
-fn read(path: &Path) -> Result<Vec<u8>, PathError> {
-    fs::read(path).map_err(|e| PathError::io(path, e))
+fn read(path: &Path) -> Result<Vec<u8>, MergeError> {
+    fs::read(path).map_err(|e| PathError::io(path, e).into())
 }
 
-fn read_shard(dir: &Path) -> Result<Shard, PathError> {
+fn read_shard(dir: &Path) -> Result<Shard, MergeError> {
     if !dir.is_dir() {
-        return Err(PathError::new(dir, "not a report folder"));
+        return Err(fail(dir, "not a report folder"));
     }
     let summary_path = dir.join("summary.json");
     if !summary_path.exists() {
-        return Err(PathError::new(
+        return Err(fail(
             &summary_path,
             "missing: not a complete pgn-audit report folder",
         ));
     }
-    let text = String::from_utf8(read(&summary_path)?)
-        .map_err(|_| PathError::new(&summary_path, "not UTF-8"))?;
+    let text =
+        String::from_utf8(read(&summary_path)?).map_err(|_| fail(&summary_path, "not UTF-8"))?;
     check_version(dir, &summary_path, &text)?;
     let summary = Summary::from_json(&text).ok_or_else(|| {
-        PathError::new(
+        fail(
             &summary_path,
             "not a summary of version 2 of the report contract",
         )
     })?;
     if summary.interrupted {
-        return Err(PathError::new(
+        return Err(fail(
             &summary_path,
             "the run was interrupted: its reports cover only part of its input",
         ));
@@ -76,12 +95,10 @@ fn read_shard(dir: &Path) -> Result<Shard, PathError> {
         [false, false] => false,
         _ => {
             let missing = SPLIT[usize::from(present[0])];
-            return Err(PathError::new(
-                dir.join(missing),
-                "missing (its pair is there)",
-            ));
+            return Err(fail(&dir.join(missing), "missing (its pair is there)"));
         }
     };
+    crate::identities::check(dir, &summary)?;
     Ok(Shard {
         dir: dir.to_path_buf(),
         summary,
@@ -90,20 +107,20 @@ fn read_shard(dir: &Path) -> Result<Shard, PathError> {
 }
 
 /// Checks that `dir`'s report of `R` starts with `R`'s header line.
-fn check_header<R: ReportRow>(dir: &Path) -> Result<(), PathError> {
+fn check_header<R: ReportRow>(dir: &Path) -> Result<(), MergeError> {
     let path = &dir.join(R::FILE);
     if !path.exists() {
-        return Err(PathError::new(path, "missing"));
+        return Err(fail(path, "missing"));
     }
     let mut header = rows::columns::<R>().collect::<Vec<_>>().join(",");
     header.push('\n');
-    let file = fs::File::open(path).map_err(|e| PathError::io(path, e))?;
+    let file = fs::File::open(path).map_err(|e| fail(path, pgn_audit_input::io_cause(&e)))?;
     let mut first = Vec::new();
     let most = u64::try_from(header.len()).unwrap_or(u64::MAX);
     io::BufRead::read_until(&mut io::BufReader::new(file).take(most), b'\n', &mut first)
-        .map_err(|e| PathError::io(path, e))?;
+        .map_err(|e| fail(path, pgn_audit_input::io_cause(&e)))?;
     if first != header.as_bytes() {
-        return Err(PathError::new(
+        return Err(fail(
             path,
             "its columns are not those of version 2 of the report contract",
         ));
@@ -114,16 +131,13 @@ fn check_header<R: ReportRow>(dir: &Path) -> Result<(), PathError> {
 /// Refuses a summary.json that another version of pgn-audit wrote: one
 /// without `version` is of contract v1; one of another version may judge
 /// games otherwise, so its rows cannot stand next to this version's.
-fn check_version(dir: &Path, path: &Path, text: &str) -> Result<(), PathError> {
+fn check_version(dir: &Path, path: &Path, text: &str) -> Result<(), MergeError> {
     let v: serde_json::Value =
-        serde_json::from_str(text).map_err(|e| PathError::new(path, format!("not JSON: {e}")))?;
+        serde_json::from_str(text).map_err(|e| fail(path, format!("not JSON: {e}")))?;
     match v.get("version") {
-        None => Err(PathError::new(
-            dir,
-            "a report folder of contract v1 (no version)",
-        )),
+        None => Err(fail(dir, "a report folder of contract v1 (no version)")),
         Some(serde_json::Value::String(found)) if found == VERSION => Ok(()),
-        Some(found) => Err(PathError::new(
+        Some(found) => Err(fail(
             dir,
             format!(
                 "written by pgn-audit {}, not by this version ({VERSION}): \
@@ -193,7 +207,7 @@ struct Piece<'a> {
 
 impl<'a> Piece<'a> {
     /// The piece in `shard`, refused unless its only source is `name`.
-    fn of(shard: &'a Shard, name: &str) -> Result<Piece<'a>, PathError> {
+    fn of(shard: &'a Shard, name: &str) -> Result<Piece<'a>, MergeError> {
         let info = shard.summary.piece.clone().unwrap_or_default();
         match &shard.summary.source_details[..] {
             [d] if d.name == name => Ok(Piece {
@@ -201,10 +215,7 @@ impl<'a> Piece<'a> {
                 detail: d.clone(),
                 info,
             }),
-            _ => Err(PathError::new(
-                &shard.dir,
-                format!("not a piece of {name} alone"),
-            )),
+            _ => Err(fail(&shard.dir, format!("not a piece of {name} alone"))),
         }
     }
 }
@@ -252,7 +263,7 @@ impl<'a> Joined<'a> {
 /// the file's end), come from one version of the file, and meet at their
 /// seams. A read error ends the source in the piece that has it: the
 /// pieces after it are left out, as one run reads no further.
-fn join_pieces<'a>(pieces: &[&'a Shard]) -> Result<(Vec<Part<'a>>, Summary), PathError> {
+fn join_pieces<'a>(pieces: &[&'a Shard]) -> Result<(Vec<Part<'a>>, Summary), MergeError> {
     let first = pieces[0];
     let name = first.summary.piece.clone().unwrap_or_default().source;
     let file = Piece::of(first, &name)?.detail;
@@ -292,24 +303,34 @@ fn join_pieces<'a>(pieces: &[&'a Shard]) -> Result<(Vec<Part<'a>>, Summary), Pat
     Ok((joined.parts, summary))
 }
 
-/// Refuses a piece of another version of the file (as the first piece saw
-/// it) or one that does not start where the piece `before` it ends (at 0
-/// for the first).
-fn check_follows(whole: &Whole, piece: &Piece, before: Option<&Piece>) -> Result<(), PathError> {
+/// Refuses a piece of another version of the file than the first piece
+/// saw (its size, its modification time to the nanosecond, or the CRC-32
+/// of its first and last bytes differ) or one that does not start where
+/// the piece `before` it ends (at 0 for the first).
+fn check_follows(whole: &Whole, piece: &Piece, before: Option<&Piece>) -> Result<(), MergeError> {
     let (name, file, d, this) = (&whole.name, &whole.file, &piece.detail, &piece.info);
     let dir = &piece.shard.dir;
-    if (d.size, &d.modified) != (file.size, &file.modified) {
-        return Err(PathError::new(
+    let differs = if d.size != file.size {
+        Some("its size differs")
+    } else if (&d.modified, d.modified_ns) != (&file.modified, file.modified_ns) {
+        Some("its modification time differs")
+    } else if d.ends_crc32 != file.ends_crc32 {
+        Some("its first or last bytes differ")
+    } else {
+        None
+    };
+    if let Some(differs) = differs {
+        return Err(fail(
             dir,
             format!(
-                "a piece of another version of {name} than {} (size or modification time differ)",
+                "a piece of another version of {name} than {} ({differs})",
                 whole.first.dir.display()
             ),
         ));
     }
     match before {
         None if this.start != 0 => {
-            return Err(PathError::new(
+            return Err(fail(
                 dir,
                 format!(
                     "the first piece of {name} starts at {}, not 0: a piece is missing",
@@ -319,7 +340,7 @@ fn check_follows(whole: &Whole, piece: &Piece, before: Option<&Piece>) -> Result
         }
         Some(prev) if prev.info.end != this.start => {
             let p = &prev.info;
-            return Err(PathError::new(
+            return Err(fail(
                 dir,
                 format!(
                     "piece {}..{} of {name} does not follow piece {}..{} ({}): pieces must be contiguous and all present",
@@ -338,12 +359,12 @@ fn check_follows(whole: &Whole, piece: &Piece, before: Option<&Piece>) -> Result
 
 /// Refuses a piece that starts reading at another game than where the
 /// piece `before` it stopped reading.
-fn check_seam(name: &str, piece: &Piece, before: Option<&Piece>) -> Result<(), PathError> {
+fn check_seam(name: &str, piece: &Piece, before: Option<&Piece>) -> Result<(), MergeError> {
     if let Some(prev) = before {
         let (p, this) = (&prev.info, &piece.info);
         let reached = p.seam.zip(p.length).and_then(|(q, l)| q.checked_sub(l));
         if reached.is_none() || reached != this.first {
-            return Err(PathError::new(
+            return Err(fail(
                 &piece.shard.dir,
                 format!(
                     "piece {}..{} of {name} starts reading at its first game ({}) where piece {}..{} ({}) did not stop ({}): the seam does not match",
@@ -362,9 +383,9 @@ fn check_seam(name: &str, piece: &Piece, before: Option<&Piece>) -> Result<(), P
 }
 
 /// Refuses pieces whose `last` does not end at the file's end.
-fn check_ends(whole: &Whole, last: &Piece) -> Result<(), PathError> {
+fn check_ends(whole: &Whole, last: &Piece) -> Result<(), MergeError> {
     if Some(last.info.end) != whole.file.size {
-        return Err(PathError::new(
+        return Err(fail(
             &last.shard.dir,
             format!(
                 "the last piece of {} ends at {}, but the file has {} bytes: a piece is missing",
@@ -390,6 +411,11 @@ struct Copy<'a> {
     page: Option<&'a mut HtmlReport>,
     /// The (source, game) of the last castling row, to count games.
     last_game: Option<(Vec<u8>, Vec<u8>)>,
+    /// The folders were written with `--excel-safe`: the page shows their
+    /// cells without the `'` before a formula, as a run's page does.
+    excel_safe: bool,
+    /// Set by a signal: the copy stops.
+    stop: &'a AtomicBool,
 }
 
 /// The identity columns that a piece's rows count on from the pieces
@@ -406,13 +432,13 @@ trait Merged: ReportRow {
     const BROKEN_OFF_DETAIL: Option<usize> = None;
 
     /// Counts a merged row for the table and report.html.
-    fn count(_: &mut Copy, _: &Path, _: &csv::ByteRecord) -> Result<(), PathError> {
+    fn count(_: &mut Copy, _: &Path, _: &csv::ByteRecord) -> Result<(), MergeError> {
         Ok(())
     }
 }
 
 impl Merged for CastlingRow {
-    fn count(copy: &mut Copy, path: &Path, record: &csv::ByteRecord) -> Result<(), PathError> {
+    fn count(copy: &mut Copy, path: &Path, record: &csv::ByteRecord) -> Result<(), MergeError> {
         let game = (record[SOURCE].to_vec(), record[GAME].to_vec());
         copy.findings.castles += 1;
         if copy.last_game.as_ref() != Some(&game) {
@@ -424,7 +450,7 @@ impl Merged for CastlingRow {
 }
 
 impl Merged for ClaimRow {
-    fn count(copy: &mut Copy, path: &Path, record: &csv::ByteRecord) -> Result<(), PathError> {
+    fn count(copy: &mut Copy, path: &Path, record: &csv::ByteRecord) -> Result<(), MergeError> {
         const CLAIM_SOURCE: usize = column::<ClaimRow>("claim_source");
         const VERDICT: usize = column::<ClaimRow>("verdict");
         let source = ClaimSource::ALL
@@ -434,7 +460,7 @@ impl Merged for ClaimRow {
             .iter()
             .find(|c| record.get(VERDICT) == Some(c.code().as_bytes()));
         let (Some(source), Some(verdict)) = (source, verdict) else {
-            return Err(PathError::new(
+            return Err(fail(
                 path,
                 "a row whose claim_source or verdict is no code of the report contract",
             ));
@@ -445,7 +471,7 @@ impl Merged for ClaimRow {
 }
 
 impl Merged for MissedDrawRow {
-    fn count(copy: &mut Copy, path: &Path, record: &csv::ByteRecord) -> Result<(), PathError> {
+    fn count(copy: &mut Copy, path: &Path, record: &csv::ByteRecord) -> Result<(), MergeError> {
         copy.show::<Self>(path, record)
     }
 }
@@ -453,13 +479,13 @@ impl Merged for MissedDrawRow {
 impl Merged for ErrorRow {
     const BROKEN_OFF_DETAIL: Option<usize> = Some(column::<ErrorRow>("detail"));
 
-    fn count(copy: &mut Copy, path: &Path, record: &csv::ByteRecord) -> Result<(), PathError> {
+    fn count(copy: &mut Copy, path: &Path, record: &csv::ByteRecord) -> Result<(), MergeError> {
         copy.show::<Self>(path, record)
     }
 }
 
 impl Merged for ResultRow {
-    fn count(copy: &mut Copy, path: &Path, record: &csv::ByteRecord) -> Result<(), PathError> {
+    fn count(copy: &mut Copy, path: &Path, record: &csv::ByteRecord) -> Result<(), MergeError> {
         copy.show::<Self>(path, record)
     }
 }
@@ -469,21 +495,24 @@ impl Merged for QuirkRow {}
 impl Copy<'_> {
     /// Copies the rows of `path` (a report of `R`), shifted by `shift`,
     /// checking each: its width, and the identity numbers it shifts.
-    fn rows<R: Merged>(&mut self, path: &Path, shift: Option<&Shift>) -> Result<(), PathError> {
+    fn rows<R: Merged>(&mut self, path: &Path, shift: Option<&Shift>) -> Result<(), MergeError> {
         let mut reader = csv::ReaderBuilder::new()
             .has_headers(true)
             .flexible(true)
             .from_path(path)
-            .map_err(|e| PathError::new(path, e.to_string()))?;
+            .map_err(|e| fail(path, e.to_string()))?;
         let mut record = csv::ByteRecord::new();
         let mut row = 1u64;
         while reader
             .read_byte_record(&mut record)
-            .map_err(|e| PathError::new(path, e.to_string()))?
+            .map_err(|e| fail(path, e.to_string()))?
         {
+            if self.stop.load(Ordering::Relaxed) {
+                return Err(MergeError::Interrupted);
+            }
             row += 1;
             if record.len() != R::WIDTH {
-                return Err(PathError::new(
+                return Err(fail(
                     path,
                     format!("row {row} has {} fields, not {}", record.len(), R::WIDTH),
                 ));
@@ -494,16 +523,19 @@ impl Copy<'_> {
             R::count(self, path, &record)?;
             self.out
                 .write_byte_record(&record)
-                .map_err(|e| PathError::new(path, e.to_string()))?;
+                .map_err(|e| fail(path, e.to_string()))?;
         }
         Ok(())
     }
 
     /// Adds a merged row to report.html, when there is one.
-    fn show<R: OnPage>(&mut self, path: &Path, record: &csv::ByteRecord) -> Result<(), PathError> {
+    fn show<R: OnPage>(&mut self, path: &Path, record: &csv::ByteRecord) -> Result<(), MergeError> {
         if let Some(page) = self.page.as_deref_mut() {
-            let row = csv::StringRecord::from_byte_record(record.clone())
-                .map_err(|_| PathError::new(path, "a row that is not UTF-8"))?;
+            let mut row = csv::StringRecord::from_byte_record(record.clone())
+                .map_err(|_| fail(path, "a row that is not UTF-8"))?;
+            if self.excel_safe {
+                row = row.iter().map(rows::unquoted).collect();
+            }
             page.add_record::<R>(&row);
         }
         Ok(())
@@ -517,7 +549,7 @@ fn shifted_record<R: Merged>(
     shift: &Shift,
     path: &Path,
     row: u64,
-) -> Result<csv::ByteRecord, PathError> {
+) -> Result<csv::ByteRecord, MergeError> {
     let mut moved = csv::ByteRecord::with_capacity(record.as_slice().len() + 16, R::WIDTH);
     for (i, field) in record.iter().enumerate() {
         let by = match i {
@@ -532,7 +564,7 @@ fn shifted_record<R: Merged>(
                     .ok()
                     .and_then(|t| t.parse::<u64>().ok())
                     .ok_or_else(|| {
-                        PathError::new(path, format!("row {row}: {} is not a number", IDENTITY[i]))
+                        fail(path, format!("row {row}: {} is not a number", IDENTITY[i]))
                     })?;
                 moved.push_field((n + by).to_string().as_bytes());
             }
@@ -549,16 +581,35 @@ fn shifted_record<R: Merged>(
     Ok(moved)
 }
 
-/// Writes the merged report of `R` into `folder`: its header, then the rows
-/// of every part in order.
+/// What writing the merged reports needs: the folder, the parts in order,
+/// the options, and the flag a signal sets.
+struct Writing<'a> {
+    folder: &'a OutFolder,
+    parts: &'a [Part<'a>],
+    options: Options,
+    stop: &'a AtomicBool,
+}
+
+impl Writing<'_> {
+    /// Refuses to go on once a signal came: the merge ends with
+    /// [`MergeError::Interrupted`], and its temporary files go with it.
+    fn go_on(&self) -> Result<(), MergeError> {
+        match self.stop.load(Ordering::Relaxed) {
+            true => Err(MergeError::Interrupted),
+            false => Ok(()),
+        }
+    }
+}
+
+/// Writes the merged report of `R`: its header, then the rows of every
+/// part in order.
 fn merge_report<R: Merged>(
-    folder: &OutFolder,
-    parts: &[Part],
+    writing: &Writing,
     written: &mut Vec<Temporary>,
     findings: &mut Findings,
     page: Option<&mut HtmlReport>,
-) -> Result<(), PathError> {
-    let (temporary, file) = folder.create(R::FILE)?;
+) -> Result<(), MergeError> {
+    let (temporary, file) = writing.folder.create(R::FILE)?;
     let done = temporary.done().to_path_buf();
     written.push(temporary);
     let mut copy = Copy {
@@ -566,18 +617,20 @@ fn merge_report<R: Merged>(
         findings,
         page,
         last_game: None,
+        excel_safe: writing.options.excel_safe,
+        stop: writing.stop,
     };
     copy.out
         .write_record(rows::columns::<R>())
-        .map_err(|e| PathError::new(&done, e.to_string()))?;
-    for part in parts {
+        .map_err(|e| fail(&done, e.to_string()))?;
+    for part in writing.parts {
         copy.rows::<R>(&part.shard.dir.join(R::FILE), part.shift.as_ref())?;
     }
     copy.out
         .into_inner()
-        .map_err(|e| PathError::new(&done, e.error().to_string()))?
+        .map_err(|e| fail(&done, e.error().to_string()))?
         .into_inner()
-        .map_err(|e| PathError::new(&done, pgn_audit_input::io_cause(e.error())))?;
+        .map_err(|e| fail(&done, pgn_audit_input::io_cause(e.error())))?;
     Ok(())
 }
 
@@ -587,7 +640,19 @@ const BROKEN_OFF: &str = "the input breaks off in this game: ";
 /// Merges `dirs`, in order, into `out`. Returns the merged summary. The
 /// rows are streamed from the folders to the merged reports, so the memory
 /// it takes does not grow with their size.
-pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Summary, PathError> {
+///
+/// Every folder is read and checked (its identities too) before `out`
+/// is touched; `begin` is called then, just before the output folder is
+/// claimed (a signal handler that ends the process at once before that
+/// point moves on to setting `stop` from there). Once `stop` is set, the
+/// merge ends with [`MergeError::Interrupted`], its temporary files
+/// removed and no summary.json written.
+pub fn merge(
+    dirs: &[PathBuf],
+    out: &Path,
+    begin: impl FnOnce(),
+    stop: &AtomicBool,
+) -> Result<Summary, MergeError> {
     let shards = dirs
         .iter()
         .map(|d| read_shard(d))
@@ -603,31 +668,41 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Summary, PathError> {
     for (_, s) in &summaries {
         summary.merge(s);
     }
+    begin();
     let folder = OutFolder::claim(out, &merged_files(options, split))?;
     let json = crate::summary_json(&summary, &folder)?;
+    let writing = Writing {
+        folder: &folder,
+        parts: &parts,
+        options,
+        stop,
+    };
     let mut written = Vec::new();
     let mut findings = Findings::default();
     let mut page = options.html.then(HtmlReport::default);
-    let w = &mut written;
-    merge_report::<CastlingRow>(&folder, &parts, w, &mut findings, page.as_mut())?;
-    merge_report::<ClaimRow>(&folder, &parts, w, &mut findings, page.as_mut())?;
-    merge_report::<MissedDrawRow>(&folder, &parts, w, &mut findings, page.as_mut())?;
-    merge_report::<ErrorRow>(&folder, &parts, w, &mut findings, page.as_mut())?;
-    merge_report::<ResultRow>(&folder, &parts, w, &mut findings, page.as_mut())?;
+    let (w, f) = (&mut written, &mut findings);
+    merge_report::<CastlingRow>(&writing, w, f, page.as_mut())?;
+    merge_report::<ClaimRow>(&writing, w, f, page.as_mut())?;
+    merge_report::<MissedDrawRow>(&writing, w, f, page.as_mut())?;
+    merge_report::<ErrorRow>(&writing, w, f, page.as_mut())?;
+    merge_report::<ResultRow>(&writing, w, f, page.as_mut())?;
     if options.quirks {
-        merge_report::<QuirkRow>(&folder, &parts, w, &mut findings, page.as_mut())?;
+        merge_report::<QuirkRow>(&writing, w, f, page.as_mut())?;
     }
     if split {
         for name in SPLIT {
+            writing.go_on()?;
             merge_split(&folder, name, &parts, w)?;
         }
     }
     if let Some(page) = page {
+        writing.go_on()?;
         let path = folder.path("report.html");
         let merged = Summary::from_json(&json)
-            .ok_or_else(|| PathError::new(&path, "summary.json cannot be read back"))?;
+            .ok_or_else(|| fail(&path, "summary.json cannot be read back"))?;
         written.push(folder.write("report.html", page.render(&merged).as_bytes())?);
     }
+    writing.go_on()?;
     folder.finish(written, &json)?;
     summary.findings = findings;
     Ok(summary)
@@ -643,7 +718,7 @@ struct Sources<'a> {
 
 /// Joins consecutive pieces of one source into one; other folders are
 /// taken as they are.
-fn join_sources(shards: &[Shard]) -> Result<Sources<'_>, PathError> {
+fn join_sources(shards: &[Shard]) -> Result<Sources<'_>, MergeError> {
     let mut parts: Vec<Part> = Vec::new();
     let mut summaries: Vec<(&Path, Summary)> = Vec::new();
     let mut k = 0;
@@ -676,12 +751,12 @@ fn join_sources(shards: &[Shard]) -> Result<Sources<'_>, PathError> {
 }
 
 /// Refuses folders that share a source.
-fn check_disjoint(summaries: &[(&Path, Summary)]) -> Result<(), PathError> {
+fn check_disjoint(summaries: &[(&Path, Summary)]) -> Result<(), MergeError> {
     let mut seen: HashMap<&str, &Path> = HashMap::new();
     for (dir, summary) in summaries {
         for source in &summary.sources {
             if let Some(first) = seen.insert(source, dir) {
-                return Err(PathError::new(
+                return Err(fail(
                     dir,
                     format!(
                         "source {source} is also in {}: the folders overlap",
@@ -696,18 +771,18 @@ fn check_disjoint(summaries: &[(&Path, Summary)]) -> Result<(), PathError> {
 
 /// Refuses folders written otherwise than the first (split files, options)
 /// and a folder that is also `out`. Returns whether they have split files.
-fn check_alike(shards: &[Shard], out: &Path) -> Result<bool, PathError> {
+fn check_alike(shards: &[Shard], out: &Path) -> Result<bool, MergeError> {
     let with_split = shards.iter().filter(|s| s.split).count();
     if with_split != 0 && with_split != shards.len() {
         let odd = shards.iter().find(|s| !s.split).map_or(out, |s| &s.dir);
-        return Err(PathError::new(
+        return Err(fail(
             odd,
             "has no clean.pgn and rejected.pgn while other folders have them",
         ));
     }
     let options = shards[0].summary.options;
     if let Some(odd) = shards.iter().find(|s| s.summary.options != options) {
-        return Err(PathError::new(
+        return Err(fail(
             &odd.dir,
             format!(
                 "written with other options than {} ({}): merge folders written with the same options",
@@ -716,14 +791,21 @@ fn check_alike(shards: &[Shard], out: &Path) -> Result<bool, PathError> {
             ),
         ));
     }
-    if let Ok(out_canon) = out.canonicalize()
-        && let Some(s) = shards
-            .iter()
-            .find(|s| s.dir.canonicalize().ok().as_ref() == Some(&out_canon))
+    // Told by device and inode, not by path: a bind mount of a folder is
+    // that folder under another path.
+    if let Some(out_id) = folder_id(out)
+        && let Some(s) = shards.iter().find(|s| folder_id(&s.dir) == Some(out_id))
     {
-        return Err(PathError::new(&s.dir, "is also the output folder"));
+        return Err(fail(&s.dir, "is also the output folder"));
     }
     Ok(with_split != 0)
+}
+
+/// The device and inode of the folder at `path`, where it exists: one
+/// folder, whatever path names it.
+fn folder_id(path: &Path) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
 }
 
 /// The files a merge writes: those of a run with `options`, summary.json
@@ -756,7 +838,7 @@ fn merge_split(
     name: &str,
     parts: &[Part],
     written: &mut Vec<Temporary>,
-) -> Result<(), PathError> {
+) -> Result<(), MergeError> {
     let (temporary, file) = folder.create(name)?;
     let done = temporary.done().to_path_buf();
     written.push(temporary);
@@ -764,19 +846,27 @@ fn merge_split(
     let mut started = false;
     for part in parts {
         let path = part.shard.dir.join(name);
-        let mut f = fs::File::open(&path).map_err(|e| PathError::io(&path, e))?;
-        let size = f.metadata().map_err(|e| PathError::io(&path, e))?.len();
+        let mut f =
+            fs::File::open(&path).map_err(|e| fail(&path, pgn_audit_input::io_cause(&e)))?;
+        let size = f
+            .metadata()
+            .map_err(|e| fail(&path, pgn_audit_input::io_cause(&e)))?
+            .len();
         if size == 0 {
             continue;
         }
-        let put = |r: io::Result<u64>| r.map(drop).map_err(|e| PathError::io(&done, e));
+        let put = |r: io::Result<u64>| {
+            r.map(drop)
+                .map_err(|e| fail(&done, pgn_audit_input::io_cause(&e)))
+        };
         if started {
             put(w.write_all(b"\n").map(|()| 1))?;
         }
         started = true;
         put(io::copy(&mut f, &mut w))?;
     }
-    w.flush().map_err(|e| PathError::io(&done, e))
+    w.flush()
+        .map_err(|e| fail(&done, pgn_audit_input::io_cause(&e)))
 }
 
 /// Which options differ: `--split here, not there`.
@@ -785,6 +875,7 @@ fn options_differ(there: Options, here: Options) -> String {
         ("--split", here.split, there.split),
         ("--quirks", here.quirks, there.quirks),
         ("--no-html", !here.html, !there.html),
+        ("--excel-safe", here.excel_safe, there.excel_safe),
     ]
     .iter()
     .filter(|(_, a, b)| a != b)

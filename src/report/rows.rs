@@ -11,20 +11,37 @@
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 
+/// How the text cells of a report are written.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum CellStyle {
+    /// As read, for scripts: only what would break a line or hold binary
+    /// bytes is replaced (U+FFFD).
+    #[default]
+    AsRead,
+    /// As read, and a cell that a spreadsheet would take for a formula
+    /// written with a `'` before it (`--excel-safe`).
+    ExcelSafe,
+}
+
 /// One value of a row: written as a CSV cell, copied into an owned row.
 pub trait Cell {
     /// The value in a row that owns its text.
     type Owned;
-    /// Writes the value as the next cell of the record being written.
-    fn write<W: std::io::Write>(&self, out: &mut csv::Writer<W>) -> csv::Result<()>;
+    /// Writes the value as the next cell of the record being written, its
+    /// text in `style`.
+    fn write<W: std::io::Write>(
+        &self,
+        out: &mut csv::Writer<W>,
+        style: CellStyle,
+    ) -> csv::Result<()>;
     /// The value owned, its text passed through `text`.
     fn owned(&self, text: &impl Fn(&str) -> String) -> Self::Owned;
 }
 
 impl Cell for u32 {
     type Owned = u32;
-    fn write<W: std::io::Write>(&self, out: &mut csv::Writer<W>) -> csv::Result<()> {
-        u64::from(*self).write(out)
+    fn write<W: std::io::Write>(&self, out: &mut csv::Writer<W>, _: CellStyle) -> csv::Result<()> {
+        out.write_field(itoa::Buffer::new().format(*self))
     }
     fn owned(&self, _: &impl Fn(&str) -> String) -> u32 {
         *self
@@ -33,7 +50,7 @@ impl Cell for u32 {
 
 impl Cell for u64 {
     type Owned = u64;
-    fn write<W: std::io::Write>(&self, out: &mut csv::Writer<W>) -> csv::Result<()> {
+    fn write<W: std::io::Write>(&self, out: &mut csv::Writer<W>, _: CellStyle) -> csv::Result<()> {
         out.write_field(itoa::Buffer::new().format(*self))
     }
     fn owned(&self, _: &impl Fn(&str) -> String) -> u64 {
@@ -43,8 +60,12 @@ impl Cell for u64 {
 
 impl Cell for &str {
     type Owned = String;
-    fn write<W: std::io::Write>(&self, out: &mut csv::Writer<W>) -> csv::Result<()> {
-        out.write_field(text_cell(self))
+    fn write<W: std::io::Write>(
+        &self,
+        out: &mut csv::Writer<W>,
+        style: CellStyle,
+    ) -> csv::Result<()> {
+        out.write_field(text_cell(self, style))
     }
     fn owned(&self, text: &impl Fn(&str) -> String) -> String {
         text(self)
@@ -53,27 +74,51 @@ impl Cell for &str {
 
 impl Cell for String {
     type Owned = String;
-    fn write<W: std::io::Write>(&self, out: &mut csv::Writer<W>) -> csv::Result<()> {
-        self.as_str().write(out)
+    fn write<W: std::io::Write>(
+        &self,
+        out: &mut csv::Writer<W>,
+        style: CellStyle,
+    ) -> csv::Result<()> {
+        self.as_str().write(out, style)
     }
     fn owned(&self, text: &impl Fn(&str) -> String) -> String {
         text(self)
     }
 }
 
-/// A text cell as written: control characters (C0 but the tab, DEL, C1),
-/// which binary bytes in a PGN file or a file name become, are written as
-/// U+FFFD, so no cell holds raw binary bytes or a line end.
-fn text_cell(text: &str) -> std::borrow::Cow<'_, [u8]> {
-    let control = |c: char| c.is_control() && c != '\t';
-    if text.chars().any(control) {
-        let clean: String = text
-            .chars()
-            .map(|c| if control(c) { '\u{fffd}' } else { c })
-            .collect();
-        clean.into_bytes().into()
-    } else {
-        text.as_bytes().into()
+/// A text cell as written, the one place where every report's text is
+/// escaped. Control characters (C0 but the tab, DEL, C1), which binary
+/// bytes in a PGN file or a file name become, and the line and paragraph
+/// separators U+2028 and U+2029, which line-based readers (Python's
+/// `splitlines`, some editors) take for line ends, are written as U+FFFD,
+/// so no cell holds raw binary bytes or breaks a line. With
+/// [`CellStyle::ExcelSafe`], a cell that starts with `=`, `+`, `-`, `@` or
+/// a tab, which a spreadsheet would run as a formula, gets a `'` before
+/// it (a carriage return is U+FFFD already).
+pub(crate) fn text_cell(text: &str, style: CellStyle) -> std::borrow::Cow<'_, [u8]> {
+    let breaks = |c: char| (c.is_control() && c != '\t') || matches!(c, '\u{2028}' | '\u{2029}');
+    let formula = style == CellStyle::ExcelSafe && text.starts_with(FORMULA_STARTS);
+    if !formula && !text.chars().any(breaks) {
+        return text.as_bytes().into();
+    }
+    let mut clean = String::with_capacity(text.len() + 1);
+    if formula {
+        clean.push('\'');
+    }
+    clean.extend(text.chars().map(|c| if breaks(c) { '\u{fffd}' } else { c }));
+    clean.into_bytes().into()
+}
+
+/// The first characters that make a spreadsheet read a cell as a formula.
+pub(crate) const FORMULA_STARTS: [char; 5] = ['=', '+', '-', '@', '\t'];
+
+/// A text cell written in [`CellStyle::ExcelSafe`] as it was read: the
+/// `'` that [`text_cell`] put before a formula's first character taken
+/// off (what report.html shows of it).
+pub(crate) fn unquoted(cell: &str) -> &str {
+    match cell.strip_prefix('\'') {
+        Some(rest) if rest.starts_with(FORMULA_STARTS) => rest,
+        _ => cell,
     }
 }
 
@@ -130,9 +175,13 @@ macro_rules! report_row {
         }
 
         impl<S: Cell<Owned = String>> Record for $row<S> {
-            fn write<W: std::io::Write>(&self, out: &mut csv::Writer<W>) -> csv::Result<()> {
-                self.id.write(out)?;
-                $(self.$field.write(out)?;)*
+            fn write_styled<W: std::io::Write>(
+                &self,
+                out: &mut csv::Writer<W>,
+                style: CellStyle,
+            ) -> csv::Result<()> {
+                self.id.write(out, style)?;
+                $(self.$field.write(out, style)?;)*
                 out.write_record(None::<&[u8]>)
             }
         }
@@ -180,8 +229,12 @@ pub(crate) const IDENTITY: [&str; 12] = [
 ];
 
 impl<S: Cell<Owned = String>> Identity<S> {
-    /// Writes the identity cells of a record.
-    fn write<W: std::io::Write>(&self, out: &mut csv::Writer<W>) -> csv::Result<()> {
+    /// Writes the identity cells of a record, its text in `style`.
+    fn write<W: std::io::Write>(
+        &self,
+        out: &mut csv::Writer<W>,
+        style: CellStyle,
+    ) -> csv::Result<()> {
         let Identity {
             source,
             game,
@@ -196,12 +249,12 @@ impl<S: Cell<Owned = String>> Identity<S> {
             result,
             variant,
         } = self;
-        source.write(out)?;
-        game.write(out)?;
-        offset.write(out)?;
-        line.write(out)?;
+        source.write(out, style)?;
+        game.write(out, style)?;
+        offset.write(out, style)?;
+        line.write(out, style)?;
         for text in [event, site, date, round, white, black, result, variant] {
-            text.write(out)?;
+            text.write(out, style)?;
         }
         Ok(())
     }
@@ -347,8 +400,19 @@ pub trait ReportRow: DeserializeOwned {
 
 /// A row as the writers write it, whatever holds its text.
 pub trait Record {
-    /// Writes the row as one record, identity columns first.
-    fn write<W: std::io::Write>(&self, out: &mut csv::Writer<W>) -> csv::Result<()>;
+    /// Writes the row as one record, identity columns first, its text as
+    /// read.
+    fn write<W: std::io::Write>(&self, out: &mut csv::Writer<W>) -> csv::Result<()> {
+        self.write_styled(out, CellStyle::AsRead)
+    }
+
+    /// Writes the row as one record, identity columns first, its text in
+    /// `style`.
+    fn write_styled<W: std::io::Write>(
+        &self,
+        out: &mut csv::Writer<W>,
+        style: CellStyle,
+    ) -> csv::Result<()>;
 }
 
 /// The text of a row: borrowed (`&str`) or owned (`String`).
@@ -481,6 +545,27 @@ pub(crate) fn from_record<R: ReportRow>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Item 15 and 14 of issue 23: what would break a line is U+FFFD;
+    /// with ExcelSafe, what a spreadsheet would run gets a `'`.
+    #[test]
+    fn text_cells_replace_line_breakers_and_quote_formulas_when_asked() {
+        let cell = |t: &str, s| String::from_utf8(text_cell(t, s).into_owned()).unwrap();
+        let (read, safe) = (CellStyle::AsRead, CellStyle::ExcelSafe);
+        assert_eq!(
+            cell("a\u{2028}b\u{2029}c\nd\u{85}e\tf\u{1b}", read),
+            "a\u{fffd}b\u{fffd}c\u{fffd}d\u{fffd}e\tf\u{fffd}"
+        );
+        for t in ["=1+1", "+1", "-", "@SUM(1)", "\tx", "--"] {
+            assert_eq!(cell(t, read), t);
+            assert_eq!(cell(t, safe), format!("'{t}"));
+        }
+        for t in ["1-0", "'=x", " =x", "Ke7", "", "ñ=", "\u{ff1d}x"] {
+            assert_eq!(cell(t, safe), t);
+        }
+        assert_eq!(cell("\r=x", safe), "\u{fffd}=x");
+        assert_eq!(cell("=a\u{2028}", safe), "'=a\u{fffd}");
+    }
 
     fn written(row: &impl Record) -> String {
         let mut w = csv::WriterBuilder::new()

@@ -25,6 +25,10 @@ pub struct Options {
     pub quirks: bool,
     /// report.html (off with `--no-html`).
     pub html: bool,
+    /// `--excel-safe`: a `'` before each CSV cell that a spreadsheet would
+    /// run as a formula.
+    #[serde(default)]
+    pub excel_safe: bool,
 }
 
 /// One source as read: what a resume or a merge checks it against.
@@ -44,13 +48,82 @@ pub struct SourceDetail {
     pub games: u64,
     /// The read error that ended the source, if one did.
     pub error: Option<String>,
+    /// The modification time of `modified` to the nanosecond (as far as
+    /// the file system keeps it), in nanoseconds since 1970; `None` as
+    /// `size`.
+    #[serde(default)]
+    pub modified_ns: Option<i64>,
+    /// [`FileStat::ends_crc32`]; `None` as `size`.
+    #[serde(default)]
+    pub ends_crc32: Option<String>,
 }
 
-impl SourceDetail {
-    /// The `size` and `modified` of a file's metadata.
-    pub fn stat(meta: &std::fs::Metadata) -> (Option<u64>, Option<String>) {
-        (Some(meta.len()), meta.modified().ok().map(rfc3339))
+/// An input file as a run saw it at its start: what `merge` tells two
+/// versions of one file apart by, before it joins pieces of it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FileStat {
+    /// Its size in bytes.
+    pub size: Option<u64>,
+    /// Its modification time, to the second (RFC 3339 UTC).
+    pub modified: Option<String>,
+    /// Its modification time in nanoseconds since 1970.
+    pub modified_ns: Option<i64>,
+    /// A cheap check of its content: the CRC-32 (8 hex digits) of its
+    /// first [`ENDS`] bytes followed by its last [`ENDS`] bytes (each the
+    /// whole file where it is shorter), as stored. A file rewritten in
+    /// place with the same size and the same modification time (a file
+    /// system that keeps only seconds, a copy that keeps the times) is
+    /// told by it where its beginning or its end changed.
+    pub ends_crc32: Option<String>,
+}
+
+/// How many bytes at each end of a file [`FileStat::ends_crc32`] checks.
+pub const ENDS: u64 = 4096;
+
+impl FileStat {
+    /// The file at `path` as it is now. A path that is not a regular file
+    /// (a pipe, a device) is not opened: reading it would take bytes that
+    /// the run must read; it gets its size and times only.
+    pub fn of(path: &Path) -> FileStat {
+        let Ok(meta) = std::fs::metadata(path) else {
+            return FileStat::default();
+        };
+        let modified = meta.modified().ok();
+        FileStat {
+            size: Some(meta.len()),
+            modified: modified.map(rfc3339),
+            modified_ns: modified.and_then(nanoseconds),
+            ends_crc32: meta
+                .is_file()
+                .then(|| ends_crc32(path, meta.len()))
+                .flatten(),
+        }
     }
+}
+
+/// A time in nanoseconds since 1970 (negative before), where an `i64`
+/// holds it (until 2262).
+fn nanoseconds(t: std::time::SystemTime) -> Option<i64> {
+    match t.duration_since(std::time::UNIX_EPOCH) {
+        Ok(d) => i64::try_from(d.as_nanos()).ok(),
+        Err(e) => i64::try_from(e.duration().as_nanos()).ok().map(|n| -n),
+    }
+}
+
+/// The CRC-32 of the first and the last [`ENDS`] bytes of the `size`
+/// bytes of the file at `path`; `None` where they cannot be read (the
+/// file shrank since it was measured).
+fn ends_crc32(path: &Path, size: u64) -> Option<String> {
+    use std::os::unix::fs::FileExt;
+    let file = std::fs::File::open(path).ok()?;
+    let n = usize::try_from(size.min(ENDS)).ok()?;
+    let mut buf = vec![0; n];
+    let mut crc = crc32fast::Hasher::new();
+    for at in [0, size - size.min(ENDS)] {
+        file.read_exact_at(&mut buf, at).ok()?;
+        crc.update(&buf);
+    }
+    Some(format!("{:08x}", crc.finalize()))
 }
 
 /// A time as RFC 3339 UTC, to the second (times before 1970 included).
@@ -287,7 +360,10 @@ impl Summary {
         self.findings_lines(&mut t);
         self.code_lines(&mut t);
         self.run_lines(&mut t);
+        // The folder's name as a terminal may print it (a newline or an
+        // escape sequence in it written escaped).
         let dir = out.to_string_lossy();
+        let dir = pgn_audit_input::printable(&dir);
         let dir = match dir.trim_end_matches('/') {
             "" => "/".to_owned(),
             d => format!("{d}/"),
@@ -596,6 +672,46 @@ mod tests {
         assert_eq!(at(-1), "1969-12-31T23:59:59Z");
     }
 
+    /// A file's stat: its times to the nanosecond, and the CRC-32 of its
+    /// first and last 4 KiB (the whole file twice where it is shorter).
+    #[test]
+    fn a_file_stat_keeps_nanoseconds_and_its_ends() {
+        let t = tempfile::tempdir().unwrap();
+        let path = t.path().join("f");
+        let text: Vec<u8> = (0..10_000u32)
+            .map(|i| u8::try_from(i % 251).unwrap())
+            .collect();
+        std::fs::write(&path, &text).unwrap();
+        let at = UNIX_EPOCH + Duration::new(1_750_000_000, 123_456_789);
+        std::fs::File::options()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_modified(at)
+            .unwrap();
+        let crc = |parts: &[&[u8]]| {
+            let mut h = crc32fast::Hasher::new();
+            parts.iter().for_each(|p| h.update(p));
+            format!("{:08x}", h.finalize())
+        };
+        assert_eq!(
+            FileStat::of(&path),
+            FileStat {
+                size: Some(10_000),
+                modified: Some("2025-06-15T15:06:40Z".into()),
+                modified_ns: Some(1_750_000_000_123_456_789),
+                ends_crc32: Some(crc(&[&text[..4096], &text[10_000 - 4096..]])),
+            }
+        );
+        std::fs::write(&path, b"short").unwrap();
+        let stat = FileStat::of(&path);
+        assert_eq!(stat.ends_crc32, Some(crc(&[b"short", b"short"])));
+        assert_eq!(FileStat::of(&t.path().join("missing")), FileStat::default());
+        let dir = FileStat::of(t.path());
+        assert_eq!(dir.ends_crc32, None);
+        assert!(dir.modified_ns.is_some());
+    }
+
     #[test]
     fn lines_wrap_between_items_with_a_hanging_indent() {
         let mut t = Table::new(30);
@@ -630,6 +746,7 @@ mod tests {
                 split: true,
                 quirks: false,
                 html: true,
+                excel_safe: false,
             },
             source_details: vec![SourceDetail {
                 name: "a.pgn".into(),
@@ -638,6 +755,8 @@ mod tests {
                 bytes: 99,
                 games: 3,
                 error: Some("read error: cut".into()),
+                modified_ns: Some(1_000_000_000_123_456_789),
+                ends_crc32: Some("0badcafe".into()),
             }],
             interrupted: true,
             ..Summary::default()
@@ -706,7 +825,8 @@ mod tests {
   "options": {{
     "split": true,
     "quirks": false,
-    "html": true
+    "html": true,
+    "excel_safe": false
   }},
   "source_details": [
     {{
@@ -715,7 +835,9 @@ mod tests {
       "modified": "2001-09-09T01:46:40Z",
       "bytes": 99,
       "games": 3,
-      "error": "read error: cut"
+      "error": "read error: cut",
+      "modified_ns": 1000000000123456789,
+      "ends_crc32": "0badcafe"
     }}
   ],
   "interrupted": true
@@ -744,6 +866,7 @@ mod tests {
                 split: true,
                 quirks: false,
                 html: true,
+                excel_safe: false,
             },
             source_details: vec![
                 SourceDetail {
@@ -753,6 +876,8 @@ mod tests {
                     bytes: 7,
                     games: 2,
                     error: Some("read error: cut".into()),
+                    modified_ns: Some(-1),
+                    ends_crc32: Some("00000000".into()),
                 },
                 SourceDetail {
                     name: "-".into(),

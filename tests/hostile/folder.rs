@@ -568,3 +568,92 @@ fn an_input_inside_the_output_folder_is_refused() {
     );
     assert_eq!(snapshot(&out), before);
 }
+
+/// A bind mount of one folder on another, undone when dropped.
+struct BindMount {
+    at: PathBuf,
+}
+
+impl BindMount {
+    /// Mounts `folder` on `at` (both inside the test's own temporary
+    /// folder); `None`, with the reason said, where this process may not.
+    /// Under `CI`, which runs as root, a mount that fails is a failure.
+    #[allow(unsafe_code)] // libc on our own process
+    fn new(folder: &Path, at: &Path) -> Option<BindMount> {
+        // SAFETY: a plain FFI call without arguments.
+        let root = unsafe { libc::geteuid() } == 0;
+        if !root {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "CI runs as root: the bind mount case must run"
+            );
+            eprintln!("skipped: a bind mount needs root, and this test is not run as root");
+            return None;
+        }
+        let o = std::process::Command::new("mount")
+            .arg("--bind")
+            .arg(folder)
+            .arg(at)
+            .output()
+            .expect("run mount");
+        if !o.status.success() {
+            let why = String::from_utf8_lossy(&o.stderr);
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "mount --bind failed: {why}"
+            );
+            eprintln!("skipped: mount --bind failed: {why}");
+            return None;
+        }
+        Some(BindMount {
+            at: at.to_path_buf(),
+        })
+    }
+}
+
+impl Drop for BindMount {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("umount").arg(&self.at).status();
+    }
+}
+
+/// Issue 23, item 7: an output folder that is an input's folder under
+/// another path (a bind mount, which no path comparison sees) is told by
+/// its device and inode: the input is refused before anything is removed,
+/// and merge refuses a shard that is its output folder. The user's files
+/// stay as they were.
+#[test]
+fn an_output_folder_mounted_over_the_input_folder_is_refused() {
+    let t = common::tempdir();
+    let input = t.path().join("d");
+    let mounted = t.path().join("m");
+    std::fs::create_dir(&mounted).unwrap();
+    common::run_ok(&[common::SAMPLE, "--split"], &input);
+    let clean = input.join("clean.pgn");
+    let before = snapshot(&input);
+    let Some(_mount) = BindMount::new(&input, &mounted) else {
+        return;
+    };
+    assert_eq!(snapshot(&mounted).len(), before.len());
+    for named in [&clean, &input] {
+        let o = common::run(&[s(named), "--split"], &mounted);
+        assert_eq!(
+            refusal(&o),
+            format!(
+                "pgn-audit: {}: inside the output folder {}: the output folder is never read",
+                s(named),
+                s(&mounted)
+            )
+        );
+        assert_eq!(snapshot(&input), before, "{}", s(named));
+    }
+    let o = common::bin()
+        .args(["merge", s(&input), "-o", s(&mounted)])
+        .output()
+        .unwrap();
+    assert_eq!(
+        refusal(&o),
+        format!("pgn-audit: merge: {}: is also the output folder", s(&input))
+    );
+    assert_eq!(snapshot(&input), before);
+}

@@ -4,16 +4,20 @@
 //! here and streamed into the child (never stored); memory cases assert the
 //! child's peak RSS, taken from `wait4`.
 //!
-//! One module per area; each test names the item of issue 12 it pins.
+//! One module per area; each test names the item of issue 12 (or of
+//! issue 23, the second round) it pins.
 
 use crate::{common, support};
 
 mod boundaries;
+mod cells;
 mod decode;
 mod folder;
 mod input_caps;
+mod messages;
 mod reading;
 mod runtime;
+mod shards;
 mod variant;
 
 /// The measuring runner itself: the sample through standard input gives

@@ -1,0 +1,425 @@
+//! The identities that every report folder keeps, checked before `merge`
+//! takes a folder: every game is exactly one of clean, flagged or
+//! incomplete (`games = clean + flagged + incomplete`), the sources add up
+//! to the totals, each count of summary.json is what its report's rows
+//! count, and the rows are in input order. A folder that breaks one was
+//! edited or damaged after its run, and merging it would give reports
+//! that say one thing in summary.json and another in their rows.
+//!
+//! The rows are read as a stream: the reports are sorted by source and
+//! game, so they are walked side by side, one game at a time, and the
+//! memory taken does not grow with them.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use crate::merge::{MergeError, fail};
+use crate::rows::{
+    CastlingRow, CellStyle, ClaimRow, ErrorRow, IDENTITY, MissedDrawRow, QuirkRow, ReportRow,
+    ResultRow, column, position, text_cell,
+};
+use crate::summary::Summary;
+use pgn_audit_core::audit::{
+    CastlingReason, ClaimSource, ClaimVerdict, DrawRule, ErrorKind, ResultCode,
+};
+
+const SOURCE: usize = position(&IDENTITY, "source");
+const GAME: usize = position(&IDENTITY, "game");
+
+/// Refuses the report folder `dir`, whose summary.json reads as `summary`,
+/// where one of its identities does not hold: one line naming the
+/// identity and the two numbers that differ.
+pub(crate) fn check(dir: &Path, summary: &Summary) -> Result<(), MergeError> {
+    let refuse = |cause: String| Err(fail(dir, cause));
+    let classes =
+        u128::from(summary.clean) + u128::from(summary.flagged) + u128::from(summary.incomplete);
+    if u128::from(summary.games) != classes {
+        return refuse(format!(
+            "summary.json says games {}, but clean + flagged + incomplete is {classes}",
+            summary.games
+        ));
+    }
+    let named: Vec<&str> = summary
+        .source_details
+        .iter()
+        .map(|d| d.name.as_str())
+        .collect();
+    if named != summary.sources {
+        return refuse("summary.json's sources and source_details name other sources".to_owned());
+    }
+    let details = &summary.source_details;
+    for (key, total, parts) in [
+        (
+            "games",
+            summary.games,
+            details.iter().map(|d| d.games).collect::<Vec<_>>(),
+        ),
+        (
+            "bytes",
+            summary.bytes,
+            details.iter().map(|d| d.bytes).collect(),
+        ),
+    ] {
+        let sum: u128 = parts.into_iter().map(u128::from).sum();
+        if u128::from(total) != sum {
+            return refuse(format!(
+                "summary.json says {key} {total}, but its source_details add up to {sum}"
+            ));
+        }
+    }
+    let counted = count_rows(dir, summary)?;
+    codes(
+        dir,
+        "castling",
+        CastlingReason::ALL,
+        CastlingReason::code,
+        &summary.castling,
+        &counted.castling,
+        CastlingRow::FILE,
+    )?;
+    codes(
+        dir,
+        "claims",
+        ClaimVerdict::ALL,
+        ClaimVerdict::code,
+        &summary.claims,
+        &counted.claims,
+        ClaimRow::FILE,
+    )?;
+    codes(
+        dir,
+        "missed_draws",
+        DrawRule::ALL,
+        DrawRule::code,
+        &summary.missed_draws,
+        &counted.missed_draws,
+        MissedDrawRow::FILE,
+    )?;
+    codes(
+        dir,
+        "errors",
+        ErrorKind::ALL,
+        ErrorKind::code,
+        &summary.errors,
+        &counted.errors,
+        ErrorRow::FILE,
+    )?;
+    if summary.incomplete != counted.error_rows {
+        return refuse(format!(
+            "summary.json counts incomplete {}, but {} has {} rows",
+            summary.incomplete,
+            ErrorRow::FILE,
+            counted.error_rows
+        ));
+    }
+    codes(
+        dir,
+        "results",
+        ResultCode::ALL,
+        ResultCode::code,
+        &summary.results,
+        &counted.results,
+        ResultRow::FILE,
+    )?;
+    if summary.options.quirks && summary.notation_quirks != counted.quirk_rows {
+        return refuse(format!(
+            "summary.json counts notation_quirks {}, but {} has {} rows",
+            summary.notation_quirks,
+            QuirkRow::FILE,
+            counted.quirk_rows
+        ));
+    }
+    if summary.flagged != counted.flagged {
+        return refuse(format!(
+            "summary.json counts flagged {}, but its reports flag {} games",
+            summary.flagged, counted.flagged
+        ));
+    }
+    Ok(())
+}
+
+/// Refuses `dir` where a count of summary.json's object `key` differs from
+/// the rows of `file` with that code.
+fn codes<T: Copy>(
+    dir: &Path,
+    key: &str,
+    all: &[T],
+    code: fn(T) -> &'static str,
+    said: &[u64],
+    rows: &[u64],
+    file: &str,
+) -> Result<(), MergeError> {
+    for ((k, said), rows) in all.iter().zip(said).zip(rows) {
+        if said != rows {
+            return Err(fail(
+                dir,
+                format!(
+                    "summary.json counts {key} {} {said}, but {file} has {rows} such rows",
+                    code(*k)
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// summary.json's counts as a folder's rows give them.
+#[derive(Debug, Default)]
+struct Counted {
+    castling: [u64; CastlingReason::ALL.len()],
+    claims: [u64; ClaimVerdict::ALL.len()],
+    missed_draws: [u64; DrawRule::ALL.len()],
+    errors: [u64; ErrorKind::ALL.len()],
+    results: [u64; ResultCode::ALL.len()],
+    /// errors.csv rows: one per incomplete game.
+    error_rows: u64,
+    /// quirks.csv rows.
+    quirk_rows: u64,
+    /// Games with a row that flags (castling.csv, a false claim made in
+    /// words, missed_draws.csv, results.csv) and no errors.csv row.
+    flagged: u64,
+}
+
+/// What one game's rows say of it.
+#[derive(Debug, Default)]
+struct GameRows {
+    /// A row that flags a game audited to its end.
+    flags: bool,
+    /// An errors.csv row: the game is incomplete.
+    error: bool,
+}
+
+/// Each source of a folder by its name: its place in the folder's order,
+/// and its games.
+type Sources = HashMap<Vec<u8>, (usize, u64)>;
+
+/// Counts the rows of every report of `dir`, walking them side by side one
+/// game at a time.
+fn count_rows(dir: &Path, summary: &Summary) -> Result<Counted, MergeError> {
+    // The `source` cells name each source as the writers wrote its name.
+    let style = match summary.options.excel_safe {
+        true => CellStyle::ExcelSafe,
+        false => CellStyle::AsRead,
+    };
+    let sources: Sources = summary
+        .source_details
+        .iter()
+        .enumerate()
+        .map(|(k, d)| (text_cell(&d.name, style).into_owned(), (k, d.games)))
+        .collect();
+    let mut streams = vec![
+        Stream::open::<CastlingRow>(dir, Kind::Castling, &sources)?,
+        Stream::open::<ClaimRow>(dir, Kind::Claims, &sources)?,
+        Stream::open::<MissedDrawRow>(dir, Kind::MissedDraws, &sources)?,
+        Stream::open::<ErrorRow>(dir, Kind::Errors, &sources)?,
+        Stream::open::<ResultRow>(dir, Kind::Results, &sources)?,
+    ];
+    if summary.options.quirks {
+        streams.push(Stream::open::<QuirkRow>(dir, Kind::Quirks, &sources)?);
+    }
+    let mut counted = Counted::default();
+    while let Some(game) = streams.iter().filter_map(|s| s.game).min() {
+        let mut rows = GameRows::default();
+        for stream in &mut streams {
+            while stream.game == Some(game) {
+                stream.count(&mut counted, &mut rows)?;
+                stream.advance()?;
+            }
+        }
+        counted.flagged += u64::from(rows.flags && !rows.error);
+    }
+    Ok(counted)
+}
+
+/// Which report a [`Stream`] reads: what its rows count.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Castling,
+    Claims,
+    MissedDraws,
+    Errors,
+    Results,
+    Quirks,
+}
+
+/// One report read row by row.
+struct Stream<'a> {
+    file: &'static str,
+    kind: Kind,
+    dir: &'a Path,
+    path: PathBuf,
+    reader: csv::Reader<std::fs::File>,
+    record: csv::ByteRecord,
+    width: usize,
+    /// The number of the row in `record`, the header being row 1.
+    row: u64,
+    /// The (source, game) of the row in `record`; `None` at the end.
+    game: Option<(usize, u64)>,
+    sources: &'a Sources,
+}
+
+impl<'a> Stream<'a> {
+    /// Opens the report of `R` in `dir` at its first row.
+    fn open<R: ReportRow>(
+        dir: &'a Path,
+        kind: Kind,
+        sources: &'a Sources,
+    ) -> Result<Stream<'a>, MergeError> {
+        let path = dir.join(R::FILE);
+        let reader = csv::ReaderBuilder::new()
+            .has_headers(true)
+            .flexible(true)
+            .from_path(&path)
+            .map_err(|e| fail(&path, e.to_string()))?;
+        let mut stream = Stream {
+            file: R::FILE,
+            kind,
+            dir,
+            path,
+            reader,
+            record: csv::ByteRecord::new(),
+            width: R::WIDTH,
+            row: 1,
+            game: None,
+            sources,
+        };
+        stream.advance()?;
+        Ok(stream)
+    }
+
+    fn refuse(&self, cause: String) -> MergeError {
+        fail(self.dir, format!("{} row {} {cause}", self.file, self.row))
+    }
+
+    /// Moves on to the next row: one of a known source, of a game that
+    /// source has, not before the row it follows (errors.csv: after it, a
+    /// game having one error at most).
+    fn advance(&mut self) -> Result<(), MergeError> {
+        let before = self.game.take();
+        if !self
+            .reader
+            .read_byte_record(&mut self.record)
+            .map_err(|e| fail(&self.path, e.to_string()))?
+        {
+            return Ok(());
+        }
+        self.row += 1;
+        if self.record.len() != self.width {
+            return Err(fail(
+                &self.path,
+                format!(
+                    "row {} has {} fields, not {}",
+                    self.row,
+                    self.record.len(),
+                    self.width
+                ),
+            ));
+        }
+        let name = &self.record[SOURCE];
+        let Some(&(source, games)) = self.sources.get(name) else {
+            return Err(self.refuse(format!(
+                "names source {}, which summary.json does not list",
+                String::from_utf8_lossy(name)
+            )));
+        };
+        let game = std::str::from_utf8(&self.record[GAME])
+            .ok()
+            .and_then(|g| g.parse::<u64>().ok())
+            .ok_or_else(|| self.refuse("has no game number".to_owned()))?;
+        if game == 0 || game > games {
+            return Err(self.refuse(format!(
+                "is game {game} of {}, which has {games} games",
+                String::from_utf8_lossy(name)
+            )));
+        }
+        let this = (source, game);
+        let unique = self.kind == Kind::Errors;
+        if before.is_some_and(|b| this < b || (unique && this == b)) {
+            return Err(self.refuse("is out of input order".to_owned()));
+        }
+        self.game = Some(this);
+        Ok(())
+    }
+
+    /// Counts the row in `record` into `counted`, and what it says of its
+    /// game into `game`.
+    fn count(&self, counted: &mut Counted, game: &mut GameRows) -> Result<(), MergeError> {
+        let r = &self.record;
+        match self.kind {
+            Kind::Castling => {
+                let reasons = &r[column::<CastlingRow>("reasons")];
+                for reason in reasons.split(|b| *b == b';') {
+                    let k = self.code(CastlingReason::ALL, CastlingReason::code, reason)?;
+                    counted.castling[k] += 1;
+                }
+                game.flags = true;
+            }
+            Kind::Claims => {
+                let source = self.code(
+                    ClaimSource::ALL,
+                    ClaimSource::code,
+                    &r[column::<ClaimRow>("claim_source")],
+                )?;
+                let verdict = self.code(
+                    ClaimVerdict::ALL,
+                    ClaimVerdict::code,
+                    &r[column::<ClaimRow>("verdict")],
+                )?;
+                counted.claims[verdict] += 1;
+                let (source, verdict) = (ClaimSource::ALL[source], ClaimVerdict::ALL[verdict]);
+                game.flags |= source != ClaimSource::Implied && !verdict.is_valid();
+            }
+            Kind::MissedDraws => {
+                let rule = &r[column::<MissedDrawRow>("rule")];
+                counted.missed_draws[self.code(DrawRule::ALL, DrawRule::code, rule)?] += 1;
+                game.flags = true;
+            }
+            Kind::Errors => {
+                let kind = &r[column::<ErrorRow>("kind")];
+                counted.errors[self.code(ErrorKind::ALL, ErrorKind::code, kind)?] += 1;
+                counted.error_rows += 1;
+                game.error = true;
+            }
+            Kind::Results => {
+                let code = &r[column::<ResultRow>("code")];
+                counted.results[self.code(ResultCode::ALL, ResultCode::code, code)?] += 1;
+                game.flags = true;
+            }
+            Kind::Quirks => counted.quirk_rows += 1,
+        }
+        Ok(())
+    }
+
+    /// The place of `cell` among the codes of `all`; refused where it is
+    /// none of them.
+    fn code<T: Copy>(
+        &self,
+        all: &[T],
+        code: fn(T) -> &'static str,
+        cell: &[u8],
+    ) -> Result<usize, MergeError> {
+        all.iter()
+            .position(|k| code(*k).as_bytes() == cell)
+            .ok_or_else(|| {
+                self.refuse(format!(
+                    "holds {}, which is no code of the report contract",
+                    String::from_utf8_lossy(cell)
+                ))
+            })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The columns this module reads are those of the row types.
+    #[test]
+    fn the_columns_read_are_the_reports() {
+        assert_eq!(
+            crate::rows::columns::<CastlingRow>().nth(SOURCE),
+            Some("source")
+        );
+        assert_eq!(crate::rows::columns::<ErrorRow>().nth(GAME), Some("game"));
+    }
+}

@@ -1,5 +1,5 @@
-//! Finds the tests' oracles (python-chess, Dask, Chromium with chromedriver
-//! and selenium) once per build,
+//! Finds the tests' oracles (python-chess, Dask, Python's venv, Chromium
+//! with chromedriver, selenium and Pillow) once per build,
 //! so that a test whose oracle is missing is marked ignored rather than
 //! passed. With `CI` set every oracle counts as present: its tests run, and
 //! fail if it is in fact missing.
@@ -38,20 +38,26 @@ fn main() {
     // (cfg, the commands that all succeed only where the oracle is)
     type Command<'a> = (&'a str, &'a [&'a str]);
     let py = python.as_str();
-    let oracles: [(&str, &[Command]); 3] = [
+    let oracles: [(&str, &[Command]); 4] = [
         ("oracle_python_chess", &[(py, &["-c", "import chess"])]),
         (
             "oracle_dask",
             &[(py, &["-c", "import distributed, dask_jobqueue"])],
         ),
+        // The README's Python steps: a virtual environment of the python3
+        // on PATH, as the README makes it (pip then installs from PyPI).
+        (
+            "oracle_venv",
+            &[("python3", &["-c", "import ensurepip, venv"])],
+        ),
         // The browser test: Debian's chromium and chromedriver, driven by
-        // selenium.
+        // selenium; Pillow reads its screenshots.
         (
             "oracle_chromium",
             &[
                 ("chromium", &["--headless", "--version"]),
                 ("chromedriver", &["--version"]),
-                (py, &["-c", "import selenium"]),
+                (py, &["-c", "import selenium, PIL"]),
             ],
         ),
     ];

@@ -83,6 +83,10 @@ enum Failure {
     /// or the output folder names something other than a folder.
     #[error(transparent)]
     Input(#[from] PathError),
+    /// `-o -`: the reports are a folder of files, which standard output is
+    /// not.
+    #[error("-: standard output is no report folder: name a folder with -o DIR")]
+    StandardOutput,
     #[error("cannot start {threads} threads: {source}")]
     Threads {
         threads: usize,
@@ -127,8 +131,9 @@ const THREADS_ALWAYS: usize = 8;
 /// A validated run configuration.
 #[derive(Debug, Clone)]
 pub(crate) struct Config {
-    /// The inputs as given: files, folders, `-` for standard input.
-    pub(crate) inputs: Vec<String>,
+    /// The inputs as given: files, folders, `-` for standard input (OS
+    /// strings: a file name need not be UTF-8).
+    pub(crate) inputs: Vec<PathBuf>,
     /// The output folder (`-o`).
     pub(crate) out: PathBuf,
     /// Worker threads: `-j` or every core, at most 4 per core (8 on any
@@ -150,6 +155,9 @@ pub(crate) struct Config {
     pub(crate) fail_on_findings: bool,
     /// The one piece of the one input to audit (`--piece`).
     pub(crate) piece: Option<input::piece::Bounds>,
+    /// The largest zstd window or xz dictionary a source may ask for
+    /// (`--max-window`).
+    pub(crate) window: input::MaxWindow,
 }
 
 impl Config {
@@ -170,6 +178,7 @@ impl Config {
             quiet: args.quiet,
             fail_on_findings: args.fail_on_findings,
             piece: args.piece,
+            window: input::MaxWindow::mib(args.max_window),
         }
     }
 }
@@ -245,7 +254,7 @@ fn audit_inputs(config: &Config) -> Result<Exit, Failure> {
     // bound it cannot take writes nothing.
     let raw_read = Arc::new(AtomicU64::new(0));
     let piece = match config.piece {
-        Some(bounds) => Some(open_piece(&sources, bounds, &raw_read)?),
+        Some(bounds) => Some(open_piece(&sources, bounds, &raw_read, config.window)?),
         None => None,
     };
     let pool = start_pool(config.threads)?;
@@ -333,7 +342,7 @@ fn stat_sources(sources: &[Source]) -> Vec<Stat> {
                 Some((q, stat)) if q == p => stat.clone(),
                 _ => last.insert((p, FileStat::of(p))).1.clone(),
             },
-            Origin::Stdin => FileStat::default(),
+            Origin::Stdin | Origin::Unreadable(_) => FileStat::default(),
         })
         .collect()
 }
@@ -346,6 +355,7 @@ fn raw_size(sources: &[Source], stats: &[Stat]) -> Option<u64> {
         .zip(stats)
         .map(|(s, stat)| match s.origin {
             Origin::File(_) => stat.size,
+            Origin::Unreadable(_) => Some(0),
             Origin::Stdin | Origin::ZipMember { .. } => None,
         })
         .sum()
@@ -375,11 +385,12 @@ fn open_piece(
     sources: &[Source],
     bounds: input::piece::Bounds,
     raw_read: &Arc<AtomicU64>,
+    window: input::MaxWindow,
 ) -> Result<OpenPiece, Failure> {
     let found = Arc::new(Mutex::new(input::piece::Found::default()));
     let opened = match sources {
         [source] if matches!(source.origin, Origin::File(_)) => {
-            input::piece::open(source, bounds, raw_read.clone(), found.clone())?
+            input::piece::open(source, bounds, raw_read.clone(), found.clone(), window)?
         }
         [source] => {
             return Err(Failure::Piece(format!(
@@ -420,6 +431,8 @@ impl Stages<'_> {
         let (spare_tx, spare_rx) = mpsc::channel::<Vec<u8>>();
         let reader = Reader {
             sources: self.sources.to_vec(),
+            sizes: self.stats.iter().map(|stat| stat.size).collect(),
+            window: self.config.window,
             pool,
             spares: spare_rx,
             interrupted: signals.interrupted.clone(),
@@ -484,9 +497,12 @@ impl Stages<'_> {
     }
 }
 
-/// An output folder that names something other than a folder is a usage
-/// error, said before anything is read.
+/// An output folder that names something other than a folder, standard
+/// output (`-`) included, is a usage error, said before anything is read.
 fn check_out_folder(out: &Path) -> Result<(), Failure> {
+    if out.as_os_str() == "-" {
+        return Err(Failure::StandardOutput);
+    }
     match std::fs::metadata(out) {
         Ok(m) if !m.is_dir() => Err(PathError::new(out, "is not a directory").into()),
         _ => Ok(()),
@@ -509,6 +525,10 @@ pub(crate) fn run_plan(args: &PlanArgs) -> Exit {
 /// Runs `pgn-audit sources`: prints the sources an audit of the same
 /// inputs and output folder reads, in its order, one JSON object a line;
 /// says why they cannot be read, as the audit says it, if they cannot.
+/// A source that cannot be read at all (a missing input, a folder that
+/// cannot be listed) is said as the audit says it, in one line, and gets
+/// no JSON line; the others are still printed, and the exit status is the
+/// audit's, 2.
 pub(crate) fn run_sources(args: &SourcesArgs) -> Exit {
     let resolved = check_out_folder(&args.out)
         .and_then(|()| Ok(input::collect_sources(&args.inputs, &args.out)?));
@@ -521,10 +541,16 @@ pub(crate) fn run_sources(args: &SourcesArgs) -> Exit {
     };
     let stats = stat_sources(&sources);
     let mut text = String::new();
+    let mut unreadable = false;
     for (source, stat) in sources.iter().zip(stats) {
         let path = match &source.origin {
             Origin::File(p) | Origin::ZipMember { archive: p, .. } => Some(p.to_string_lossy()),
             Origin::Stdin => None,
+            Origin::Unreadable(cause) => {
+                say(&PathError::new(&source.name, cause.clone()).to_string());
+                unreadable = true;
+                continue;
+            }
         };
         let line = serde_json::json!({
             "source": source.name,
@@ -537,7 +563,10 @@ pub(crate) fn run_sources(args: &SourcesArgs) -> Exit {
         text.push_str(&line.to_string());
         text.push('\n');
     }
-    print(&text)
+    match print(&text) {
+        Exit::Completed if unreadable => Exit::Input,
+        exit => exit,
+    }
 }
 
 /// Writes `text` on standard output. A reader that is gone (`| head -1`)

@@ -18,7 +18,8 @@ run in that folder are removed first.
 
 Exit status: 0 when the run completed (findings are not failures); 1 with \
 --fail-on-findings when a game is flagged or incomplete; 2 for a usage or input error; \
-130 when interrupted.";
+130 when interrupted. Any other status is a bug (an internal error): no summary.json is \
+written.";
 
 /// Audits chess games in PGN against the Laws of Chess: illegal castles,
 /// false draw claims, games played past an automatic draw, results that
@@ -174,15 +175,16 @@ pub(crate) struct AuditArgs {
     /// standard input (once). A file named `merge` or `audit`: write
     /// `./merge`.
     #[arg(required = true, value_name = "INPUT")]
-    pub(crate) inputs: Vec<String>,
+    pub(crate) inputs: Vec<PathBuf>,
 
     /// Where the reports go; created if missing. The reports of an earlier
     /// run in it are replaced.
     #[arg(short, long, value_name = "DIR", default_value = "reports")]
     pub(crate) out: PathBuf,
 
-    /// Worker threads (default: every core). At most 4 per core, and 8 on
-    /// any machine: a larger N is cut to that, with a note.
+    /// Worker threads (default: one per core). More than 4 per core is
+    /// lowered to 4 per core, or to 8 on a machine with one or two cores,
+    /// with a note.
     #[arg(short = 'j', long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     pub(crate) threads: Option<u16>,
 
@@ -220,6 +222,14 @@ pub(crate) struct AuditArgs {
     /// `merge` joins the pieces' folders into one run's reports.
     #[arg(long, value_name = "START..END")]
     pub(crate) piece: Option<pgn_audit_input::piece::Bounds>,
+
+    /// The largest zstd window or xz dictionary a file may ask for, in MiB
+    /// (rounded down to a power of two, at most 2048): a file that asks for
+    /// more is refused with a read error, so memory stays bounded. `zstd
+    /// --long=31` files need 2048.
+    #[arg(long, value_name = "MIB", default_value_t = pgn_audit_input::MaxWindow::DEFAULT_MIB,
+          value_parser = clap::value_parser!(u32).range(1..=2048))]
+    pub(crate) max_window: u32,
 }
 
 /// `pgn-audit merge`: merges report folders made from disjoint inputs into
@@ -262,7 +272,7 @@ pub(crate) struct SourcesArgs {
     /// The inputs, as an audit takes them: PGN files, zip archives,
     /// directories, or - for standard input.
     #[arg(required = true, value_name = "INPUT")]
-    pub(crate) inputs: Vec<String>,
+    pub(crate) inputs: Vec<PathBuf>,
 
     /// The output folder the audit would write: a directory walk skips it,
     /// and an input inside it is refused, as in the audit.

@@ -657,3 +657,65 @@ fn claim_details_number_moves_from_the_start_even_at_the_largest_move_number() {
          after 4294967295...Ke8 and after 4294967295...Ke8"
     );
 }
+
+// --- commentary (v3) ---------------------------------------------------------
+
+/// (v3, issue 28) A comment claims only where it reports the claim or the
+/// draw as what happened: sentence by sentence, a claim word beside a
+/// marker of commentary (New York 1924's annotations, and their German,
+/// French and Spanish kin) claims nothing; the game may still have an
+/// implied claim. A sentence that reports the draw claims, whatever the
+/// comment's other sentences say.
+#[test]
+fn commentary_is_not_a_claim() {
+    let repeated = "1.Nf3 Nf6 2.Ng1 Ng8 3.Nf3 Nf6 4.Ng1 Ng8";
+    let not_repeated = "1.e4 e5 2.Nf3 Nc6";
+    let drawn = |movetext: &str, words: &str| {
+        audit(&pgn(
+            None,
+            &[("Result", "1/2-1/2")],
+            &format!("{movetext} {{{words}}} 1/2-1/2"),
+        ))
+    };
+    let lasker = "Lasker's only hope to avoid a loss is a draw by threefold repetition.";
+    for words in [
+        lasker,
+        "Rather than play out the moves for a threefold repetition, Marshall and Reti agree to a draw.",
+        "White could have claimed a draw by repetition",
+        "Black didn't want to wait for the 50 moves rule; a draw was agreed.",
+        "Remis vereinbart, statt die Stellungswiederholung abzuwarten.",
+        "Nulle : ils n'attendent pas la triple répétition.",
+        "Tablas de mutuo acuerdo en vez de la repetición.",
+    ] {
+        assert_eq!(drawn(not_repeated, words).claims, vec![], "{words}");
+    }
+    for (words, claim, verdict) in [
+        ("Draw by repetition.", Threefold, FalseNotRepeated),
+        (
+            "The game is a draw by repetition of position.",
+            Threefold,
+            FalseNotRepeated,
+        ),
+        (
+            "50 moves without a capture: draw claimed",
+            FiftyMoves,
+            FalseFiftyMoves,
+        ),
+        (
+            "A hard fight. Draw by threefold repetition! Neither side could win.",
+            Threefold,
+            FalseNotRepeated,
+        ),
+    ] {
+        let r = drawn(not_repeated, words);
+        let rows: Vec<_> = r
+            .claims
+            .iter()
+            .map(|c| (c.claim, c.source, c.verdict))
+            .collect();
+        assert_eq!(rows, vec![(claim, Comment, verdict)], "{words}");
+    }
+    let r = drawn(repeated, lasker);
+    assert_eq!(r.claims.len(), 1, "{:#?}", r.claims);
+    check(&r.claims[0], Threefold, Implied, Valid, 8, 3, &[0, 4, 8]);
+}

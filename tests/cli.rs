@@ -1,8 +1,7 @@
 //! The command line and summary.json of contract v2 (issue 15): the
 //! summary table at 80 columns, `--quiet`, `--fail-on-findings`, the
 //! subcommands, the messages of everyday mistakes, summary.json's v2 keys
-//! (and `merge` of them), and the man page and completions generated from
-//! the CLI definition.
+//! (and `merge` of them). The man pages and completions are in manual.rs.
 
 use crate::common;
 
@@ -12,9 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Output, Stdio};
 use std::time::{Duration, UNIX_EPOCH};
 
-use clap::CommandFactory;
 use common::*;
-use pgn_audit::cli::Cli;
 
 /// A game of each finding: two illegal castles in one game and five in
 /// five more (six castling reasons, enough to wrap at 80 columns), a false
@@ -370,6 +367,41 @@ fn an_output_folder_that_is_a_file_is_not_a_directory() {
     assert_eq!(std::fs::read(&file).unwrap(), b"mine");
 }
 
+/// `-o -` is refused in one line (issue 26): the reports are a folder of
+/// files, and standard output is none; nothing named `-` is made, and a
+/// folder named `./-` is still a folder.
+#[test]
+fn standard_output_is_no_report_folder() {
+    let t = tempdir();
+    let input = findings_file(t.path());
+    let shard = t.path().join("shard");
+    run_ok(&[s(&input)], &shard);
+    let line = "pgn-audit: -: standard output is no report folder: name a folder with -o DIR\n";
+    for args in [
+        vec![s(&input), "-o", "-"],
+        vec!["audit", s(&input), "--out", "-"],
+        vec!["merge", s(&shard), "-o", "-"],
+    ] {
+        let o = bin()
+            .current_dir(t.path())
+            .args(&args)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert_eq!(stderr(&o), line, "{args:?}");
+        assert!(o.stdout.is_empty(), "{args:?}");
+        assert!(!t.path().join("-").exists(), "{args:?}");
+    }
+    let o = bin()
+        .current_dir(t.path())
+        .args([s(&input), "--quiet", "-o", "./-"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(t.path().join("-/summary.json").exists());
+}
+
 /// A pseudo-terminal: the child's end and ours.
 #[allow(unsafe_code)] // libc on our own child process or terminal
 fn pty() -> (std::fs::File, std::fs::File) {
@@ -680,70 +712,6 @@ fn merge_joins_v2_folders_of_one_version_and_options_only() {
     assert!(stderr(&o).ends_with(&format!("\nReports in {}/\n", s(&out))));
 }
 
-/// The generated documentation: each file and what writes it.
-fn generated() -> Vec<(&'static str, Vec<u8>)> {
-    let mut files = Vec::new();
-    let mut page = Vec::new();
-    clap_mangen::Man::new(Cli::command())
-        .render(&mut page)
-        .unwrap();
-    files.push(("docs/pgn-audit.1", page));
-    for (sub, page_name, name) in [
-        ("audit", "pgn-audit-audit", "docs/pgn-audit-audit.1"),
-        ("merge", "pgn-audit-merge", "docs/pgn-audit-merge.1"),
-        ("plan", "pgn-audit-plan", "docs/pgn-audit-plan.1"),
-        ("sources", "pgn-audit-sources", "docs/pgn-audit-sources.1"),
-    ] {
-        let cmd = Cli::command()
-            .find_subcommand(sub)
-            .unwrap()
-            .clone()
-            .name(page_name);
-        let mut page = Vec::new();
-        clap_mangen::Man::new(cmd).render(&mut page).unwrap();
-        files.push((name, page));
-    }
-    for (shell, name) in [
-        (
-            clap_complete::Shell::Bash,
-            "docs/completions/pgn-audit.bash",
-        ),
-        (clap_complete::Shell::Zsh, "docs/completions/pgn-audit.zsh"),
-        (
-            clap_complete::Shell::Fish,
-            "docs/completions/pgn-audit.fish",
-        ),
-    ] {
-        let mut script = Vec::new();
-        clap_complete::generate(shell, &mut Cli::command(), "pgn-audit", &mut script);
-        files.push((name, script));
-    }
-    files
-}
-
-/// The man pages and completions in docs/ are those the CLI definition
-/// gives; `PGN_AUDIT_BLESS=1` writes them anew.
-#[test]
-fn man_pages_and_completions_match_the_cli() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let bless = std::env::var("PGN_AUDIT_BLESS").is_ok_and(|v| v == "1");
-    for (name, bytes) in generated() {
-        let path = root.join(name);
-        if bless {
-            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(&path, &bytes).unwrap();
-        }
-        let committed = std::fs::read(&path).unwrap_or_default();
-        assert!(
-            committed == bytes,
-            "{name} is not what the CLI definition gives: \
-             run PGN_AUDIT_BLESS=1 cargo test --release --test suite cli::"
-        );
-    }
-    let page = String::from_utf8(std::fs::read(root.join("docs/pgn-audit.1")).unwrap()).unwrap();
-    assert!(page.contains("fail\\-on\\-findings"), "{page}");
-}
-
 /// A folder merged alone is the folder: report.html too, byte for byte,
 /// with the examples of results.csv.
 #[test]
@@ -894,6 +862,27 @@ fn sources_refuses_what_the_audit_refuses_and_leaves_standard_input_unread() {
     assert!(lines.is_empty());
     assert_eq!(err, "pgn-audit: missing.pgn: no such file or directory\n");
     write(t.path(), "a.pgn", b"1. e4 *\n");
+    // Issue 23: a missing input among others stops none of them, in the
+    // audit and so here: the others are printed, the missing one said as
+    // the audit says it, and the status is the audit's.
+    let (status, lines, err) = sources(&["missing.pgn", "a.pgn"], t.path());
+    assert_eq!(status, Some(2));
+    let named: Vec<&str> = lines
+        .iter()
+        .map(|l| l["source"].as_str().unwrap())
+        .collect();
+    assert_eq!(named, ["a.pgn"]);
+    assert_eq!(err, "pgn-audit: missing.pgn: no such file or directory\n");
+    let o = bin()
+        .current_dir(t.path())
+        .args(["missing.pgn", "a.pgn", "--quiet", "-o", "r"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        stderr(&o),
+        "pgn-audit: missing.pgn: no such file or directory\n"
+    );
     let (status, lines, err) = sources(&["a.pgn", "./a.pgn"], t.path());
     assert_eq!(status, Some(2));
     assert!(lines.is_empty());
@@ -954,4 +943,30 @@ fn plan_and_sources_into_a_closed_pipe_exit_0() {
             "{args:?}"
         );
     }
+}
+
+/// --help says the exit statuses of the contract and what any other one
+/// means, and -j's limit in words a person reads once (issue 26).
+#[test]
+fn help_says_the_statuses_and_the_thread_limit_plainly() {
+    let o = bin().arg("--help").output().unwrap();
+    assert_eq!(o.status.code(), Some(0));
+    let help = String::from_utf8(o.stdout).unwrap();
+    assert!(
+        help.contains(
+            "Exit status: 0 when the run completed (findings are not failures); 1 with \
+             --fail-on-findings when a game is flagged or incomplete; 2 for a usage or input \
+             error; 130 when interrupted. Any other status is a bug (an internal error): no \
+             summary.json is written."
+        ),
+        "{help}"
+    );
+    assert!(
+        help.contains(
+            "Worker threads (default: one per core). More than 4 per core is lowered to 4 per \
+             core, or to 8 on a machine with one or two cores, with a note"
+        ),
+        "{help}"
+    );
+    assert!(!help.contains("101"), "{help}");
 }

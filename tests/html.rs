@@ -1464,17 +1464,52 @@ fn the_findings_rich_run_has_every_kind_of_finding() {
     assert_eq!(page, page_from_report_dir(&out).unwrap());
 }
 
+/// Codes wrap at their underscores and FENs at their slashes, never inside
+/// a word (issue 26): a `<wbr>` after each, in the text only, the
+/// attributes as written.
+#[test]
+fn codes_wrap_at_underscores_and_fens_at_slashes() {
+    let p = page();
+    let c = element(&p, "ex-6");
+    assert!(
+        c.contains("<code class=\"reason\">false_<wbr>castling_<wbr>rights</code>"),
+        "{c}"
+    );
+    assert!(c.contains("data-verdict=\"false_castling_rights\""), "{c}");
+    assert!(
+        c.contains(
+            "<code class=\"fen\">r3k2r/<wbr>ppp2ppp/<wbr>2n5/<wbr>8/<wbr>8/<wbr>2N5/<wbr>PPP2PPP/<wbr>R3K2R b KQ - 10 25</code>"
+        ),
+        "{c}"
+    );
+    assert!(c.contains(&format!("data-fen=\"{FEN_CLAIM}\"")), "{c}");
+    let chart = element(&p, "chart-claim-verdicts");
+    assert!(
+        chart.contains("<span class=\"label\">false_<wbr>castling_<wbr>rights</span>"),
+        "{chart}"
+    );
+    let table = element(&p, "claim-table");
+    assert!(
+        table.contains("false_<wbr>fifty_<wbr>moves</td>"),
+        "{table}"
+    );
+    // Text is still the code: the `<wbr>`s give no characters.
+    assert!(text(c).contains("false_castling_rights"), "{}", text(c));
+}
+
 /// Issue 16's "done when": report.html of a findings-rich run, opened in
 /// headless Chromium by selenium at 390, 1024, 1280, 1440 and 1920 px,
 /// fits the window, keeps every chart inside its card, shows the counts of
 /// summary.json and the CSV files, and marks each castle board as
-/// python-chess works out the castle's geometry. With
+/// python-chess works out the castle's geometry; and (issue 26) draws
+/// every board as a board: each label, piece and mark inside it at its
+/// size, its picture with the squares' colours and few black pixels. With
 /// PGN_AUDIT_SCREENSHOT=1 it writes tests/screenshots/report-390.png and
 /// report-1440.png (the README's pictures).
 #[test]
 #[cfg_attr(
     not(oracle_chromium),
-    ignore = "needs chromium, chromedriver (apt-get install chromium chromium-driver) and selenium (tests/setup-oracles)"
+    ignore = "needs chromium, chromedriver (apt-get install chromium chromium-driver), selenium and Pillow (tests/setup-oracles)"
 )]
 fn the_page_holds_in_a_real_browser() {
     let t = tempdir();
@@ -1496,6 +1531,16 @@ fn the_page_holds_in_a_real_browser() {
     );
     for width in [390, 1024, 1280, 1440, 1920] {
         assert!(stdout.contains(&format!("{width}px: fits;")), "{stdout}");
+    }
+    for width in [390, 1440] {
+        let line = stdout
+            .lines()
+            .find(|l| l.starts_with(&format!("{width}px:")))
+            .unwrap();
+        assert!(
+            line.ends_with("boards drawn inside their squares and look right"),
+            "{line}"
+        );
     }
     assert!(stdout.ends_with("ok\n"), "{stdout}");
 }

@@ -24,6 +24,7 @@ mod crosscheck;
 mod html;
 mod interrupt;
 mod line;
+mod manual;
 mod merge;
 mod moves_crosscheck;
 mod pieces;

@@ -335,12 +335,19 @@ fn sloppy_but_unique_notation_is_no_error() {
 fn a_missing_input_is_exit_2_naming_the_path() {
     let t = tempdir();
     let out = t.path().join("r");
-    let o = run(&["no/such/file.pgn"], &out);
+    let o = run(&["no/such/file.pgn", "--quiet"], &out);
     assert_eq!(o.status.code(), Some(2));
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(
         err.trim(),
         "pgn-audit: no/such/file.pgn: no such file or directory"
+    );
+    // Issue 23 item 9: the missing source is listed with its error, as a
+    // source that breaks off is, and the reports say it held no game.
+    assert_eq!(counts(&out).0, 0);
+    assert_eq!(
+        summary(&out)["source_details"][0]["error"],
+        "no such file or directory"
     );
 }
 

@@ -17,6 +17,7 @@ use common::{audit_at_every_thread_count, counts, pick, run, s, strings, summary
 /// columns `game` and `event`).
 const QUIRKS: [&str; 6] = ["game", "event", "ply", "san", "quirk", "move"];
 const ERRORS: [&str; 5] = ["game", "ply", "san", "kind", "detail"];
+const FOREIGN: &str = "foreign_piece_letters";
 
 /// Audits `text` with `--quirks` at -j1, -j2 and -j8 (identical reports
 /// asserted) and returns the folder of the -j2 run.
@@ -378,4 +379,184 @@ fn a_result_of_one_half_is_a_draw() {
     );
     assert_eq!(counts(&out), (2, 2, 0, 0));
     assert_eq!(summary(&out)["errors"]["parse_error"], 0);
+}
+
+/// (v3, issue 28) An event file as PGN Mentor, Polgár's problems, TWIC and
+/// old books write them: prose between games and before the first,
+/// evaluation glyphs, tagless games one per line, an impossible en-passant
+/// square in a FEN, `ep` without dots before a check mark, and German and
+/// Dutch piece letters.
+const OLD_COLLECTIONS: &str = r#"Poikovsky 2002
+--------------
+
+The first round was played on a Monday.
+
+[Event "Poikovsky"]
+[Round "1"]
+[White "Karpov, Anatoly"]
+[Black "Bologan, Viktor"]
+[Result "1-0"]
+
+1. e4 c6 2. d4 d5 3. Nd2 dxe4 4. Nxe4 Nd7 5. Ng5 Ngf6 6. Bd3 e6 +=
+7. N1f3 Bd6 8. Qe2 h6 9. Ne4 Nxe4 10. Qxe4 Nf6 11. Qe2 +- 1-0
+
+Round 2
+-------
+
+A quick draw followed.
+
+[Event "Poikovsky"]
+[Round "2"]
+[Result "1/2-1/2"]
+
+1. d4 d5 2. c4 e6 3. Nc3 Nf6 = 1/2-1/2
+
+[Event "Polgar, problem 1"]
+[SetUp "1"]
+[FEN "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1"]
+[Result "*"]
+
+1. Rd8# +- *
+
+[Event "Polgar, problem 2"]
+[SetUp "1"]
+[FEN "4k3/P7/8/8/8/8/8/4K3 w - - 0 1"]
+[Result "*"]
+
+1. a8=Q+ !? Kd7 2. Qb7+ = Kd6 ± *
+
+1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0
+1. f3 e5 2. g4 Qh4# 0-1
+1. d4 d5 1/2-1/2
+
+[Event "Study"]
+[SetUp "1"]
+[FEN "8/8/2K5/2p5/2kp4/P1p5/2Q5/8 w - g6 0 1"]
+[Result "*"]
+
+1. Qb3+ Kd3 *
+
+[Event "Opposite check"]
+[SetUp "1"]
+[FEN "k7/8/8/8/8/8/8/R3K3 w - e6 0 1"]
+[Result "*"]
+
+1. Ra2 *
+
+[Event "En passant"]
+[Result "*"]
+
+1. e4 e6 2. e5 Ke7 3. d4 f5 4. exf6ep+ Kxf6 *
+
+[Event "Deutsche Meisterschaft"]
+[Result "1-0"]
+
+1. e4 e5 2. Sf3 Sc6 3. Lb5 a6 4. La4 Sf6 5. O-O Le7 1-0
+
+[Event "Nederlands kampioenschap"]
+[Result "*"]
+
+1. e4 e5 2. Pf3 Pc6 3. Lc4 Lc5 4. De2 Dg5 *
+
+[Event "Mixed letters"]
+[Result "*"]
+
+1. e4 e5 2. Cf3 Nc6 *
+
+[Event "No legal knight move"]
+[Result "*"]
+
+1. e4 e5 2. Sf4 *
+
+The end of the collection.
+"#;
+
+/// (v3, issue 28) Every game of the old collections as its authors meant
+/// it: the prose is no game (14 games, not 15), the glyphs are quirks
+/// (`=Q` stays a promotion), the three tagless lines are three games, the
+/// impossible `g6` is dropped while an opposite check stays `bad_fen`,
+/// `exf6ep+` is en passant with check, and a game in German or Dutch
+/// letters is read in its set, move by move a quirk; a game that mixes
+/// sets, or whose foreign move names no legal move, is a `parse_error` at
+/// its first such move, as before.
+#[test]
+fn old_collections_are_read_as_their_authors_meant() {
+    let (_t, out) = audit(OLD_COLLECTIONS);
+    assert_eq!(
+        pick(&out, "quirks.csv", &QUIRKS),
+        strings(&[
+            &["1", "Poikovsky", "12", "+=", "annotation_glyph", ""],
+            &["1", "Poikovsky", "21", "+-", "annotation_glyph", ""],
+            &["2", "Poikovsky", "6", "=", "annotation_glyph", ""],
+            &["3", "Polgar, problem 1", "1", "+-", "annotation_glyph", ""],
+            &["4", "Polgar, problem 2", "1", "!?", "annotation_glyph", ""],
+            &["4", "Polgar, problem 2", "3", "=", "annotation_glyph", ""],
+            &["4", "Polgar, problem 2", "4", "±", "annotation_glyph", ""],
+            &["8", "Study", "0", "g6", "impossible_en_passant_square", ""],
+            &[
+                "10",
+                "En passant",
+                "7",
+                "exf6ep+",
+                "en_passant_suffix",
+                "exf6+"
+            ],
+            &["11", "Deutsche Meisterschaft", "3", "Sf3", FOREIGN, "Nf3"],
+            &["11", "Deutsche Meisterschaft", "4", "Sc6", FOREIGN, "Nc6"],
+            &["11", "Deutsche Meisterschaft", "5", "Lb5", FOREIGN, "Bb5"],
+            &["11", "Deutsche Meisterschaft", "7", "La4", FOREIGN, "Ba4"],
+            &["11", "Deutsche Meisterschaft", "8", "Sf6", FOREIGN, "Nf6"],
+            &["11", "Deutsche Meisterschaft", "10", "Le7", FOREIGN, "Be7"],
+            &["12", "Nederlands kampioenschap", "3", "Pf3", FOREIGN, "Nf3"],
+            &["12", "Nederlands kampioenschap", "4", "Pc6", FOREIGN, "Nc6"],
+            &["12", "Nederlands kampioenschap", "5", "Lc4", FOREIGN, "Bc4"],
+            &["12", "Nederlands kampioenschap", "6", "Lc5", FOREIGN, "Bc5"],
+            &["12", "Nederlands kampioenschap", "7", "De2", FOREIGN, "Qe2"],
+            &["12", "Nederlands kampioenschap", "8", "Dg5", FOREIGN, "Qg5"],
+        ])
+    );
+    let not_a_move = "not a move, move number or result";
+    assert_eq!(
+        pick(&out, "errors.csv", &ERRORS),
+        strings(&[
+            &[
+                "9",
+                "0",
+                "",
+                "bad_fen",
+                "FEN \"k7/8/8/8/8/8/8/R3K3 w - e6 0 1\" is not a legal position: illegal position: opposite check",
+            ],
+            &["13", "3", "Cf3", "parse_error", not_a_move],
+            &["14", "3", "Sf4", "parse_error", not_a_move],
+        ])
+    );
+    // The glyph no longer hides the mate of problem 1, scored `*`.
+    assert_eq!(
+        pick(
+            &out,
+            "results.csv",
+            &["game", "ply", "code", "recorded", "expected"]
+        ),
+        strings(&[&["3", "1", "checkmate_not_scored", "*", "1-0"]])
+    );
+    // The three tagless games, one per line, are three clean games, each
+    // its own line in clean.pgn; the prose is in no game.
+    let t = tempdir();
+    let file = write(t.path(), "games.pgn", OLD_COLLECTIONS.as_bytes());
+    let split = t.path().join("split");
+    let o = run(&[s(&file), "--no-html", "--split"], &split);
+    assert_eq!(o.status.code(), Some(0), "{o:?}");
+    let clean = std::fs::read_to_string(split.join("clean.pgn")).unwrap();
+    assert!(
+        clean.contains(
+            "1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0\n\n1. f3 e5 2. g4 Qh4# 0-1\n\n\
+             1. d4 d5 1/2-1/2\n\n[Event \"Study\"]"
+        ),
+        "{clean}"
+    );
+    for prose in ["Poikovsky 2002", "Round 2", "A quick draw", "The end"] {
+        assert!(!clean.contains(prose), "{prose}: {clean}");
+    }
+    assert_eq!(counts(&out), (14, 10, 1, 3));
+    assert_eq!(summary(&out)["notation_quirks"], 21);
 }

@@ -124,3 +124,159 @@ fn finding_a_game_prints_it() {
         assert_eq!(lines[..shown.len()], shown[..], "{command}");
     }
 }
+
+/// Runs one of the README's shell lines from the repository root, its
+/// virtual environment `.venv` at `venv`.
+fn run_sh(line: &str, venv: &Path) {
+    let line = line.replace(".venv", &venv.to_string_lossy());
+    let run = Command::new("sh")
+        .arg("-c")
+        .arg(&line)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("run sh");
+    assert!(
+        run.status.success(),
+        "{line}\n{}{}",
+        String::from_utf8_lossy(&run.stdout),
+        String::from_utf8_lossy(&run.stderr)
+    );
+}
+
+/// The README's shell block under `heading`: its commands, comments left
+/// out, a line ending in `\` joined to the next.
+fn sh_lines(heading: &str) -> Vec<String> {
+    let (_, lines) = blocks(heading)
+        .into_iter()
+        .find(|(info, _)| *info == "sh")
+        .unwrap_or_else(|| panic!("a sh block under {heading:?}"));
+    let mut out: Vec<String> = Vec::new();
+    let mut joined = String::new();
+    for line in lines.iter().filter(|l| !l.starts_with('#')) {
+        match line.strip_suffix('\\') {
+            Some(head) => joined.push_str(head),
+            None => {
+                joined.push_str(line.trim_start());
+                out.push(std::mem::take(&mut joined));
+            }
+        }
+    }
+    out
+}
+
+/// The README's Python steps as a person on a stock Debian follows them
+/// (issue 26): a virtual environment made by its commands (PEP 668 keeps
+/// pip out of Debian's own Python), where the pandas and DuckDB examples
+/// print what the README shows and the Dask LocalCluster line, on
+/// corpora/, writes the reports of one run. `.venv` is
+/// target/readme-venv here, kept between runs (pip then finds every
+/// requirement satisfied).
+#[test]
+#[cfg_attr(
+    not(oracle_venv),
+    ignore = "needs python3 -m venv (apt-get install python3-venv) and PyPI"
+)]
+fn python_steps_work_in_a_virtual_environment() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let venv = root.join("target/readme-venv");
+    let python = venv.join("bin/python");
+    // Loading the reports: pandas and DuckDB.
+    let steps = sh_lines("### Loading the reports");
+    assert_eq!(
+        steps,
+        [
+            "python3 -m venv .venv",
+            ".venv/bin/pip install -r docs/requirements.txt"
+        ]
+    );
+    for line in &steps {
+        run_sh(line, &venv);
+    }
+    let t = tempdir();
+    let run = Command::new(env!("CARGO_BIN_EXE_pgn-audit"))
+        .current_dir(root)
+        .args(EXAMPLE_ARGS)
+        .arg("-o")
+        .arg(t.path().join("reports"))
+        .arg("--quiet")
+        .output()
+        .expect("run pgn-audit");
+    assert_eq!(run.status.code(), Some(0));
+    let found = blocks("### Loading the reports");
+    let mut examples = 0;
+    for pair in found.windows(2) {
+        let [(info, code), (out_info, shown)] = pair else {
+            unreachable!()
+        };
+        if *info != "python" {
+            continue;
+        }
+        assert_eq!(*out_info, "", "each example is followed by its output");
+        let mut child = Command::new(&python)
+            .arg("-")
+            .current_dir(t.path())
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("run the venv's python");
+        std::io::Write::write_all(
+            &mut child.stdin.take().unwrap(),
+            (code.join("\n") + "\n").as_bytes(),
+        )
+        .unwrap();
+        let o = child.wait_with_output().unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let printed = String::from_utf8(o.stdout).unwrap();
+        assert_eq!(
+            printed.trim_end_matches('\n').lines().collect::<Vec<_>>(),
+            *shown,
+            "{}",
+            code.join("\n")
+        );
+        examples += 1;
+    }
+    assert_eq!(examples, 2, "pandas and DuckDB");
+
+    // Beyond one machine: the same environment takes Dask, and the
+    // LocalCluster line audits corpora/ into one run's reports.
+    let steps = sh_lines("## Beyond one machine: Dask");
+    let local = ".venv/bin/python src/cluster/dask_audit.py --binary target/release/pgn-audit --workers 4 -o reports lichess/";
+    assert_eq!(
+        steps[..4],
+        [
+            "python3 -m venv .venv",
+            ".venv/bin/pip install -r src/cluster/requirements.txt",
+            "cargo build --release",
+            local
+        ]
+    );
+    for line in &steps[..2] {
+        run_sh(line, &venv);
+    }
+    let dask = t.path().join("dask");
+    let one = t.path().join("one");
+    run_sh(
+        &local
+            .replace("target/release/pgn-audit", env!("CARGO_BIN_EXE_pgn-audit"))
+            .replace(
+                "-o reports lichess/",
+                &format!("-o {} corpora/", dask.display()),
+            ),
+        &venv,
+    );
+    let run = Command::new(env!("CARGO_BIN_EXE_pgn-audit"))
+        .current_dir(root)
+        .args(["corpora/", "--quiet", "-o"])
+        .arg(&one)
+        .output()
+        .expect("run pgn-audit");
+    assert_eq!(run.status.code(), Some(0));
+    for file in &CSV_FILES[..5] {
+        assert_eq!(
+            std::fs::read(dask.join(file)).unwrap(),
+            std::fs::read(one.join(file)).unwrap(),
+            "{file}"
+        );
+    }
+}

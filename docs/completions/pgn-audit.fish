@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_pgn_audit_global_optspecs
-    string join \n o/out= j/threads= split quirks no-html excel-safe quiet fail-on-findings piece= h/help V/version
+    string join \n o/out= j/threads= split quirks no-html excel-safe quiet fail-on-findings piece= max-window= h/help V/version
 end
 
 function __fish_pgn_audit_needs_command
@@ -25,8 +25,9 @@ function __fish_pgn_audit_using_subcommand
 end
 
 complete -c pgn-audit -n "__fish_pgn_audit_needs_command" -s o -l out -d 'Where the reports go; created if missing. The reports of an earlier run in it are replaced' -r -F
-complete -c pgn-audit -n "__fish_pgn_audit_needs_command" -s j -l threads -d 'Worker threads (default: every core). At most 4 per core, and 8 on any machine: a larger N is cut to that, with a note' -r
+complete -c pgn-audit -n "__fish_pgn_audit_needs_command" -s j -l threads -d 'Worker threads (default: one per core). More than 4 per core is lowered to 4 per core, or to 8 on a machine with one or two cores, with a note' -r
 complete -c pgn-audit -n "__fish_pgn_audit_needs_command" -l piece -d 'Audits one piece of one file: its bytes START..END as stored (a multi-frame zstd file is cut at frame starts; see `pgn-audit plan`). `merge` joins the pieces\' folders into one run\'s reports' -r
+complete -c pgn-audit -n "__fish_pgn_audit_needs_command" -l max-window -d 'The largest zstd window or xz dictionary a file may ask for, in MiB (rounded down to a power of two, at most 2048): a file that asks for more is refused with a read error, so memory stays bounded. `zstd --long=31` files need 2048' -r
 complete -c pgn-audit -n "__fish_pgn_audit_needs_command" -l split -d 'Also write clean.pgn and rejected.pgn with each game\'s original bytes'
 complete -c pgn-audit -n "__fish_pgn_audit_needs_command" -l quirks -d 'Also write quirks.csv: one row per accepted move (or tag line, or FEN castling right) whose notation is sloppy'
 complete -c pgn-audit -n "__fish_pgn_audit_needs_command" -l no-html -d 'Do not write report.html (the CSV files are the same)'
@@ -41,8 +42,9 @@ complete -c pgn-audit -n "__fish_pgn_audit_needs_command" -a "plan" -d 'Prints t
 complete -c pgn-audit -n "__fish_pgn_audit_needs_command" -a "sources" -d 'Prints the sources an audit of the same inputs reads, in its order, one JSON object a line: `source` (as the reports name it), `path` (the file that holds it), `format`, `size`, `modified` (as summary.json writes it) and `modified_ns`'
 complete -c pgn-audit -n "__fish_pgn_audit_needs_command" -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c pgn-audit -n "__fish_pgn_audit_using_subcommand audit" -s o -l out -d 'Where the reports go; created if missing. The reports of an earlier run in it are replaced' -r -F
-complete -c pgn-audit -n "__fish_pgn_audit_using_subcommand audit" -s j -l threads -d 'Worker threads (default: every core). At most 4 per core, and 8 on any machine: a larger N is cut to that, with a note' -r
+complete -c pgn-audit -n "__fish_pgn_audit_using_subcommand audit" -s j -l threads -d 'Worker threads (default: one per core). More than 4 per core is lowered to 4 per core, or to 8 on a machine with one or two cores, with a note' -r
 complete -c pgn-audit -n "__fish_pgn_audit_using_subcommand audit" -l piece -d 'Audits one piece of one file: its bytes START..END as stored (a multi-frame zstd file is cut at frame starts; see `pgn-audit plan`). `merge` joins the pieces\' folders into one run\'s reports' -r
+complete -c pgn-audit -n "__fish_pgn_audit_using_subcommand audit" -l max-window -d 'The largest zstd window or xz dictionary a file may ask for, in MiB (rounded down to a power of two, at most 2048): a file that asks for more is refused with a read error, so memory stays bounded. `zstd --long=31` files need 2048' -r
 complete -c pgn-audit -n "__fish_pgn_audit_using_subcommand audit" -l split -d 'Also write clean.pgn and rejected.pgn with each game\'s original bytes'
 complete -c pgn-audit -n "__fish_pgn_audit_using_subcommand audit" -l quirks -d 'Also write quirks.csv: one row per accepted move (or tag line, or FEN castling right) whose notation is sloppy'
 complete -c pgn-audit -n "__fish_pgn_audit_using_subcommand audit" -l no-html -d 'Do not write report.html (the CSV files are the same)'

@@ -17,9 +17,10 @@ _pgn-audit() {
     _arguments "${_arguments_options[@]}" : \
 '-o+[Where the reports go; created if missing. The reports of an earlier run in it are replaced]:DIR:_files' \
 '--out=[Where the reports go; created if missing. The reports of an earlier run in it are replaced]:DIR:_files' \
-'-j+[Worker threads (default\: every core). At most 4 per core, and 8 on any machine\: a larger N is cut to that, with a note]:N:_default' \
-'--threads=[Worker threads (default\: every core). At most 4 per core, and 8 on any machine\: a larger N is cut to that, with a note]:N:_default' \
+'-j+[Worker threads (default\: one per core). More than 4 per core is lowered to 4 per core, or to 8 on a machine with one or two cores, with a note]:N:_default' \
+'--threads=[Worker threads (default\: one per core). More than 4 per core is lowered to 4 per core, or to 8 on a machine with one or two cores, with a note]:N:_default' \
 '--piece=[Audits one piece of one file\: its bytes START..END as stored (a multi-frame zstd file is cut at frame starts; see \`pgn-audit plan\`). \`merge\` joins the pieces'\'' folders into one run'\''s reports]:START..END:_default' \
+'--max-window=[The largest zstd window or xz dictionary a file may ask for, in MiB (rounded down to a power of two, at most 2048)\: a file that asks for more is refused with a read error, so memory stays bounded. \`zstd --long=31\` files need 2048]:MIB:_default' \
 '--split[Also write clean.pgn and rejected.pgn with each game'\''s original bytes]' \
 '--quirks[Also write quirks.csv\: one row per accepted move (or tag line, or FEN castling right) whose notation is sloppy]' \
 '--no-html[Do not write report.html (the CSV files are the same)]' \
@@ -30,7 +31,7 @@ _pgn-audit() {
 '--help[Print help]' \
 '-V[Print version]' \
 '--version[Print version]' \
-':inputs -- PGN files (plain, .zst, .gz, .bz2 or .xz, told by their magic bytes), zip archives (every PGN member), directories (every PGN file and zip archive below, in sorted order; never the output folder), or - for standard input (once). A file named `merge` or `audit`\: write `./merge`:_default' \
+':inputs -- PGN files (plain, .zst, .gz, .bz2 or .xz, told by their magic bytes), zip archives (every PGN member), directories (every PGN file and zip archive below, in sorted order; never the output folder), or - for standard input (once). A file named `merge` or `audit`\: write `./merge`:_files' \
 ":: :_pgn-audit_commands" \
 "*::: :->pgn-audit" \
 && ret=0
@@ -44,9 +45,10 @@ _pgn-audit() {
 _arguments "${_arguments_options[@]}" : \
 '-o+[Where the reports go; created if missing. The reports of an earlier run in it are replaced]:DIR:_files' \
 '--out=[Where the reports go; created if missing. The reports of an earlier run in it are replaced]:DIR:_files' \
-'-j+[Worker threads (default\: every core). At most 4 per core, and 8 on any machine\: a larger N is cut to that, with a note]:N:_default' \
-'--threads=[Worker threads (default\: every core). At most 4 per core, and 8 on any machine\: a larger N is cut to that, with a note]:N:_default' \
+'-j+[Worker threads (default\: one per core). More than 4 per core is lowered to 4 per core, or to 8 on a machine with one or two cores, with a note]:N:_default' \
+'--threads=[Worker threads (default\: one per core). More than 4 per core is lowered to 4 per core, or to 8 on a machine with one or two cores, with a note]:N:_default' \
 '--piece=[Audits one piece of one file\: its bytes START..END as stored (a multi-frame zstd file is cut at frame starts; see \`pgn-audit plan\`). \`merge\` joins the pieces'\'' folders into one run'\''s reports]:START..END:_default' \
+'--max-window=[The largest zstd window or xz dictionary a file may ask for, in MiB (rounded down to a power of two, at most 2048)\: a file that asks for more is refused with a read error, so memory stays bounded. \`zstd --long=31\` files need 2048]:MIB:_default' \
 '--split[Also write clean.pgn and rejected.pgn with each game'\''s original bytes]' \
 '--quirks[Also write quirks.csv\: one row per accepted move (or tag line, or FEN castling right) whose notation is sloppy]' \
 '--no-html[Do not write report.html (the CSV files are the same)]' \
@@ -55,7 +57,7 @@ _arguments "${_arguments_options[@]}" : \
 '--fail-on-findings[Exit 1 (instead of 0) when the run completed and at least one game is flagged or incomplete]' \
 '-h[Print help]' \
 '--help[Print help]' \
-'*::inputs -- PGN files (plain, .zst, .gz, .bz2 or .xz, told by their magic bytes), zip archives (every PGN member), directories (every PGN file and zip archive below, in sorted order; never the output folder), or - for standard input (once). A file named `merge` or `audit`\: write `./merge`:_default' \
+'*::inputs -- PGN files (plain, .zst, .gz, .bz2 or .xz, told by their magic bytes), zip archives (every PGN member), directories (every PGN file and zip archive below, in sorted order; never the output folder), or - for standard input (once). A file named `merge` or `audit`\: write `./merge`:_files' \
 && ret=0
 ;;
 (merge)
@@ -82,7 +84,7 @@ _arguments "${_arguments_options[@]}" : \
 '--out=[The output folder the audit would write\: a directory walk skips it, and an input inside it is refused, as in the audit]:DIR:_files' \
 '-h[Print help]' \
 '--help[Print help]' \
-'*::inputs -- The inputs, as an audit takes them\: PGN files, zip archives, directories, or - for standard input:_default' \
+'*::inputs -- The inputs, as an audit takes them\: PGN files, zip archives, directories, or - for standard input:_files' \
 && ret=0
 ;;
 (help)

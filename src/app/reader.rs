@@ -23,6 +23,11 @@ const SOURCES_AHEAD: usize = 2;
 /// What the reader works with.
 pub(super) struct Reader {
     pub(super) sources: Vec<Source>,
+    /// Each source's size as the run started, where it is a regular file:
+    /// one that ends before it is a read error.
+    pub(super) sizes: Vec<Option<u64>>,
+    /// The largest zstd window or xz dictionary a source may ask for.
+    pub(super) window: input::MaxWindow,
     pub(super) pool: Arc<rayon::ThreadPool>,
     /// Buffers of batches written, to read into again.
     pub(super) spares: mpsc::Receiver<Vec<u8>>,
@@ -73,6 +78,8 @@ impl Reader {
     fn open(&self, index: usize) -> Result<Opened, PathError> {
         input::open(
             &self.sources[index],
+            self.sizes[index],
+            self.window,
             self.raw_read.clone(),
             &self.pool,
             self.pool.current_num_threads(),
@@ -90,9 +97,21 @@ impl Reader {
             failed: &failed,
         };
         let spare = || self.spares.try_recv().ok();
-        let (bytes, error) = input::read_batches(spy, input::BATCH_BYTES, spare, |batch| {
-            self.dispatch(index, batch, compression, &failed, outbox)
+        // The end of the last game handed out, and whether the reading
+        // stopped early: an interrupted source counts its bytes up to the
+        // end of the last game written, not of what was read ahead.
+        let mut handed_out = 0;
+        let mut stopped = false;
+        let (read, error) = input::read_batches(spy, input::BATCH_BYTES, spare, |batch| {
+            let end = batch.base + batch.len as u64;
+            let flow = self.dispatch(index, batch, compression, &failed, outbox);
+            match flow {
+                ControlFlow::Continue(()) => handed_out = end,
+                ControlFlow::Break(()) => stopped = true,
+            }
+            flow
         });
+        let bytes = if stopped { handed_out } else { read };
         let error = error.map(|e| {
             let cause = read_error(compression, bytes, &e);
             PathError::caused(&self.sources[index].name, cause, e)
@@ -135,22 +154,30 @@ impl Reader {
 }
 
 /// The read error that broke the source inside `batch`'s last game. The
-/// stream broke inside the source's last game unless that game's text
-/// ends with its result token and a line end: then the error came after
-/// it, and the game is whole. (The bytes of the reads before the failed
-/// one may fill several batches: only the last one is cut.)
+/// stream broke inside the source's last game unless the splitter saw that
+/// game end with its result token and a line end ([`GameSpan::ended`]):
+/// then the error came after it, and the game is whole. (The bytes of the
+/// reads before the failed one may fill several batches: only the last one
+/// is cut.)
+///
+/// [`GameSpan::ended`]: pgn_audit_input::GameSpan::ended
 fn cut_by(batch: &Batch, compression: Compression, failed: &Failed) -> Option<String> {
     let failed = failed.borrow();
     let (at, e) = failed.as_ref().filter(|_| batch.last)?;
     let last = batch.games.last()?;
-    let text = &batch.bytes[batch.range(*last).start..batch.len];
-    (!input::ends_with_result_line(text)).then(|| read_error(compression, *at, e))
+    (!last.ended).then(|| read_error(compression, *at, e))
 }
 
 /// The one-line cause of a read error.
 fn read_error(compression: Compression, bytes: u64, e: &io::Error) -> String {
     match compression {
         Compression::None => format!("read error: {}", input::io_cause(e)),
+        // A window or dictionary above `--max-window`: refused, not broken.
+        c if e.kind() == io::ErrorKind::OutOfMemory => format!(
+            "{} stream refused after {bytes} bytes: {}",
+            c.name(),
+            input::io_cause(e)
+        ),
         c => format!(
             "{} stream is corrupt or truncated after {bytes} bytes: {}",
             c.name(),

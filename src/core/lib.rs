@@ -35,4 +35,7 @@ pub use audit::{
     ErrorKind, GameClass, GameError, GameReport, MissedDraw, Reasons, ResultCode, ResultFinding,
     Variant, audit_game, audit_game_caught, fen_of, repetition_counts,
 };
-pub use pgn::{Game, Mended, MoveToken, SyntaxError, TagQuirk, TagQuirkKind, Tags, decode_text};
+pub use pgn::{
+    Game, Glyph, Mended, MoveToken, PieceLetters, SyntaxError, TagQuirk, TagQuirkKind, Tags,
+    decode_text,
+};

@@ -17,7 +17,9 @@ mod decode;
 pub mod piece;
 mod split;
 
+pub use archive::Member;
 pub use batch::{BATCH_BYTES, Batch, GAME_CAP, read_batches};
+pub use decode::MaxWindow;
 pub use split::{GameSpan, Splitter};
 
 use std::fs::File;
@@ -33,12 +35,17 @@ pub enum Origin {
     File(PathBuf),
     /// Standard input (`-`).
     Stdin,
-    /// Member `index` (in archive order) of the zip archive at `archive`.
+    /// An input that cannot be read at all (a missing file, a folder that
+    /// cannot be listed): why, said when its turn comes, as a read error
+    /// is, while the other sources are audited.
+    Unreadable(String),
+    /// A member of the zip archive at `archive`, by its entry in the
+    /// archive's central directory.
     ZipMember {
         /// The archive's path.
         archive: PathBuf,
-        /// The member's index in archive order.
-        index: usize,
+        /// The member's entry, read when the archive was listed.
+        member: archive::Member,
     },
 }
 
@@ -62,9 +69,12 @@ impl Source {
         let path = match &self.origin {
             Origin::File(path) => path,
             Origin::ZipMember { .. } => return Some("zip"),
-            Origin::Stdin => return None,
+            Origin::Stdin | Origin::Unreadable(_) => return None,
         };
-        let (head, sniffed, _) = sniff(&mut File::open(path).ok()?).ok()?;
+        let (head, sniffed, end) = sniff(&mut File::open(path).ok()?);
+        if let Sniffed::Failed(_) = end {
+            return None;
+        }
         let head = &head[..sniffed];
         if archive::is_zip(head) {
             Some("zip")
@@ -140,25 +150,37 @@ fn is_pgn_name(path: &Path) -> bool {
 
 /// Expands the command line's inputs into sources, in order; a directory
 /// gives every PGN file below it in sorted path order. A missing input, or
-/// a directory that cannot be listed, is an error, and so is an input read
-/// twice (`-` named twice, or one file by two names: the same device and
-/// inode), and an input inside the output folder `out`, which the run
-/// clears and never reads (a directory walk skips it).
-pub fn collect_sources(inputs: &[String], out: &Path) -> Result<Vec<Source>, PathError> {
+/// a directory that cannot be listed, is a source of its own that cannot
+/// be read ([`Origin::Unreadable`]): the others are still audited. An input
+/// read twice (`-` named twice, or one file by two names: the same device
+/// and inode), and an input inside the output folder `out`, which the run
+/// clears and never reads (a directory walk skips it), are errors. Paths
+/// are OS strings; a source's name is its path written lossily (U+FFFD
+/// for bytes that are not UTF-8).
+pub fn collect_sources(inputs: &[PathBuf], out: &Path) -> Result<Vec<Source>, PathError> {
     let out = OutFolderId::of(out);
     let mut sources = Vec::new();
     let mut seen = ReadOnce::default();
-    for input in inputs {
-        if input == "-" {
-            seen.stdin(input)?;
+    for path in inputs {
+        let input = path.to_string_lossy().into_owned();
+        if path.as_os_str() == "-" {
+            seen.stdin(&input)?;
             sources.push(Source {
                 name: "-".to_owned(),
                 origin: Origin::Stdin,
             });
             continue;
         }
-        let path = Path::new(input);
-        let meta = std::fs::metadata(path).map_err(|e| PathError::io(input, e))?;
+        let meta = match std::fs::metadata(path) {
+            Ok(meta) => meta,
+            Err(e) => {
+                sources.push(Source {
+                    name: input,
+                    origin: Origin::Unreadable(io_cause(&e)),
+                });
+                continue;
+            }
+        };
         if let Some(out) = &out
             && out.holds(path)
         {
@@ -171,30 +193,33 @@ pub fn collect_sources(inputs: &[String], out: &Path) -> Result<Vec<Source>, Pat
             ));
         }
         if meta.is_dir() {
-            let mut files = Vec::new();
-            walk(path, out.as_ref(), &mut files)?;
-            files.sort();
-            if files.is_empty() {
+            let mut found = Vec::new();
+            walk(path, out.as_ref(), &mut found);
+            found.sort_by(|a, b| a.0.cmp(&b.0));
+            if found.is_empty() {
                 eprintln!(
                     "pgn-audit: {}: warning: no PGN file in this directory",
-                    printable(input)
+                    printable(&input)
                 );
             }
-            for f in files {
+            for (f, unreadable) in found {
                 let name = f.to_string_lossy().into_owned();
-                if let Ok(meta) = std::fs::metadata(&f) {
-                    seen.file(&meta, &name)?;
-                }
-                sources.push(Source {
-                    name,
-                    origin: Origin::File(f),
-                });
+                let origin = match unreadable {
+                    Some(cause) => Origin::Unreadable(cause),
+                    None => {
+                        if let Ok(meta) = std::fs::metadata(&f) {
+                            seen.file(&meta, &name)?;
+                        }
+                        Origin::File(f)
+                    }
+                };
+                sources.push(Source { name, origin });
             }
         } else {
-            seen.file(&meta, input)?;
+            seen.file(&meta, &input)?;
             sources.push(Source {
-                name: input.clone(),
-                origin: Origin::File(path.to_path_buf()),
+                name: input,
+                origin: Origin::File(path.clone()),
             });
         }
     }
@@ -272,17 +297,23 @@ impl ReadOnce {
 }
 
 /// Collects the PGN files below `dir`, skipping the output folder `out` and
-/// links into it.
-fn walk(dir: &Path, out: Option<&OutFolderId>, found: &mut Vec<PathBuf>) -> Result<(), PathError> {
-    let err = |e: io::Error| PathError::io(dir, e);
-    for entry in std::fs::read_dir(dir).map_err(err)? {
-        let entry = entry.map_err(err)?;
-        let path = entry.path();
-        let kind = entry.file_type().map_err(err)?;
+/// links into it; a folder that cannot be listed is collected with the
+/// cause, and the walk goes on with the others.
+fn walk(dir: &Path, out: Option<&OutFolderId>, found: &mut Vec<(PathBuf, Option<String>)>) {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) => return found.push((dir.to_path_buf(), Some(io_cause(&e)))),
+    };
+    for entry in entries {
+        let (path, kind) = match entry.and_then(|e| Ok((e.path(), e.file_type()?))) {
+            Ok(entry) => entry,
+            Err(e) => return found.push((dir.to_path_buf(), Some(io_cause(&e)))),
+        };
         if kind.is_dir() {
-            let is_out = out.is_some_and(|o| entry.metadata().is_ok_and(|m| file_id(&m) == o.id));
+            let is_out =
+                out.is_some_and(|o| std::fs::metadata(&path).is_ok_and(|m| file_id(&m) == o.id));
             if !is_out {
-                walk(&path, out, found)?;
+                walk(&path, out, found);
             }
         } else if is_pgn_name(&path) {
             if kind.is_symlink() && out.is_some_and(|o| o.holds(&path)) {
@@ -293,11 +324,10 @@ fn walk(dir: &Path, out: Option<&OutFolderId>, found: &mut Vec<PathBuf>) -> Resu
             // end: it is not a PGN file.
             match std::fs::metadata(&path) {
                 Ok(m) if !m.is_file() => {}
-                _ => found.push(path),
+                _ => found.push((path, None)),
             }
         }
     }
-    Ok(())
 }
 
 /// A message as it may be printed on a terminal: every character that
@@ -338,47 +368,6 @@ pub fn io_cause(e: &io::Error) -> String {
             }
         }
     }
-}
-
-/// Whether a game's text ends with a result token (`1-0`, `0-1`,
-/// `1/2-1/2`, `1/2`, `*`) outside any comment and then a line end: a game
-/// whose source fails after that is whole, not broken off.
-pub fn ends_with_result_line(game: &[u8]) -> bool {
-    (game.ends_with(b"\n") || game.ends_with(b"\r")) && ends_with_result(game)
-}
-
-/// Whether a game's text ends with a result token outside any comment.
-fn ends_with_result(game: &[u8]) -> bool {
-    const RESULTS: [&[u8]; 5] = [b"1-0", b"0-1", b"1/2-1/2", b"1/2", b"*"];
-    let mut in_comment = false;
-    let mut in_line_comment = false;
-    let mut token = 0..0;
-    let mut start = None;
-    for (i, &b) in game.iter().enumerate() {
-        let word = if in_comment {
-            in_comment = b != b'}';
-            false
-        } else if in_line_comment {
-            in_line_comment = b != b'\n' && b != b'\r';
-            false
-        } else {
-            in_comment = b == b'{';
-            in_line_comment = b == b';';
-            !(in_comment || in_line_comment || b == b'(' || b == b')' || b.is_ascii_whitespace())
-        };
-        match (word, start) {
-            (true, None) => start = Some(i),
-            (false, Some(s)) => {
-                token = s..i;
-                start = None;
-            }
-            _ => {}
-        }
-    }
-    if let Some(s) = start {
-        token = s..game.len();
-    }
-    !in_comment && RESULTS.contains(&&game[token])
 }
 
 /// The compression of a stream, told by its first bytes.
@@ -454,9 +443,16 @@ fn refused_format(head: &[u8]) -> Option<&'static str> {
         (b"GIF87a", "a GIF image"),
         (b"GIF89a", "a GIF image"),
         (b"SQLite format 3\0", "an SQLite database"),
+        // The legacy LZMA format (`.lzma`, `lzma_alone`): the properties
+        // byte that every encoder writes by default, then a dictionary
+        // size whose low two bytes are zero.
+        (b"\x5d\0\0", "a legacy LZMA stream (.lzma)"),
     ];
     if let Some((_, name)) = MAGIC.iter().find(|(m, _)| head.starts_with(m)) {
         return Some(name);
+    }
+    if is_markup(head) {
+        return Some("an HTML page");
     }
     if head.get(257..262) == Some(b"ustar") {
         return Some("a tar archive");
@@ -483,6 +479,18 @@ fn refused_format(head: &[u8]) -> Option<&'static str> {
     .map(|(_, _, name)| name)
 }
 
+/// (v3) Whether a text is an HTML or XML document (a browser's "save as"
+/// of a game's page): its first bytes that are not blank, after a UTF-8
+/// byte order mark, are `<!DOCTYPE`, `<html` or `<?xml`, in any case.
+fn is_markup(head: &[u8]) -> bool {
+    let text = head.strip_prefix(b"\xef\xbb\xbf").unwrap_or(head);
+    let text = text.trim_ascii_start();
+    [&b"<!doctype"[..], b"<html", b"<?xml"].iter().any(|mark| {
+        text.get(..mark.len())
+            .is_some_and(|t| t.eq_ignore_ascii_case(mark))
+    })
+}
+
 /// Counts the raw (compressed) bytes read, for the progress bar.
 struct Counting<R> {
     inner: R,
@@ -505,83 +513,222 @@ pub struct Opened {
     pub compression: Compression,
 }
 
+/// How many layers of compression a source may have: a zstd stream inside
+/// a gzip file is decompressed twice; a third layer is refused.
+const LAYERS: usize = 2;
+
 /// Opens a source, decompressing by magic bytes. `raw_read` counts the
 /// bytes read from the file or standard input. A gzip, bzip2 or xz source is
 /// decompressed on a thread of its own from now on; a zstd one, with more
 /// than two threads, frame by frame on `pool`, `threads` frames at a time,
-/// and with two or fewer as it is read, on the reader thread.
+/// and with two or fewer as it is read, on the reader thread. What comes
+/// out of a decompressor is told by its own first bytes in turn: another
+/// compression is decompressed again (up to [`LAYERS`] in all), and
+/// anything that is not PGN text is refused.
+///
+/// `window` bounds the zstd window and xz dictionary a stream may ask for.
+/// `size` is the file's size as the run started: a file that ends before
+/// it (truncated while it is read, or replaced by a shorter one) fails with
+/// a read error at its end, so that no part of it passes for the whole.
 pub fn open(
     source: &Source,
+    size: Option<u64>,
+    window: MaxWindow,
     raw_read: Arc<AtomicU64>,
     pool: &Arc<rayon::ThreadPool>,
     threads: usize,
 ) -> Result<Opened, PathError> {
     let err = |e: io::Error| PathError::io(&source.name, e);
     let raw: Box<dyn Read + Send> = match &source.origin {
-        Origin::File(p) => Box::new(File::open(p).map_err(err)?),
+        Origin::File(p) => {
+            let file = File::open(p).map_err(err)?;
+            match size {
+                Some(size) => Box::new(Whole {
+                    file,
+                    read: 0,
+                    size,
+                }),
+                None => Box::new(file),
+            }
+        }
         Origin::Stdin => Box::new(io::stdin()),
-        Origin::ZipMember { archive, index } => {
-            Box::new(archive::member_reader(archive, *index).map_err(err)?)
+        Origin::Unreadable(cause) => return Err(PathError::new(&source.name, cause.clone())),
+        Origin::ZipMember { archive, member } => {
+            Box::new(archive::member_reader(archive, member).map_err(err)?)
         }
     };
-    let mut counted = Counting {
+    let mut stream: Box<dyn Read + Send> = Box::new(Counting {
         inner: raw,
         count: raw_read,
-    };
-    // The magic bytes are sniffed with reads of their own, so that a plain
-    // source's text goes from the file straight into the batches: sniffing
-    // through a 1 MiB buffer would copy its first MiB twice.
-    let (head, sniffed, ended) = sniff(&mut counted).map_err(err)?;
-    refuse(source, &head[..sniffed])?;
-    let compression = Compression::detect(&head[..sniffed]);
-    let rest: Box<dyn Read + Send> = if ended {
-        Box::new(io::empty())
-    } else {
-        Box::new(counted)
-    };
-    let stream = io::Cursor::new(head).take(sniffed as u64).chain(rest);
-    let reader = decoder(compression, stream, pool, threads).map_err(err)?;
-    Ok(Opened {
-        reader,
-        compression,
-    })
+    });
+    let mut layers: Vec<Compression> = Vec::new();
+    loop {
+        // The magic bytes are sniffed with reads of their own, so that a
+        // plain source's text goes from the file straight into the batches:
+        // sniffing through a 1 MiB buffer would copy its first MiB twice.
+        let (head, sniffed, end) = sniff(&mut stream);
+        let head_bytes = &head[..sniffed];
+        let rest: Box<dyn Read + Send> = match end {
+            Sniffed::More => stream,
+            Sniffed::Ended => Box::new(io::empty()),
+            // A decompressor that fails in its first bytes: they are the
+            // text up to the fault, and the fault is the read error that
+            // follows them, as it would be after more.
+            Sniffed::Failed(e) if !layers.is_empty() => Box::new(Fails(Some(e))),
+            Sniffed::Failed(e) => return Err(err(e)),
+        };
+        refuse(source, head_bytes, &layers)?;
+        let compression = Compression::detect(head_bytes);
+        let again: Box<dyn Read + Send> =
+            Box::new(io::Cursor::new(head).take(sniffed as u64).chain(rest));
+        if compression == Compression::None {
+            return Ok(Opened {
+                reader: again,
+                compression: layers.first().copied().unwrap_or(Compression::None),
+            });
+        }
+        if layers.len() == LAYERS {
+            return Err(PathError::new(
+                &source.name,
+                format!(
+                    "refused: compressed more than {LAYERS} times ({} inside {})",
+                    compression.name(),
+                    within(&layers)
+                ),
+            ));
+        }
+        // An inner layer is decoded as it is read, whatever the thread
+        // count, so that its faults fall where they fall at -j1.
+        let threads = if layers.is_empty() { threads } else { 1 };
+        stream = decoder(compression, again, pool, threads, window).map_err(err)?;
+        layers.push(compression);
+    }
+}
+
+/// The compression layers around a stream, innermost first: `gzip`, or
+/// `zstd inside gzip`.
+fn within(layers: &[Compression]) -> String {
+    let names: Vec<&str> = layers.iter().rev().map(|c| c.name()).collect();
+    names.join(" inside ")
+}
+
+/// A regular file read to the size it had when the run started: where it
+/// ends before that (truncated while it is read, or replaced by a shorter
+/// one), its end is a read error, not the end of the source.
+struct Whole {
+    file: File,
+    read: u64,
+    size: u64,
+}
+
+impl Read for Whole {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.file.read(buf)?;
+        self.read += n as u64;
+        if n == 0 && !buf.is_empty() && self.read < self.size {
+            return Err(io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                format!(
+                    "the file shrank while it was read: it ends after {} of the {} bytes it had at the start",
+                    self.read, self.size
+                ),
+            ));
+        }
+        Ok(n)
+    }
+}
+
+/// How the first bytes of a stream were read.
+enum Sniffed {
+    /// All of [`SNIFF`] were read; more may follow.
+    More,
+    /// The stream ended there.
+    Ended,
+    /// A read failed there.
+    Failed(io::Error),
 }
 
 /// The first bytes of a source, up to [`SNIFF`]: the bytes, how many were
-/// read, and whether the source ended there (a terminal gives its end,
-/// Ctrl-D, once, and a read after it waits for more).
-fn sniff(source: &mut impl Read) -> io::Result<([u8; SNIFF], usize, bool)> {
+/// read, and how reading them ended (a terminal gives its end, Ctrl-D,
+/// once, and a read after it waits for more).
+fn sniff(source: &mut impl Read) -> ([u8; SNIFF], usize, Sniffed) {
     let mut head = [0u8; SNIFF];
     let mut sniffed = 0;
     while sniffed < head.len() {
         match source.read(&mut head[sniffed..]) {
-            Ok(0) => return Ok((head, sniffed, true)),
+            Ok(0) => return (head, sniffed, Sniffed::Ended),
             Ok(n) => sniffed += n,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
+            Err(e) => return (head, sniffed, Sniffed::Failed(e)),
         }
     }
-    Ok((head, sniffed, false))
+    (head, sniffed, Sniffed::More)
 }
 
-/// Refuses a source whose first bytes are a zip archive's (its members
-/// were not taken from it) or a format that is not PGN text.
-fn refuse(source: &Source, head: &[u8]) -> Result<(), PathError> {
-    if archive::is_zip(head) {
-        return Err(PathError::new(
-            &source.name,
-            archive::refusal(&source.origin),
-        ));
+/// A reader whose one read is an error.
+struct Fails(Option<io::Error>);
+
+impl Read for Fails {
+    fn read(&mut self, _: &mut [u8]) -> io::Result<usize> {
+        match self.0.take() {
+            Some(e) => Err(e),
+            None => Ok(0),
+        }
     }
-    if let Some(format) = refused_format(head) {
-        let cause = if format.ends_with(" text") {
-            format!("refused: {format}, not UTF-8 (convert it to UTF-8)")
+}
+
+/// Refuses a source whose first bytes (within the compression `layers`)
+/// are a zip archive's (its members were not taken from it), a format that
+/// is not PGN text, or binary data that no compression explains.
+fn refuse(source: &Source, head: &[u8], layers: &[Compression]) -> Result<(), PathError> {
+    let inside = if layers.is_empty() {
+        String::new()
+    } else {
+        format!(" inside {}", within(layers))
+    };
+    if archive::is_zip(head) {
+        let cause = if layers.is_empty() {
+            archive::refusal(&source.origin)
         } else {
-            format!("refused: {format}, not PGN text")
+            format!("refused: a zip archive{inside}")
+        };
+        return Err(PathError::new(&source.name, cause));
+    }
+    let format = refused_format(head).or_else(|| {
+        (Compression::detect(head) == Compression::None && is_binary(head)).then_some("binary data")
+    });
+    if let Some(format) = format {
+        let cause = if format.ends_with(" text") {
+            format!("refused: {format}{inside}, not UTF-8 (convert it to UTF-8)")
+        } else {
+            format!("refused: {format}{inside}, not PGN text")
         };
         return Err(PathError::new(&source.name, cause));
     }
     Ok(())
+}
+
+/// Whether a source's first bytes are binary data, not text: at least 8
+/// control bytes that no text holds (NUL, tab, line ends, vertical tab,
+/// form feed and Ctrl-Z excepted, which PGN files carry), where the bytes
+/// do not begin as PGN does (after blanks: a tag `[` and a letter, a move
+/// number and its dot, a comment or a `%` line). Compressed and encrypted
+/// data has one control byte in about ten; text, none; and binary after a
+/// game is that game's and the next one's business, not a refusal.
+fn is_binary(head: &[u8]) -> bool {
+    let text = head.strip_prefix(b"\xef\xbb\xbf").unwrap_or(head);
+    let start = text
+        .iter()
+        .position(|&b| !b.is_ascii_whitespace() && b != 0)
+        .map_or(&[][..], |i| &text[i..]);
+    let digits = start.iter().take_while(|b| b.is_ascii_digit()).count();
+    let pgn_like = match start {
+        [b'[', c, ..] => c.is_ascii_alphabetic(),
+        [b'{' | b';' | b'%', ..] => true,
+        _ => digits > 0 && start.get(digits) == Some(&b'.'),
+    };
+    let control = |b: &&u8| matches!(b, 0x01..=0x08 | 0x0e..=0x19 | 0x1b..=0x1f | 0x7f);
+    !pgn_like && head.iter().filter(control).count() >= 8
 }
 
 /// The decompressed bytes of `stream`, compressed with `compression`.
@@ -590,6 +737,7 @@ fn decoder(
     stream: impl Read + Send + 'static,
     pool: &Arc<rayon::ThreadPool>,
     threads: usize,
+    window: MaxWindow,
 ) -> io::Result<Box<dyn Read + Send>> {
     let buffered = |stream| BufReader::with_capacity(1 << 20, stream);
     Ok(match compression {
@@ -603,8 +751,15 @@ fn decoder(
         // per MiB (zstd 1.06x -> 1.02x, pzstd 1.08x -> 1.06x the plain
         // input's time at -j2, 15 interleaved rounds); the reader thread
         // still cuts games while the workers audit.
-        Compression::Zstd if threads <= 2 => Box::new(decode::ZstdStream::new(buffered(stream))?),
-        Compression::Zstd => Box::new(decode::spawn_zstd(buffered(stream), pool.clone(), threads)),
+        Compression::Zstd if threads <= 2 => {
+            Box::new(decode::ZstdStream::new(buffered(stream), window)?)
+        }
+        Compression::Zstd => Box::new(decode::spawn_zstd(
+            buffered(stream),
+            pool.clone(),
+            threads,
+            window,
+        )),
         Compression::Gzip => Box::new(decode::spawn_stream(Box::new(
             flate2::read::MultiGzDecoder::new(buffered(stream)),
         ))),
@@ -612,9 +767,10 @@ fn decoder(
             bzip2::read::MultiBzDecoder::new(buffered(stream)),
         ))),
         // Every stream of a multi-stream file (as `xz` concatenates them).
-        Compression::Xz => Box::new(decode::spawn_stream(Box::new(
-            liblzma::bufread::XzDecoder::new_multi_decoder(buffered(stream)),
-        ))),
+        Compression::Xz => Box::new(decode::spawn_stream(Box::new(decode::xz_decoder(
+            buffered(stream),
+            window,
+        )?))),
     })
 }
 
@@ -640,36 +796,6 @@ mod tests {
     }
 
     #[test]
-    fn games_that_end_with_their_result() {
-        for g in [
-            "[Event \"x\"]\n\n1. e4 e5 1-0",
-            "1. e4 { a } e5 (1... d5) 1/2-1/2",
-            "1. e4 e5 0-1 ; comment",
-            "1. e4 *",
-            "1. e4 {c}*",
-            "1. e4 1/2",
-        ] {
-            assert!(ends_with_result(g.as_bytes()), "{g}");
-        }
-        for g in [
-            "[Event \"x\"]\n[Result \"1-0\"]",
-            "1. e4 e5 1-",
-            "1. e4 1/2-1",
-            "1. e4 { won 1-0",
-            "1. e4 { won } 1-0 {",
-            "1. e4 ; 1-0",
-            "1. e4 e5 2. Nf3",
-            "",
-        ] {
-            assert!(!ends_with_result(g.as_bytes()), "{g}");
-        }
-        assert!(ends_with_result_line(b"1. e4 1-0\n"));
-        assert!(ends_with_result_line(b"1. e4 1-0 \r"));
-        assert!(!ends_with_result_line(b"1. e4 1-0"));
-        assert!(!ends_with_result_line(b"1. e4 e5\n"));
-    }
-
-    #[test]
     fn refused_formats() {
         let utf16le: Vec<u8> = "[Event \"x\"]".bytes().flat_map(|b| [b, 0]).collect();
         let utf16be: Vec<u8> = "[Event \"x\"]".bytes().flat_map(|b| [0, b]).collect();
@@ -689,6 +815,10 @@ mod tests {
             (b"\x7fELF\x02\x01", "an ELF executable"),
             (b"MZ\x90\0", "a Windows executable"),
             (&tar, "a tar archive"),
+            (b"<!DOCTYPE html>\n<html lang=\"en\">", "an HTML page"),
+            (b"\xef\xbb\xbf\r\n  <html><head>", "an HTML page"),
+            (b"<?xml version=\"1.0\"?>", "an HTML page"),
+            (b"<!doctype html>", "an HTML page"),
         ] {
             assert_eq!(refused_format(head), Some(name), "{head:?}");
         }
@@ -696,6 +826,8 @@ mod tests {
             &b"[Event \"x\"]\n"[..],
             b"\xef\xbb\xbf[Event",
             b"1. e4 e5 *",
+            b"{ <html> is no PGN } 1. e4 *",
+            b"<p>",
             b"\0\0\0\0",
             b"\n\0",
             b"",
@@ -708,18 +840,53 @@ mod tests {
     /// error behind it as its source.
     #[test]
     fn input_errors_keep_their_source() {
-        let missing = "no/such/file.pgn".to_owned();
-        let e = collect_sources(std::slice::from_ref(&missing), Path::new("reports")).unwrap_err();
+        let e = PathError::io("no/such/file.pgn", io::ErrorKind::NotFound.into());
         assert_eq!(e.to_string(), "no/such/file.pgn: no such file or directory");
         let source = std::error::Error::source(&e).and_then(|s| s.downcast_ref::<io::Error>());
         assert_eq!(source.map(io::Error::kind), Some(io::ErrorKind::NotFound));
-        let twice = collect_sources(&["-".to_owned(), "-".to_owned()], Path::new("reports"));
+        let twice = collect_sources(&["-".into(), "-".into()], Path::new("reports"));
         let e = twice.unwrap_err();
         assert_eq!(
             e.to_string(),
             "-: standard input is named twice: it can be read only once"
         );
         assert!(std::error::Error::source(&e).is_none());
+    }
+
+    /// A missing input is a source that cannot be read, not an error that
+    /// stops every source.
+    #[test]
+    fn a_missing_input_is_an_unreadable_source() {
+        let sources = collect_sources(&["no/such/file.pgn".into()], Path::new("reports")).unwrap();
+        assert_eq!(
+            sources,
+            [Source {
+                name: "no/such/file.pgn".to_owned(),
+                origin: Origin::Unreadable("no such file or directory".to_owned()),
+            }]
+        );
+    }
+
+    /// Binary data is told from text, and from PGN that binary follows.
+    #[test]
+    fn binary_heads() {
+        let mut noise = vec![
+            0x5a, 0x01, 0x9c, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x1b,
+        ];
+        assert!(is_binary(&noise));
+        for pgn in [
+            &b"[Event \"x\"]\n"[..],
+            b"\n\n1. e4",
+            b"{ intro }",
+            b"\xef\xbb\xbf[Site",
+        ] {
+            let mut head = pgn.to_vec();
+            head.append(&mut noise.clone());
+            assert!(!is_binary(&head), "{head:?}");
+        }
+        noise.truncate(8);
+        assert!(!is_binary(&noise), "7 control bytes");
+        assert!(!is_binary(b"[Event \"caf\xe9\"]\r\n\x0c\x1a\0"));
     }
 
     #[test]

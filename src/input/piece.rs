@@ -61,6 +61,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use super::batch::{LineCount, buf_index};
+use super::decode::MaxWindow;
 use super::split::{HEAD, is_tag_line};
 use super::{Compression, Opened, PathError, Source, io_cause};
 
@@ -254,6 +255,7 @@ pub fn open(
     bounds: Bounds,
     raw_read: Arc<AtomicU64>,
     found: Arc<Mutex<Found>>,
+    window: MaxWindow,
 ) -> Result<Opened, PathError> {
     let super::Origin::File(path) = &source.origin else {
         return Err(PathError::new(
@@ -277,8 +279,8 @@ pub fn open(
         },
     );
     let length = Arc::new(AtomicU64::new(UNKNOWN));
-    let stream =
-        bounded_stream(raw, compression, bounds.end - bounds.start, &length).map_err(err)?;
+    let stream = bounded_stream(raw, compression, bounds.end - bounds.start, &length, window)
+        .map_err(err)?;
     Ok(Opened {
         reader: Box::new(PieceReader::new(stream, length, bounds.start == 0, found)),
         compression,
@@ -316,6 +318,7 @@ fn bounded_stream(
     compression: Compression,
     span: u64,
     length: &Arc<AtomicU64>,
+    window: MaxWindow,
 ) -> io::Result<Box<dyn Read + Send>> {
     Ok(match compression {
         Compression::None => {
@@ -326,6 +329,7 @@ fn bounded_stream(
             raw,
             span,
             length.clone(),
+            window,
         )?),
         // One piece, the whole file: its bounds end where the stream does.
         Compression::Gzip => Box::new(AtEnd::new(
@@ -337,7 +341,7 @@ fn bounded_stream(
             length.clone(),
         )),
         Compression::Xz => Box::new(AtEnd::new(
-            liblzma::bufread::XzDecoder::new_multi_decoder(raw),
+            super::decode::xz_decoder(raw, window)?,
             length.clone(),
         )),
     })

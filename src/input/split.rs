@@ -35,6 +35,8 @@
 
 use std::ops::ControlFlow;
 
+use pgn_audit_lex::{BLANK, DELIMITERS, RESULT_MAX, RESULTS};
+
 /// A game's place in its source: `start` is its first byte (first tag, or
 /// first movetext byte), `end` is one past its last non-blank line's end
 /// (or the `[` that starts the next game on the same line).
@@ -44,6 +46,11 @@ pub struct GameSpan {
     pub start: u64,
     /// One past its last byte.
     pub end: u64,
+    /// The game ended after its result token: the token was read outside
+    /// comments and variations, and its line ended (or the next game
+    /// started on it). Its text is whole, whatever becomes of the input
+    /// after it.
+    pub ended: bool,
 }
 
 /// Where the splitter is, between lines.
@@ -69,6 +76,8 @@ struct Reading {
     /// A tag, move or result was read: the text is a game, not a block of
     /// comments.
     content: bool,
+    /// The game's last line that is not blank was ended by a line end.
+    closed: bool,
 }
 
 /// What a line does, decided on its first byte that is not blank.
@@ -109,6 +118,10 @@ struct Line {
     /// One past the last byte read that is not NUL or Ctrl-Z, for a last
     /// line that the input ends without a line end.
     solid_end: u64,
+    /// (v3) A line of prose before a game's first tag, move or result (a
+    /// heading, a paragraph introducing the next game): only a result
+    /// token in it makes it a game's.
+    prose: bool,
 }
 
 /// Where a tag line is, as the tag reader reads it.
@@ -180,36 +193,6 @@ pub(super) const HEAD: usize = 256;
 /// end arrives, so that how the input is fed cannot change the decision.
 pub(super) const WHOLE_TAG_LINE: u64 = 4096;
 
-/// Bytes a blank line may hold, and that indent a line.
-const BLANK: [bool; 256] = byte_set(b" \t\x0b\x0c\x00\x1a");
-
-/// Bytes that end a movetext token, as the movetext reader has them.
-const DELIMITERS: [bool; 256] = byte_set(b" \t\n\r\x0c\x0b{}();$!?");
-
-/// The result tokens (the movetext reader's), each with the index of the
-/// byte it is found by (`*`, `-` or `/`).
-const RESULTS: [(&[u8], usize); 6] = [
-    (b"*", 0),
-    (b"1-0", 1),
-    (b"0-1", 1),
-    ("½-½".as_bytes(), 2),
-    (b"1/2-1/2", 1),
-    (b"1/2", 1),
-];
-
-/// The longest result token, in bytes.
-const RESULT_MAX: usize = 7;
-
-const fn byte_set(list: &[u8]) -> [bool; 256] {
-    let mut t = [false; 256];
-    let mut k = 0;
-    while k < list.len() {
-        t[list[k] as usize] = true;
-        k += 1;
-    }
-    t
-}
-
 impl Line {
     fn new(start: u64) -> Line {
         Line {
@@ -222,6 +205,7 @@ impl Line {
             tag: TagScan::Open,
             padded: false,
             solid_end: start,
+            prose: false,
         }
     }
 }
@@ -387,7 +371,7 @@ impl Splitter {
             match terminator {
                 Some(len) => {
                     pos += len;
-                    if let Some(g) = self.end_line(base + pos as u64)
+                    if let Some(g) = self.end_line(base + pos as u64, true)
                         && emit(g).is_break()
                     {
                         return (pos, true);
@@ -408,7 +392,7 @@ impl Splitter {
     /// that pad the input are not part of it), then the last game.
     fn end_input(&mut self, emit: &mut impl FnMut(GameSpan) -> ControlFlow<()>) -> ControlFlow<()> {
         if let Some(end) = self.line.map(|l| l.solid_end)
-            && let Some(g) = self.end_line(end)
+            && let Some(g) = self.end_line(end, false)
             && emit(g).is_break()
         {
             return ControlFlow::Break(());
@@ -420,9 +404,13 @@ impl Splitter {
     }
 
     /// Whether the line's first bytes decide what it is: inside an open
-    /// comment, a tag line or `1.` starts a new game.
+    /// comment, a tag line or `1.` starts a new game; after the result, a
+    /// move starts one; before a game's first tag, move or result, they
+    /// tell prose from the game's first line.
     fn needs_head(&self) -> bool {
-        matches!(self.state, State::Movetext { .. }) && self.reading.comment
+        !self.reading.content
+            || (matches!(self.state, State::Movetext { .. })
+                && (self.reading.comment || self.reading.result))
     }
 
     /// Decides the role of the line being read from `head`, its bytes from
@@ -455,10 +443,17 @@ impl Splitter {
             State::Tags { blank } if first == b'[' => (Role::Tags, blank),
             State::Tags { .. } => (Role::Movetext, false),
             State::Movetext { .. } if first == b'[' => (Role::Tags, true),
+            // (v3) After the result, a line that starts with a move number
+            // or a move starts the next game (tagless games one per line).
+            State::Movetext { .. } if self.reading.result && pgn_audit_lex::starts_move(head) => {
+                (Role::Movetext, true)
+            }
             State::Movetext { .. } => (Role::Movetext, false),
         };
         line.role = role;
         line.first = at;
+        let content = !starts && self.reading.content;
+        line.prose = role == Role::Movetext && !content && is_prose(head);
         if role == Role::Tags {
             line.tag = TagScan::Unread;
         }
@@ -477,6 +472,7 @@ impl Splitter {
     /// follows its result, and starts the next one there.
     fn next_game_on_line(&mut self, at: u64) -> Option<GameSpan> {
         self.end = at;
+        self.reading.closed = true;
         let ended = self.finish();
         self.in_game = true;
         self.start = at;
@@ -488,8 +484,9 @@ impl Splitter {
         ended
     }
 
-    /// Ends the line being read at `end` (past its line end).
-    fn end_line(&mut self, end: u64) -> Option<GameSpan> {
+    /// Ends the line being read at `end`: past its line end where
+    /// `terminated`, or where the input ends.
+    fn end_line(&mut self, end: u64, terminated: bool) -> Option<GameSpan> {
         let line = self.line.take()?;
         match line.role {
             Role::Blank if line.padded => {}
@@ -503,6 +500,7 @@ impl Splitter {
             Role::Escape => {}
             Role::Tags => {
                 self.end = end;
+                self.reading.closed = terminated;
                 self.state = State::Tags { blank: false };
             }
             Role::Movetext => {
@@ -511,6 +509,7 @@ impl Splitter {
                     self.start = line.first;
                 }
                 self.end = end;
+                self.reading.closed = terminated;
                 self.state = State::Movetext { blank: false };
             }
         }
@@ -520,13 +519,14 @@ impl Splitter {
     /// Ends the game in progress, if any: a block of comments is none.
     fn finish(&mut self) -> Option<GameSpan> {
         self.state = State::Between;
-        let content = std::mem::take(&mut self.reading).content;
+        let reading = std::mem::take(&mut self.reading);
         if !std::mem::take(&mut self.in_game) {
             return None;
         }
-        content.then_some(GameSpan {
+        reading.content.then_some(GameSpan {
             start: self.start,
             end: self.end,
+            ended: reading.result && reading.closed,
         })
     }
 }
@@ -680,8 +680,49 @@ impl Line {
         None
     }
 
+    /// [`Line::scan`] for a line of prose: only a result token standing
+    /// alone counts, which makes the line a game's (its first), read on
+    /// from there as movetext; the rest is no comment, variation or move.
+    fn scan_prose(&mut self, r: &mut Reading, bytes: &[u8]) -> Option<usize> {
+        let mut i = 0;
+        while i < bytes.len() {
+            let end = if DELIMITERS[bytes[i] as usize] {
+                i + 1
+            } else {
+                bytes[i..]
+                    .iter()
+                    .position(|&b| DELIMITERS[b as usize])
+                    .map_or(bytes.len(), |k| i + k)
+            };
+            let token = &bytes[i..end];
+            let result = !DELIMITERS[bytes[i] as usize]
+                && (i > 0 || self.boundary)
+                && pgn_audit_lex::result(token).is_some();
+            // A control character is damage, not prose: the line is a
+            // game's, read as movetext from this token on.
+            if token.iter().any(|&b| is_control(b)) {
+                self.prose = false;
+                r.content = true;
+                self.boundary = i > 0 || self.boundary;
+                return self.scan_slow(r, &bytes[i..]).map(|k| i + k);
+            }
+            if result {
+                self.prose = false;
+                r.content = true;
+                r.result = true;
+                self.after_result = true;
+                return self.scan_slow(r, &bytes[end..]).map(|k| end + k);
+            }
+            i = end;
+        }
+        None
+    }
+
     /// [`Line::scan`], token by token.
     fn scan_slow(&mut self, r: &mut Reading, bytes: &[u8]) -> Option<usize> {
+        if self.prose {
+            return self.scan_prose(r, bytes);
+        }
         let mut i = 0;
         while i < bytes.len() {
             if r.comment {
@@ -722,7 +763,7 @@ impl Line {
                     let token = &bytes[i..end];
                     if (i > 0 || self.boundary)
                         && r.depth == 0
-                        && RESULTS.iter().any(|&(t, _)| t == token)
+                        && pgn_audit_lex::result(token).is_some()
                     {
                         r.result = true;
                         self.after_result = true;
@@ -737,11 +778,32 @@ impl Line {
     }
 }
 
+/// (v3) Whether a line whose first bytes that are not blank are `head`,
+/// read before a game's first tag, move or result, is prose: text (no
+/// control character) that begins with no move number, move, result token
+/// or comment.
+fn is_prose(head: &[u8]) -> bool {
+    let token = head
+        .iter()
+        .position(|&b| DELIMITERS[b as usize])
+        .map_or(head, |k| &head[..k]);
+    !(matches!(head[0], b'{' | b';')
+        || is_control(head[0])
+        || pgn_audit_lex::starts_move(head)
+        || pgn_audit_lex::result(token).is_some())
+}
+
+/// A control character: no text holds one (a tab is a blank).
+fn is_control(b: u8) -> bool {
+    (b < 0x20 && b != b'\t') || b == 0x7f
+}
+
 /// Whether the byte at `p` (a `*`, `-` or `/`) is part of a result token
 /// that stands alone in `bytes`: returns the token's end. `boundary` tells
 /// whether a token starts at `bytes[0]`.
 fn result_at(bytes: &[u8], p: usize, boundary: bool) -> Option<usize> {
-    RESULTS.iter().find_map(|&(token, k)| {
+    RESULTS.iter().find_map(|r| {
+        let (token, k) = (r.text, r.key);
         if token[k] != bytes[p] || p < k {
             return None;
         }
@@ -1010,7 +1072,9 @@ mod tests {
                 "1. d4 *\r",
                 "1. c4 *\n",
                 "[Event \"b\"]\r\r\n\r\r\n1. e4 { open\r\r\n",
-                "1. d4 *\n\0\0\n\x1a\n1. c4 {\n",
+                // (v3) After the result, a line that starts with a move.
+                "1. d4 *\n",
+                "1. c4 {\n",
                 "[Event \"c\"]\n\x0b\n1. f4 *\n",
                 "1. e4\r\n\r\n2. d4 1/2-1/2 ",
                 "[Event \"d\"] 1. e4 (1. d4 0-1) 1/2\n",
@@ -1152,10 +1216,16 @@ mod tests {
             ]
         );
         // Text between the result and the next blank line or tag line is
-        // the game's (the movetext reader makes it a parse error).
+        // the game's (the movetext reader makes it a parse error), but
+        // (v3) a line that starts with a move starts the next game, which
+        // without a result runs on to a tag line.
+        assert_eq!(
+            games(b"1. e4 * e5 [Event \"x\"]\nsee below\n\n1. d4 *\n"),
+            vec!["1. e4 * e5 [Event \"x\"]\nsee below\n", "1. d4 *\n"]
+        );
         assert_eq!(
             games(b"1. e4 * e5 [Event \"x\"]\n2. Nf3\n\n1. d4 *\n"),
-            vec!["1. e4 * e5 [Event \"x\"]\n2. Nf3\n", "1. d4 *\n"]
+            vec!["1. e4 * e5 [Event \"x\"]\n", "2. Nf3\n\n1. d4 *\n"]
         );
         // Movetext after the tags on their line, as the tag reader has it.
         assert_eq!(
@@ -1198,6 +1268,106 @@ mod tests {
             |g| out.push((g.start, g.end)),
         );
         assert_eq!(out, vec![(10, 29), (29, 41)]);
+    }
+
+    /// Whether each game of `data` ended by its result.
+    fn ended(data: &[u8]) -> Vec<bool> {
+        let mut out = Vec::new();
+        Splitter::new().feed(data, 0, true, |g| out.push(g.ended));
+        out
+    }
+
+    /// Issue 25, point 1: a game span says whether the game ended by its
+    /// result token (outside comments and variations) and a line end, for
+    /// every result token, `½-½` included.
+    #[test]
+    fn a_game_ended_by_its_result_is_marked() {
+        for (pgn, expected) in [
+            (&b"1. e4 1-0\n"[..], vec![true]),
+            (b"1. e4 e5 2. Nf3 Nc6 \xc2\xbd-\xc2\xbd\n", vec![true]),
+            (b"1. e4 1/2\r", vec![true]),
+            (b"1. e4 0-1 { gg }\n   ", vec![true]),
+            (b"1. e4 1-0", vec![false]),
+            (b"1. e4 e5\n", vec![false]),
+            (b"1. e4 { won 1-0\n", vec![false]),
+            (b"1. e4 (1. d4 1-0)\n", vec![false]),
+            (b"[Event \"x\"]\n[Result \"1-0\"]\n", vec![false]),
+            (b"1. e4 * [Event \"x\"]\n1. d4", vec![true, false]),
+            (b"1. e4 *\n\n1. d4 1-0\n", vec![true, true]),
+        ] {
+            assert_eq!(ended(pgn), expected, "{:?}", String::from_utf8_lossy(pgn));
+            for step in 1..pgn.len() {
+                let mut out = Vec::new();
+                let mut s = Splitter::new();
+                let mut buf: Vec<u8> = Vec::new();
+                for chunk in pgn.chunks(step) {
+                    buf.extend_from_slice(chunk);
+                    let used = s.feed(&buf, 0, false, |g| out.push(g.ended));
+                    buf.drain(..used);
+                }
+                s.feed(&buf, 0, true, |g| out.push(g.ended));
+                assert_eq!(out, expected, "step {step}");
+            }
+        }
+    }
+
+    /// (v3) Prose between games, and before the first (a heading, its
+    /// underline, a round title, a paragraph introducing the next game), is
+    /// no game; a line of it that holds a result token is a game's, as
+    /// before.
+    #[test]
+    fn prose_between_games_is_no_game() {
+        let pgn = b"Poikovsky 2002\n--------------\n\nThe first round.\n[Event \"a\"]\n\n\
+            1. e4 e5 1-0\n\nRound 2\n\nA sharp game\nfollows (see below).\n\n[Event \"b\"]\n\n\
+            1. d4 d5 0-1\n\nThe end.\n";
+        let expected = vec![
+            "[Event \"a\"]\n\n1. e4 e5 1-0\n",
+            "[Event \"b\"]\n\n1. d4 d5 0-1\n",
+        ];
+        assert_eq!(games(pgn), expected);
+        for step in 1..pgn.len() {
+            assert_eq!(split_in_pieces(pgn, step), split(pgn), "step {step}");
+        }
+        // A tagless game after its introduction starts on its first move.
+        assert_eq!(
+            games(b"Game 1, a short one:\n1. e4 e5 *\n\nGame 2\n\n{ notes } 1. d4 *\n"),
+            vec!["1. e4 e5 *\n", "{ notes } 1. d4 *\n"]
+        );
+        // A result token makes its line a game's; text right after a
+        // result is still that game's.
+        assert_eq!(
+            games(b"Intro\nLasker won 1-0 here\n\n1. e4 * Round 3\n"),
+            vec!["Lasker won 1-0 here\n", "1. e4 * Round 3\n"]
+        );
+        assert_eq!(split(b"Only prose here.\n\n(And a remark.)\n"), vec![]);
+        // A control character is damage, not prose: a game of its own.
+        assert_eq!(
+            games(b"1. e4 *\n\nbinary \x01\x02 junk\n[Event \"x\"]\n\nELF\x7f\n"),
+            vec![
+                "1. e4 *\n",
+                "binary \x01\x02 junk\n",
+                "[Event \"x\"]\n\nELF\x7f\n"
+            ]
+        );
+    }
+
+    /// (v3) Tagless games one per line: after a game's result, a line that
+    /// starts with a move number or a move starts the next game.
+    #[test]
+    fn tagless_games_one_per_line() {
+        let pgn = b"1. e4 e5 2. Nf3 1-0\n1. d4 d5 0-1\r\n1. c4 *\n e4 e5 1/2-1/2\n\
+            { a comment after the result }\n12... Nf6 *\n";
+        let expected = vec![
+            "1. e4 e5 2. Nf3 1-0\n",
+            "1. d4 d5 0-1\r\n",
+            "1. c4 *\n",
+            "e4 e5 1/2-1/2\n{ a comment after the result }\n",
+            "12... Nf6 *\n",
+        ];
+        assert_eq!(games(pgn), expected);
+        for step in 1..pgn.len() {
+            assert_eq!(split_in_pieces(pgn, step), split(pgn), "step {step}");
+        }
     }
 
     #[test]

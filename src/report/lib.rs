@@ -17,14 +17,14 @@
 #![forbid(unsafe_code)]
 
 mod folder;
-mod html;
 mod identities;
 mod merge;
+mod page;
 pub mod rows;
 mod summary;
 
-pub use html::{HtmlReport, OnPage, page_from_report_dir};
 pub use merge::{MergeError, merge};
+pub use page::{HtmlReport, OnPage, page_from_report_dir};
 pub use summary::{ENDS, FileStat, Findings, Options, PieceInfo, SourceDetail, Summary};
 
 use std::fs::File;
@@ -184,7 +184,7 @@ pub struct Reports {
     quirks: Option<CsvOut>,
     split: Option<Split>,
     /// report.html's collector; `None` with `--no-html`.
-    html: Option<html::HtmlReport>,
+    html: Option<page::HtmlReport>,
     /// The counts of summary.json.
     pub summary: Summary,
     /// Last, so that the lock goes after the temporary files (dropped on
@@ -242,7 +242,7 @@ impl Reports {
             results,
             quirks,
             split,
-            html: html.then(html::HtmlReport::default),
+            html: html.then(page::HtmlReport::default),
             summary: Summary::default(),
             folder,
         })
@@ -486,6 +486,7 @@ fn write_quirks(
         let san = match q.written {
             Written::Text(start, end) => written_text(&bytes[start as usize..end as usize]),
             Written::CastlingRight(letter) => letter.to_string(),
+            Written::EnPassantSquare(square) => square.to_string(),
         };
         let standard = q.standard.map(|san| san.to_string()).unwrap_or_default();
         let quirk = q.codes.codes();

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::folder::{OutFolder, Temporary};
-use crate::html::{HtmlReport, OnPage};
+use crate::page::{HtmlReport, OnPage};
 use crate::rows::{
     self, CastlingRow, ClaimRow, ErrorRow, IDENTITY, MissedDrawRow, QuirkRow, ReportRow, ResultRow,
     column, position,

@@ -10,25 +10,38 @@ chromium and chromedriver, driven by selenium) at 390, 1024, 1280, 1440 and
   the CSV reports (`data-rows`, the totals, each group's `data-total`);
 - each castle board's marked squares equal to the castle's geometry,
   worked out here from the row's FEN with python-chess (an independent
-  check of src/audit/geometry.rs), and drawn on the squares they name.
+  check of src/audit/geometry.rs), and drawn on the squares they name;
+- every board as a person sees it (issue 26): the rendered box of every
+  file and rank label, piece and mark (getBoundingClientRect, which covers
+  a `<use>` copy too) inside its board at a plausible size, the pieces on
+  their squares; and at 390 and 1440 px each board's picture (Pillow): at
+  most 8 % of it near black, every plain square in its light or dark
+  colour, every piece and square mark showing on its square.
 
     page_check.py REPORT_DIR [--screenshots DIR]
 
-With --screenshots, writes report-390.png and report-1440.png there.
+With --screenshots, writes report-390.png, report-1440.png and report-board.png
+(one castle example, opened) there.
 Prints one line per width and `ok` at the end; exits 1 on the first failure.
 """
 import argparse
 import csv
+import io
 import json
 import os
 import sys
 import tempfile
 
 import chess
+from PIL import Image, ImageChops
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 
 WIDTHS = [390, 1024, 1280, 1440, 1920]
+# The widths at which every board's picture is checked: a phone's, where a
+# board fills the column, and a wide screen's (a board is 264 px at most,
+# drawn alike at every width; the pictures take most of the test's time).
+PIXEL_WIDTHS = [390, 1440]
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync",
          "--hide-scrollbars", "--disable-dev-shm-usage"]
@@ -271,6 +284,282 @@ def check_boards(driver):
     return len(boards)
 
 
+JS_BOARD_PARTS = """
+const out = [];
+for (const svg of document.querySelectorAll('svg.board')) {
+  const b = svg.getBoundingClientRect();
+  const parts = [];
+  for (const e of svg.querySelectorAll('text, use, rect[data-sq], line, circle')) {
+    const r = e.getBoundingClientRect();
+    const a = n => parseFloat(e.getAttribute(n));
+    parts.push({tag: e.tagName, cls: e.getAttribute('class') || '', text: e.textContent, sq: e.dataset.sq || null,
+                label: e.tagName === 'use' || !!e.closest('.coords'),
+                l: r.left - b.left, t: r.top - b.top, w: r.width, h: r.height,
+                line: e.tagName === 'line' ? [a('x1'), a('y1'), a('x2'), a('y2')] : null});
+  }
+  out.push({id: svg.id, w: b.width, h: b.height, parts});
+}
+return out;
+"""
+
+# The board's squares as the page draws them (its pattern #chk).
+LIGHT, DARK = (0xee, 0xd9, 0xb6), (0xb9, 0x8b, 0x62)
+# Inside the board: the view box is -0.32 0 8.32 8.32, the squares 0..8.
+VIEW_LEFT, VIEW_SIZE = -0.32, 8.32
+LABELS = set("abcdefgh") | set("12345678")
+# At most this share of a board's pixels near black: a full board's black
+# pieces and outlines are about 4 %; labels drawn at the browser's default
+# size, 16 squares tall, cover most of it.
+MAX_DARK = 0.08
+
+
+def inside(p, b, slack=1.0):
+    return (p["l"] >= -slack and p["t"] >= -slack and p["l"] + p["w"] <= b["w"] + slack
+            and p["t"] + p["h"] <= b["h"] + slack)
+
+
+def check_board_boxes(b, where):
+    """Every label, piece and mark of board `b` drawn inside it, at a size a
+    person reads as such (in squares)."""
+    sq = b["w"] / VIEW_SIZE
+    if b["w"] < 100 or abs(b["w"] - b["h"]) > 1:
+        fail(f"{where}: {b['id']} is {b['w']:.0f} x {b['h']:.0f} px")
+    labels = []
+    for p in b["parts"]:
+        what = f"{where}: {b['id']}: the {p['tag']} {p['cls'] or ''} {p['text'][:20]!r}".rstrip()
+        size = f"{p['w'] / sq:.2f} x {p['h'] / sq:.2f} squares at ({p['l'] / sq:.2f}, {p['t'] / sq:.2f})"
+        if not inside(p, b):
+            fail(f"{what} is drawn outside its board: {size}, the board {b['w']:.0f} px")
+        cls = p["cls"].split()
+        if p["label"]:
+            if not (0.1 <= p["h"] / sq <= 0.5 and p["w"] / sq <= 0.5):
+                fail(f"{what}: a file or rank label of {size}")
+            if p["tag"] == "text":
+                labels.append(p["text"])
+        elif "pc" in cls:
+            if not (0.5 <= p["h"] / sq <= 1.2 and 0.3 <= p["w"] / sq <= 1.1):
+                fail(f"{what}: a piece of {size}")
+            # The glyph stands on its square.
+            f = int((p["l"] + p["w"] / 2) / sq + VIEW_LEFT)
+            r = 7 - int((p["t"] + p["h"] / 2) / sq)
+            if chess.square_name(chess.square(f, r)) != p["sq"]:
+                fail(f"{what}: the piece of {p['sq']} is drawn on {chess.square_name(chess.square(f, r))}")
+        elif p["tag"] == "rect":
+            if not (0.95 <= p["w"] / sq <= 1.05 and 0.95 <= p["h"] / sq <= 1.05):
+                fail(f"{what}: a square mark of {size}")
+        elif p["tag"] == "circle":
+            if not (0.8 <= p["w"] / sq <= 1.0):
+                fail(f"{what}: an attacker's ring of {size}")
+    if sorted(labels) != sorted(LABELS):
+        fail(f"{where}: {b['id']}: the labels drawn are {sorted(labels)}, not a to h and 1 to 8")
+
+
+def near_line(x, y, lines, within=0.2):
+    """Whether the point (x, y), in squares, lies within `within` of one of
+    the arrows (their heads included)."""
+    for x1, y1, x2, y2 in lines:
+        dx, dy = x2 - x1, y2 - y1
+        t = max(0.0, min(1.0, ((x - x1) * dx + (y - y1) * dy) / max(dx * dx + dy * dy, 1e-9)))
+        if (x - x1 - t * dx) ** 2 + (y - y1 - t * dy) ** 2 <= within * within:
+            return True
+    return False
+
+
+def close(c, want, tolerance=16):
+    return all(abs(a - b) <= tolerance for a, b in zip(c, want))
+
+
+JS_BOARD_BOXES = """
+return Array.from(document.querySelectorAll('svg.board'), svg => {
+  const r = svg.getBoundingClientRect();
+  return [svg.id, r.left, r.top, r.right, r.bottom];
+});
+"""
+
+
+def board_screenshots(driver, width):
+    """Each board's picture, cut from screenshots of the page taken a
+    window at a time (the window 2000 px tall, each next one overlapping
+    the last by more than a board)."""
+    tall = 2000
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+        "width": width, "height": tall, "deviceScaleFactor": 1, "mobile": width < 600})
+    shots = {}
+    y = 0
+    while True:
+        driver.execute_script(f"window.scrollTo(0, {y})")
+        at = driver.execute_script("return window.scrollY")
+        page = Image.open(io.BytesIO(driver.get_screenshot_as_png())).convert("RGB")
+        for id_, left, top, right, bottom in driver.execute_script(JS_BOARD_BOXES):
+            if id_ not in shots and top >= 0 and bottom <= tall:
+                shots[id_] = page.crop((round(left), round(top), round(right), round(bottom)))
+        if at + tall >= driver.execute_script("return document.documentElement.scrollHeight"):
+            break
+        y = at + tall - 600
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+        "width": width, "height": 1000, "deviceScaleFactor": 1, "mobile": width < 600})
+    return shots
+
+
+def check_board_pixels(img, b, where):
+    """What a person sees of board `b` in its picture `img`: few
+    near-black pixels, each plain square in its colour, each piece and each
+    square mark visible on it."""
+    w, h = img.size
+    px = img.load()
+    # Near black: every channel below 64 (counted by Pillow, not pixel by pixel).
+    below = [band.point(lambda v: 255 if v < 64 else 0) for band in img.split()]
+    dark = ImageChops.multiply(ImageChops.multiply(below[0], below[1]), below[2]).histogram()[255] / (w * h)
+    if dark > MAX_DARK:
+        fail(f"{where}: {b['id']}: {dark:.0%} of the board's pixels are near black (at most {MAX_DARK:.0%})")
+    sq = w / VIEW_SIZE
+    lines = [p["line"] for p in b["parts"] if p["line"]]
+    marked = {p["sq"] for p in b["parts"] if p["tag"] == "rect" and p["sq"]}
+    pieces = {p["sq"] for p in b["parts"] if "pc" in p["cls"].split()}
+    plain = {"light": 0, "dark": 0}
+    for s in chess.SQUARES:
+        name = chess.square_name(s)
+        f, r = chess.square_file(s), chess.square_rank(s)
+        want = DARK if (f + r) % 2 == 0 else LIGHT
+        # The square's corner in the screenshot (x0, y0) and on the board (f, y0), in squares.
+        x0, y0 = f - VIEW_LEFT, 7 - r
+        points = [(x0 + dx, y0 + dy) for dx in (0.12, 0.88) for dy in (0.12, 0.88)
+                  if not near_line(f + dx, y0 + dy, lines)]
+        colours = [px[min(w - 1, int(x * sq)), min(h - 1, int(y * sq))] for x, y in points]
+        if name in marked:
+            if colours and all(close(c, want, 8) for c in colours):
+                if not any("captured" in p["cls"] for p in b["parts"] if p["sq"] == name):
+                    fail(f"{where}: {b['id']}: the mark on {name} does not show: {colours}")
+        else:
+            for c in colours:
+                if not close(c, want):
+                    fail(f"{where}: {b['id']}: {name} shows {c}, not the "
+                         f"{'dark' if want == DARK else 'light'} square's {want}")
+            if colours:
+                plain["dark" if want == DARK else "light"] += 1
+        if name in pieces:
+            cells = [px[min(w - 1, int((x0 + i / 10) * sq)), min(h - 1, int((y0 + j / 10) * sq))]
+                     for i in range(2, 9) for j in range(2, 9)]
+            if sum(1 for c in cells if not close(c, want, 24)) < 4:
+                fail(f"{where}: {b['id']}: the piece on {name} does not show")
+    if plain["light"] < 4 or plain["dark"] < 4:
+        fail(f"{where}: {b['id']}: too few plain squares to see the board's colours: {plain}")
+
+
+def check_boards_render(driver, width):
+    """Every board as a person sees it at `width` (issue 26): the boxes of
+    its parts, and at the widths of PIXEL_WIDTHS its picture. Every example
+    is open."""
+    where = f"{width}px"
+    boards = driver.execute_script(JS_BOARD_PARTS)
+    for b in boards:
+        check_board_boxes(b, where)
+    if width not in PIXEL_WIDTHS:
+        return len(boards)
+    shots = board_screenshots(driver, width)
+    for b in boards:
+        if b["id"] not in shots:
+            fail(f"{where}: {b['id']} is in no screenshot")
+        check_board_pixels(shots[b["id"]], b, where)
+    return len(boards)
+
+
+JS_WORD_BREAKS = """
+// Lines broken inside a word: for every text outside the boards, each
+// character's line (its box's top) from a Range; where two characters of
+// one block stand on two lines, the first must end a word or a code's part
+// (a space, or one of _ - / ; , + : · – ) and a code may break after _ only.
+const allowed = /[\\s_\\-\\/;,+:·–—)]/;
+const bad = [];
+let chars = 0;
+const blockOf = new Map();
+function block(el) {
+  if (blockOf.has(el)) return blockOf.get(el);
+  let b = el;
+  while (b.parentElement && getComputedStyle(b).display.startsWith('inline')) b = b.parentElement;
+  blockOf.set(el, b);
+  return b;
+}
+const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+const range = document.createRange();
+let last = null;  // {block, ch, top, bottom, text}
+for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+  const el = node.parentElement;
+  if (el.closest('svg')) continue;
+  const b = block(el);
+  const text = node.data;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i];
+    if (/\\s/.test(ch)) {
+      // A space ends a word wherever it is drawn (at a line's end, nowhere).
+      if (last && last.block === b) last.ch = ' ';
+      continue;
+    }
+    range.setStart(node, i);
+    range.setEnd(node, i + 1);
+    const r = range.getClientRects()[0];
+    if (!r || r.width === 0) continue;
+    chars++;
+    if (last && last.block === b && r.top >= last.bottom - 1 && !allowed.test(last.ch)) {
+      const word = last.word + '|' + text.slice(i).split(/\\s/)[0];
+      bad.push(b.tagName.toLowerCase() + '.' + b.className + ': ' + JSON.stringify(word));
+    }
+    const word = last && last.block === b && last.ch !== ' ' ? last.word + ch : ch;
+    last = {block: b, ch, bottom: r.bottom, word};
+  }
+}
+return [chars, bad];
+"""
+
+JS_CELLS_CUT = """
+// Table cells cut off: every cell inside each box that clips it (an
+// ancestor whose overflow is not visible) and inside the window.
+const bad = [];
+let n = 0;
+for (const cell of document.querySelectorAll('th, td')) {
+  const r = cell.getBoundingClientRect();
+  if (r.width === 0) continue;
+  n++;
+  for (let a = cell.parentElement; a; a = a.parentElement) {
+    const o = getComputedStyle(a).overflowX;
+    if (o === 'visible') continue;
+    const c = a.getBoundingClientRect();
+    if (r.right > c.right + 0.5 || r.left < c.left - 0.5)
+      bad.push(cell.closest('table').id + ': ' + JSON.stringify(cell.textContent.trim()) + ' ' +
+               JSON.stringify([r.left, r.right]) + ' in ' + a.tagName.toLowerCase() + '.' + a.className + ' ' +
+               JSON.stringify([c.left, c.right]));
+  }
+  if (r.right > window.innerWidth + 0.5) bad.push(JSON.stringify(cell.textContent.trim()) + ' past the window');
+}
+return [n, bad];
+"""
+
+
+def check_text(driver, where):
+    """No word broken across lines and no table cell cut off (issue 26)."""
+    chars, bad = driver.execute_script(JS_WORD_BREAKS)
+    if bad:
+        fail(f"{where}: {len(bad)} words broken across lines: {bad[:int(os.environ.get('PAGE_CHECK_SHOW', 6))]}")
+    cells, cut = driver.execute_script(JS_CELLS_CUT)
+    if cut:
+        fail(f"{where}: {len(cut)} table cells cut off: {cut[:6]}")
+    return chars, cells
+
+
+def board_example(driver):
+    """The castle example that marks the most on its board (the first of
+    those): the README's picture of a board."""
+    return driver.execute_script("""
+let best = null, most = -1;
+for (const ex of document.querySelectorAll('details.ex.castle')) {
+  const n = ex.querySelectorAll('svg.board rect[data-sq], svg.board line').length;
+  if (n > most) { best = ex; most = n; }
+}
+best.scrollIntoView();
+return best;
+""")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("folder")
@@ -310,10 +599,17 @@ def main():
                 bars, bad = driver.execute_script(JS_CHARTS)
                 if bad:
                     fail(f"{width}px, {state}: outside its card: {bad[:5]}")
+                chars, cells = check_text(driver, f"{width}px, {state}")
             counts = check_counts(driver, folder, summary)
             boards = check_boards(driver)
-            print(f"{width}px: fits; {bars} chart parts inside their cards; {counts} counts; {boards} castle boards")
-            if boards == 0 or bars == 0:
+            rendered = check_boards_render(driver, width)
+            if args.screenshots and width == 1440:
+                board_example(driver).screenshot(os.path.join(args.screenshots, "report-board.png"))
+            pictures = " and look right" if width in PIXEL_WIDTHS else ""
+            print(f"{width}px: fits; {bars} chart parts inside their cards; {chars} characters, no word broken; "
+                  f"{cells} table cells, none cut off; {counts} counts; {boards} castle boards; "
+                  f"{rendered} boards drawn inside their squares{pictures}")
+            if boards == 0 or bars == 0 or rendered < boards:
                 fail("nothing to check")
     finally:
         driver.quit()

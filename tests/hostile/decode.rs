@@ -7,13 +7,13 @@ use std::path::Path;
 use super::common::{self, gzip, xz, zip_of};
 
 /// The sample, `copies` times over.
-fn games(copies: usize) -> Vec<u8> {
+pub(super) fn games(copies: usize) -> Vec<u8> {
     std::fs::read(common::SAMPLE).unwrap().repeat(copies)
 }
 
 /// `data` as zstd frames of `step` bytes each, every frame with its
 /// content size (so that more than two threads decode them in parallel).
-fn zstd_frames(data: &[u8], step: usize) -> Vec<u8> {
+pub(super) fn zstd_frames(data: &[u8], step: usize) -> Vec<u8> {
     let mut out = Vec::new();
     for piece in data.chunks(step) {
         let mut enc = zstd::stream::Encoder::new(Vec::new(), 3).unwrap();
@@ -51,11 +51,11 @@ fn zstd_reference(z: &[u8]) -> Vec<u8> {
 }
 
 /// Report files by name, with their bytes.
-type ReportBytes = Vec<(String, Vec<u8>)>;
+pub(super) type ReportBytes = Vec<(String, Vec<u8>)>;
 
 /// Every report of a run but summary.json, and summary.json without the
 /// two fields that differ between runs (`seconds`, `threads`).
-fn report_bytes(out: &Path) -> ReportBytes {
+pub(super) fn report_bytes(out: &Path) -> ReportBytes {
     let mut files: Vec<_> = std::fs::read_dir(out)
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -80,7 +80,7 @@ fn report_bytes(out: &Path) -> ReportBytes {
 }
 
 /// The rows of every CSV report, without their `source` column, by file.
-fn rows_but_source(out: &Path) -> Vec<(String, Vec<Vec<String>>)> {
+pub(super) fn rows_but_source(out: &Path) -> Vec<(String, Vec<Vec<String>>)> {
     let mut names: Vec<String> = std::fs::read_dir(out)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
@@ -102,7 +102,10 @@ fn rows_but_source(out: &Path) -> Vec<(String, Vec<Vec<String>>)> {
 /// Runs `input` at -j1, -j2, -j3 and -j8: the same exit status and
 /// message every time, byte-identical reports; returns the -j1 folder's
 /// parent, its exit status and its standard error.
-fn same_at_every_thread_count(t: &Path, input: &Path) -> (std::path::PathBuf, Option<i32>, String) {
+pub(super) fn same_at_every_thread_count(
+    t: &Path,
+    input: &Path,
+) -> (std::path::PathBuf, Option<i32>, String) {
     let mut first: Option<(ReportBytes, Option<i32>, String)> = None;
     for j in ["1", "2", "3", "8"] {
         let out = t.join(format!("j{j}"));
@@ -205,7 +208,8 @@ fn long_window_frame(data: &[u8], pzstd_header: bool) -> Vec<u8> {
 }
 
 /// Item 15: a frame with a window larger than the library's default limit
-/// (`zstd --long=31`) is read, on the reader thread (-j1), by the stream
+/// (`zstd --long=31`) is read with `--max-window 2048` (issue 23, item
+/// 11), on the reader thread (-j1), by the stream
 /// decoder (-j3, no frame size known) and on the pool (-j3, announced by
 /// a pzstd header): the same reports as the plain text.
 #[test]
@@ -224,7 +228,10 @@ fn zstd_long_31_frames_are_read() {
         );
         for j in ["1", "3"] {
             let out = t.path().join(format!("out{header}{j}"));
-            let o = common::run(&["-j", j, "--no-html", common::s(&z)], &out);
+            let o = common::run(
+                &["-j", j, "--no-html", "--max-window", "2048", common::s(&z)],
+                &out,
+            );
             assert_eq!(
                 o.status.code(),
                 Some(0),
@@ -239,6 +246,51 @@ fn zstd_long_31_frames_are_read() {
             );
         }
     }
+}
+
+/// The refusal of a zstd window above the default limit, after `bytes`.
+fn window_refused(source: &str, bytes: u64) -> String {
+    format!(
+        "pgn-audit: {source}: zstd stream refused after {bytes} bytes: the zstd window is larger \
+         than the limit of 128 MiB (--max-window 2048 reads it, with up to that much more memory)"
+    )
+}
+
+/// Issue 23, item 11: a zstd frame that declares a 2 GiB window is refused
+/// without `--max-window`, before its 250 MB fill any memory: the peak RSS
+/// stays within the bound at -j1 and -j3 (streamed in), and the refusal is
+/// the same at every thread count, also for a frame a pzstd header
+/// announces (decoded on the pool at -j3).
+#[test]
+fn a_zstd_window_above_the_limit_is_refused_in_bounded_memory() {
+    let t = common::tempdir();
+    let sample = games(1);
+    for j in ["1", "3"] {
+        let out = t.path().join(format!("j{j}"));
+        let sample = sample.clone();
+        let ran = super::support::audit_stdin(&["--no-html", "-j", j, "-"], &out, move |w| {
+            let mut enc = zstd::stream::Encoder::new(w, 1)?;
+            enc.window_log(31)?;
+            enc.include_contentsize(false)?;
+            for _ in 0..250 {
+                enc.write_all(&sample)?;
+            }
+            enc.finish().map(|_| ())
+        });
+        let lines: Vec<&str> = ran
+            .stderr
+            .lines()
+            .filter(|l| l.starts_with("pgn-audit:"))
+            .collect();
+        assert_eq!(lines, [window_refused("-", 0)], "-j{j}");
+        assert_eq!(ran.status, Some(2), "-j{j}");
+        assert_eq!(common::counts(&out).0, 0, "-j{j}");
+        ran.assert_peak_at_most(super::support::PEAK_MIB);
+    }
+    let z = common::write(t.path(), "long.pgn.zst", &long_window_frame(&sample, true));
+    let (_, status, stderr) = same_at_every_thread_count(t.path(), &z);
+    assert_eq!(status, Some(2));
+    assert_eq!(stderr, window_refused(common::s(&z), 0));
 }
 
 /// What a gzip decoder gives before it fails.
@@ -314,6 +366,30 @@ fn gzip_failing_after_the_last_game_leaves_it_whole() {
     }
 }
 
+/// Issue 25, point 1: a gzip stream whose last game ends `… Nc6 ½-½` and
+/// whose trailer is cut leaves that complete game whole and clean, as the
+/// same game ending `1/2-1/2` or `1/2` does: the splitter, which reads
+/// every result token, marks where a game ended by its result.
+#[test]
+fn gzip_cut_after_a_last_game_ending_in_a_half_half_leaves_it_clean() {
+    for result in ["½-½", "1/2-1/2", "1/2"] {
+        let t = common::tempdir();
+        let data = format!("[Event \"x\"]\n[Result \"1/2-1/2\"]\n\n1. e4 e5 2. Nf3 Nc6 {result}\n");
+        let z = gzip(data.as_bytes());
+        let no_trailer = &z[..z.len() - 8];
+        assert_eq!(gunzip_prefix(no_trailer), data.as_bytes(), "{result}");
+        let input = common::write(t.path(), "half.pgn.gz", no_trailer);
+        let (out, status, stderr) = same_at_every_thread_count(t.path(), &input);
+        assert_eq!(status, Some(2), "{result}: {stderr}");
+        assert_eq!(common::counts(&out), (1, 1, 0, 0), "{result}");
+        assert_eq!(
+            common::rows(&out, "errors.csv"),
+            Vec::<Vec<String>>::new(),
+            "{result}"
+        );
+    }
+}
+
 /// Item 14, at the batch limit: a gzip stream that breaks off after many
 /// thousands of short games, none with a result (each ends at the next
 /// one's tag line), read in one go, so that the games after the fault fill
@@ -345,7 +421,7 @@ fn only_the_last_game_of_the_source_breaks_off() {
 }
 
 /// The first `n` games of the sample.
-fn first_games(n: usize) -> String {
+pub(super) fn first_games(n: usize) -> String {
     common::sample_games()[..n].join("\n\n") + "\n"
 }
 
@@ -414,6 +490,20 @@ fn foreign_formats_are_refused_and_the_run_goes_on() {
             "exe.pgn",
             b"MZ\x90\0\x03\0\0\0".to_vec(),
             "refused: a Windows executable, not PGN text",
+        ),
+        // (v3, issue 28) A browser's "save as" of a game's page, and XML.
+        (
+            "game.pgn",
+            b"\n  <!DOCTYPE html>\n<html lang=\"en\"><head><title>Rated blitz game</title></head>\
+              <body><pre>[Event \"Rated blitz game\"]\n\n1. e4 e5 *</pre></body></html>\n"
+                .to_vec(),
+            "refused: an HTML page, not PGN text",
+        ),
+        (
+            "feed.pgn",
+            b"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<games><game>1. e4 *</game></games>\n"
+                .to_vec(),
+            "refused: an HTML page, not PGN text",
         ),
     ];
     let mut args = vec!["--no-html".to_owned()];

@@ -14,10 +14,12 @@ mod cells;
 mod decode;
 mod folder;
 mod input_caps;
+mod linear;
 mod messages;
 mod reading;
 mod runtime;
 mod shards;
+mod sources;
 mod variant;
 
 /// The measuring runner itself: the sample through standard input gives

@@ -65,6 +65,153 @@ const FIFTY_WORDS: &[&str] = &[
     "cincuenta jugadas",
 ];
 
+/// (v3) Markers of commentary (lowercase), as whole words or phrases: a
+/// sentence of a final comment that holds one reports no claim, even with
+/// a claim word in it (`Lasker's only hope to avoid a loss is a draw by
+/// threefold repetition.`). The contract's English list, then the German,
+/// French and Spanish equivalents that docs/reports.md lists.
+const COMMENTARY: &[&str] = &[
+    "would",
+    "could",
+    "might",
+    "may",
+    "can",
+    "cannot",
+    "should",
+    "if",
+    "hope",
+    "hopes",
+    "hoping",
+    "try",
+    "tries",
+    "trying",
+    "threat",
+    "threatens",
+    "threatening",
+    "avoid",
+    "avoids",
+    "avoiding",
+    "plays for",
+    "playing for",
+    "headed for",
+    "heading for",
+    "going for",
+    "no",
+    "not",
+    "never",
+    "rather than",
+    "instead",
+    "agree",
+    "agreed",
+    "agreement",
+    "agreeing",
+    // German
+    "würde",
+    "würden",
+    "könnte",
+    "könnten",
+    "kann",
+    "können",
+    "sollte",
+    "sollten",
+    "wenn",
+    "falls",
+    "hofft",
+    "hoffen",
+    "hoffte",
+    "hoffnung",
+    "versucht",
+    "versuchen",
+    "versuchte",
+    "droht",
+    "drohte",
+    "drohung",
+    "vermeiden",
+    "vermeidet",
+    "vermied",
+    "spielt auf",
+    "spielte auf",
+    "nicht",
+    "kein",
+    "keine",
+    "keinen",
+    "nie",
+    "niemals",
+    "statt",
+    "anstatt",
+    "stattdessen",
+    "einigen sich",
+    "einigten sich",
+    "einigung",
+    "vereinbart",
+    "vereinbarten",
+    // French
+    "aurait",
+    "pourrait",
+    "pourraient",
+    "peut",
+    "peuvent",
+    "devrait",
+    "devraient",
+    "si",
+    "espère",
+    "espèrent",
+    "espoir",
+    "espérant",
+    "essaie",
+    "essaye",
+    "essayer",
+    "tente",
+    "menace",
+    "menacent",
+    "éviter",
+    "évite",
+    "évitant",
+    "joue pour",
+    "jouent pour",
+    "ne",
+    "pas",
+    "non",
+    "jamais",
+    "plutôt que",
+    "au lieu de",
+    "accord",
+    "d'accord",
+    "conviennent",
+    // Spanish
+    "podría",
+    "podrían",
+    "puede",
+    "pueden",
+    "debería",
+    "deberían",
+    "espera",
+    "esperan",
+    "esperanza",
+    "esperando",
+    "intenta",
+    "intentan",
+    "intentando",
+    "amenaza",
+    "amenazan",
+    "evitar",
+    "evita",
+    "evitando",
+    "juega por",
+    "juegan por",
+    "nunca",
+    "jamás",
+    "en lugar de",
+    "en vez de",
+    "acuerdo",
+    "acuerdan",
+    "acordaron",
+    "acordado",
+    "pactan",
+    "pactaron",
+    "pactadas",
+];
+
 /// Every claim word in one automaton: a pattern's index below
 /// `THREEFOLD_WORDS.len()` claims threefold, the rest fifty moves.
 static CLAIM_WORDS: std::sync::LazyLock<aho_corasick::AhoCorasick> =
@@ -186,6 +333,34 @@ fn claim_words(text: &str) -> (bool, bool) {
     (threefold, fifty)
 }
 
+/// (v3) Which claims a final comment makes: (threefold, fifty moves). It
+/// is cut into sentences at `.`, `!`, `?`, `;` and line ends; a sentence
+/// holding a claim word claims unless it also holds a marker of
+/// commentary ([`COMMENTARY`], or an English `n't`): a comment claims only
+/// where it reports the claim or the draw as what happened.
+fn comment_claims(text: &str) -> (bool, bool) {
+    let (mut threefold, mut fifty) = (false, false);
+    for sentence in text.split(['.', '!', '?', ';', '\n', '\r']) {
+        let (a, b) = claim_words(sentence);
+        if (a && !threefold || b && !fifty) && !is_commentary(sentence) {
+            threefold |= a;
+            fifty |= b;
+        }
+    }
+    (threefold, fifty)
+}
+
+/// Whether a sentence holds a marker of commentary, as a whole word or
+/// phrase, case-insensitive, any run of blanks as one space.
+fn is_commentary(sentence: &str) -> bool {
+    let lower = sentence
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase();
+    COMMENTARY.iter().any(|m| has_phrase(&lower, m, false)) || has_phrase(&lower, "n't", true)
+}
+
 /// Whether `text[start..end]` is a whole word or phrase: no letter or
 /// digit right before it (unless it may end a compound) or right after it.
 fn is_whole(text: &str, start: usize, end: usize, compound_end: bool) -> bool {
@@ -241,7 +416,7 @@ pub(super) fn audit_claims(
         if surely_no_claim_word(raw) {
             continue;
         }
-        let (a, b) = claim_words(&decode_text(raw));
+        let (a, b) = comment_claims(&decode_text(raw));
         com3 |= a;
         com50 |= b;
     }

@@ -212,25 +212,35 @@ codes! {
         /// A FEN castling right whose king or rook is not where it needs
         /// them, dropped.
         ImpossibleCastlingRight => "impossible_castling_right",
+        /// (v3) An evaluation glyph standing alone in the movetext (`+-`,
+        /// `=`, `±`, `!?`), read as annotation like a NAG.
+        AnnotationGlyph => "annotation_glyph",
+        /// (v3) A FEN en-passant square that no double step can have made
+        /// (no pawn of the side that just moved in front of it, or the
+        /// square behind it occupied), dropped.
+        ImpossibleEnPassantSquare => "impossible_en_passant_square",
+        /// (v3) A move written with German, French, Spanish or Dutch piece
+        /// letters (`Sf3`, `Cf3`), the whole game in one set.
+        ForeignPieceLetters => "foreign_piece_letters",
     }
 }
 
 /// A set of [`QuirkCode`]s, written in canonical order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
-pub struct Quirks(u16);
+pub struct Quirks(u32);
 
 impl Quirks {
     /// Adds `q`.
     pub fn insert(&mut self, q: QuirkCode) {
-        self.0 |= 1 << q as u16;
+        self.0 |= 1 << q as u32;
     }
     /// Takes `q` out.
     pub fn remove(&mut self, q: QuirkCode) {
-        self.0 &= !(1 << q as u16);
+        self.0 &= !(1 << q as u32);
     }
     /// Whether `q` is in the set.
     pub fn contains(self, q: QuirkCode) -> bool {
-        self.0 & (1 << q as u16) != 0
+        self.0 & (1 << q as u32) != 0
     }
     /// Whether the set has no code.
     pub fn is_empty(self) -> bool {
@@ -263,6 +273,8 @@ pub enum Written {
     /// A FEN castling right, as its FEN letter (`Q`, or the rook's file in
     /// Chess960).
     CastlingRight(char),
+    /// (v3) A FEN en-passant square, as the FEN names it (`g6`).
+    EnPassantSquare(shakmaty::Square),
 }
 
 /// Notation that was accepted though sloppy: one row of quirks.csv, and one

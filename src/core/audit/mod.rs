@@ -20,14 +20,44 @@ use shakmaty::{
     zobrist::Zobrist64,
 };
 
-use crate::pgn::{Game, Mended, MoveToken, TagQuirk, TagQuirkKind};
+use crate::pgn::{Game, Mended, MoveToken, PieceLetters, TagQuirk, TagQuirkKind};
 use castling::{CastlePlay, CastlingHistory};
 use explain::MoveNames;
 use repetition::{Repetitions, strict_key};
 
 /// Audits one game. Never panics on any input (see `audit_game_caught`).
+/// (v3) A game whose movetext stops at a move written with a foreign
+/// piece letter (`Sf3`) is audited as read in that language's set, where
+/// that reading names exactly one legal move with every move.
 pub fn audit_game(game: &Game) -> GameReport {
-    audit_traced(game, None)
+    let report = audit_traced(game, None);
+    foreign_reading(game).unwrap_or(report)
+}
+
+/// (v3) The audit of a game whose movetext stops at a token that starts
+/// with a piece letter of a foreign set only (`S`, `L`, `D`, `T`, `C`,
+/// `F`, `A`, `P`), read again in each set that letter belongs to (German,
+/// French, Spanish, Dutch, in that order): the first reading in which
+/// every piece letter is of the set and every move names exactly one legal
+/// move, if any. Out of line: few games are written so.
+#[cold]
+#[inline(never)]
+fn foreign_reading(game: &Game) -> Option<GameReport> {
+    let first = *game.syntax_error.as_ref()?.token.as_bytes().first()?;
+    if game.letters != PieceLetters::English || PieceLetters::English.has(first) {
+        return None;
+    }
+    PieceLetters::FOREIGN
+        .into_iter()
+        .filter(|letters| letters.has(first))
+        .find_map(|letters| {
+            let report = audit_traced(&game.read_in(letters), None);
+            let read = report
+                .error
+                .as_ref()
+                .is_none_or(|e| e.kind == ErrorKind::UnplayableCastle);
+            read.then_some(report)
+        })
 }
 
 /// How often the position after each ply (from ply 0, the start position)
@@ -69,6 +99,15 @@ fn audit_traced(game: &Game, mut trace: Option<&mut Vec<u32>>) -> GameReport {
     report
         .quirks
         .extend(start.dropped_rights.into_iter().map(dropped_right));
+    // (v3) So is an impossible en-passant square, dropped.
+    if let Some(square) = start.dropped_ep {
+        report.quirks.push(NotationQuirk {
+            ply: 0,
+            codes: QuirkCode::ImpossibleEnPassantSquare.into(),
+            written: Written::EnPassantSquare(square),
+            standard: None,
+        });
+    }
     let mode = start.mode;
     let mut pos = start.position.clone();
     let mut history = CastlingHistory::new(&start);
@@ -247,8 +286,27 @@ fn audit_traced(game: &Game, mut trace: Option<&mut Vec<u32>>) -> GameReport {
             })
             .collect();
     }
+    if !game.glyphs.is_empty() {
+        glyph_quirks(game, &mut report);
+    }
     report.notation_quirks = quirk_count(&report.quirks);
     report
+}
+
+/// (v3) Each evaluation glyph standing alone after a move that was
+/// replayed (or before the first) is a quirk at the ply it annotates,
+/// after that ply's other quirks.
+#[cold]
+#[inline(never)]
+fn glyph_quirks(game: &Game, report: &mut GameReport) {
+    let replayed = game.glyphs.iter().filter(|g| g.after_moves <= report.plies);
+    report.quirks.extend(replayed.map(|g| NotationQuirk {
+        ply: g.after_moves,
+        codes: QuirkCode::AnnotationGlyph.into(),
+        written: Written::Text(g.start, g.end),
+        standard: None,
+    }));
+    report.quirks.sort_by_key(|q| q.ply);
 }
 
 /// How many quirks a game has, for its `notation_quirks`.
@@ -416,6 +474,10 @@ fn mended_quirks(mended: Mended) -> Quirks {
         ),
         (Mended::EN_PASSANT_SUFFIX, QuirkCode::EnPassantSuffix),
         (Mended::DOUBLE_CHECK_MARK, QuirkCode::DoubleCheckMark),
+        (
+            Mended::FOREIGN_PIECE_LETTERS,
+            QuirkCode::ForeignPieceLetters,
+        ),
     ] {
         if mended.contains(form) {
             codes.insert(code);

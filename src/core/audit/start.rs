@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 
 use shakmaty::{
-    Bitboard, CastlingMode, Chess, FromSetup, Position, PositionError, Setup, fen::Fen,
+    Bitboard, CastlingMode, Chess, FromSetup, Position, PositionError, Setup, Square, fen::Fen,
 };
 
 use super::findings::{ErrorKind, GameReport, Variant};
@@ -24,6 +24,9 @@ pub struct Start {
     /// The FEN's castling rights that are impossible in the variant (the
     /// rook square of each), dropped: each is a notation quirk.
     pub(crate) dropped_rights: Bitboard,
+    /// (v3) The FEN's en-passant square where no double step can have made
+    /// it, dropped: a notation quirk.
+    pub(crate) dropped_ep: Option<Square>,
 }
 
 impl Start {
@@ -35,6 +38,7 @@ impl Start {
             variant: Variant::Standard,
             from_fen: false,
             dropped_rights: Bitboard::EMPTY,
+            dropped_ep: None,
         }
     }
 }
@@ -75,7 +79,12 @@ pub fn variant_column<'a>(report: &GameReport, tags: &'a Tags) -> Cow<'a, str> {
 /// that variant (FIDE 3.8.2 and Guidelines II.3: the king and that rook on
 /// their start squares, which in standard chess are e1/e8 and the corner,
 /// and in Chess960 a rook on the back rank on that side of the king) is
-/// dropped. `[FEN ""]` is no FEN.
+/// dropped, and so is (v3) an en-passant square that no double step can
+/// have made: no pawn of the side that just moved stands in front of it, or
+/// the square behind it is occupied (FIDE 3.7.3.1 takes the capture only
+/// right after the double step). A position no game can reach (the side not
+/// to move in check, a pawn on the first or last rank, two kings of a
+/// colour) stays a `bad_fen`. `[FEN ""]` is no FEN.
 pub fn start_position(tags: &Tags) -> Result<Start, (ErrorKind, String)> {
     let named = tag_variant(tags)?;
     let fen = tags.fen.as_deref().map(str::trim).filter(|f| !f.is_empty());
@@ -99,8 +108,10 @@ pub fn start_position(tags: &Tags) -> Result<Start, (ErrorKind, String)> {
         Variant::Chess960 => (CastlingMode::Chess960, Variant::Chess960),
     };
     let rights = setup.castling_rights;
+    let ep = setup.ep_square;
     let position = Chess::from_setup(setup, mode)
         .or_else(PositionError::ignore_invalid_castling_rights)
+        .or_else(PositionError::ignore_invalid_ep_square)
         .or_else(PositionError::ignore_too_much_material)
         .map_err(|e| {
             (
@@ -112,12 +123,14 @@ pub fn start_position(tags: &Tags) -> Result<Start, (ErrorKind, String)> {
             )
         })?;
     let dropped_rights = rights & !position.castles().castling_rights();
+    let dropped_ep = ep.filter(|_| position.maybe_ep_square().is_none());
     Ok(Start {
         position,
         mode,
         variant,
         from_fen,
         dropped_rights,
+        dropped_ep,
     })
 }
 

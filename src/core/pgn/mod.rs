@@ -11,7 +11,7 @@
 mod movetext;
 mod tags;
 
-pub use movetext::{Mended, MoveToken, SyntaxError};
+pub use movetext::{Glyph, Mended, MoveToken, SyntaxError};
 pub use tags::{TagQuirk, TagQuirkKind, Tags, decode_text};
 
 /// One game as read from its bytes, borrowing them.
@@ -23,6 +23,12 @@ pub struct Game<'a> {
     pub tags: Tags,
     /// The mainline moves, in order; ply `i + 1` is `moves[i]`.
     pub moves: Vec<MoveToken>,
+    /// (v3) The evaluation glyphs standing alone in the mainline, in order.
+    pub glyphs: Vec<Glyph>,
+    /// The piece letters the moves were read in.
+    pub letters: PieceLetters,
+    /// Where the movetext starts in `bytes`.
+    movetext_start: usize,
     /// The first token that could not be read, after `moves`.
     pub syntax_error: Option<SyntaxError>,
     /// Byte ranges (into `bytes`) of the comments after the last move.
@@ -30,6 +36,56 @@ pub struct Game<'a> {
     /// The result token that ends the movetext, canonical (`1/2` and `½-½`
     /// are `1/2-1/2`); `None` where there is none.
     pub result_token: Option<&'static str>,
+}
+
+/// The piece letters a game's moves are written in: English (SAN), or
+/// (v3) one of the foreign sets the contract reads. Pawn moves are written
+/// as in SAN in every set.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PieceLetters {
+    /// `K Q R B N`.
+    English,
+    /// `K D T L S`: König, Dame, Turm, Läufer, Springer.
+    German,
+    /// `R D T F C`: roi, dame, tour, fou, cavalier.
+    French,
+    /// `R D T A C`: rey, dama, torre, alfil, caballo.
+    Spanish,
+    /// `K D T L P`: koning, dame, toren, loper, paard.
+    Dutch,
+}
+
+impl PieceLetters {
+    /// The foreign sets, in the order they are tried.
+    pub const FOREIGN: [PieceLetters; 4] = [
+        PieceLetters::German,
+        PieceLetters::French,
+        PieceLetters::Spanish,
+        PieceLetters::Dutch,
+    ];
+
+    /// The set's letters for king, queen, rook, bishop and knight.
+    fn letters(self) -> [u8; 5] {
+        match self {
+            PieceLetters::English => *b"KQRBN",
+            PieceLetters::German => *b"KDTLS",
+            PieceLetters::French => *b"RDTFC",
+            PieceLetters::Spanish => *b"RDTAC",
+            PieceLetters::Dutch => *b"KDTLP",
+        }
+    }
+
+    /// The English letter of the piece that `letter` names in this set;
+    /// `None` for a letter that is not the set's.
+    pub(crate) fn english(self, letter: u8) -> Option<u8> {
+        let k = self.letters().iter().position(|&l| l == letter)?;
+        Some(b"KQRBN"[k])
+    }
+
+    /// Whether `letter` names a piece in this set.
+    pub fn has(self, letter: u8) -> bool {
+        self.letters().contains(&letter)
+    }
 }
 
 /// The longest game [`Game::parse`] reads, in bytes: offsets into a game
@@ -54,11 +110,29 @@ impl<'a> Game<'a> {
     pub fn parse(bytes: &'a [u8]) -> Game<'a> {
         let bytes = &bytes[..bytes.len().min(MAX_GAME_LEN)];
         let (tags, movetext_start) = tags::read_tags(bytes);
-        let mt = movetext::read_movetext(bytes, movetext_start);
+        Game::with_movetext(bytes, tags, movetext_start, PieceLetters::English)
+    }
+
+    /// (v3) The same game, its movetext read again with the piece letters
+    /// of `letters`.
+    pub fn read_in(&self, letters: PieceLetters) -> Game<'a> {
+        Game::with_movetext(self.bytes, self.tags.clone(), self.movetext_start, letters)
+    }
+
+    fn with_movetext(
+        bytes: &'a [u8],
+        tags: Tags,
+        movetext_start: usize,
+        letters: PieceLetters,
+    ) -> Game<'a> {
+        let mt = movetext::read_movetext(bytes, movetext_start, letters);
         Game {
             bytes,
             tags,
             moves: mt.moves,
+            glyphs: mt.glyphs,
+            letters,
+            movetext_start,
             syntax_error: mt.error,
             final_comments: mt.final_comments,
             result_token: mt.result,

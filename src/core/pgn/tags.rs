@@ -76,6 +76,10 @@ pub fn decode_text(bytes: &[u8]) -> String {
 pub(super) fn read_tags(bytes: &[u8]) -> (Tags, usize) {
     let mut tags = Tags::default();
     let mut pos = 0;
+    // Where the line being read ends, found once a line: a line of many
+    // tags is read tag by tag, and searching for its end again at each tag
+    // would take time quadratic in the line.
+    let mut line_end = 0;
     loop {
         let rest = &bytes[pos..];
         if let Some(len) = read_plain_tag_line(rest, pos, &mut tags) {
@@ -94,8 +98,10 @@ pub(super) fn read_tags(bytes: &[u8]) -> (Tags, usize) {
             return (tags, pos);
         }
         let line_start = pos + indent;
-        let line = &bytes[line_start..];
-        pos = line_start + read_tag_line(&line[..line_len(line)], line_start, &mut tags);
+        if line_start >= line_end {
+            line_end = line_start + line_len(&bytes[line_start..]);
+        }
+        pos = line_start + read_tag_line(&bytes[line_start..line_end], line_start, &mut tags);
     }
 }
 

@@ -1,0 +1,404 @@
+//! The examples: one compact line per row that names the game and the
+//! move, opening onto its board and the row's detail.
+
+use maud::{Markup, PreEscaped, html};
+use shakmaty::{Setup, Square};
+
+use super::board::{board_svg, castle_marks, no_board, parse_fen};
+use super::{HtmlReport, date, is_url, ordered, plural, shown, tag, times, wrapping};
+use crate::rows::{CastlingRow, ClaimRow, ErrorRow, Identity, MissedDrawRow, ResultRow};
+use pgn_audit_core::audit::{CastlingReason, ClaimVerdict, DrawRule, ErrorKind, ResultCode};
+
+/// The half-move index of a FEN's position: twice its fullmove counter,
+/// plus one with Black to move.
+fn half_moves(setup: &Setup) -> u64 {
+    2 * u64::from(setup.fullmoves.get()) + u64::from(setup.turn.is_black())
+}
+
+/// The move that led to the position of half-move index `index`, as a
+/// reader numbers it: `26.` (White's 26th move) or `26…`.
+fn move_before(index: u64) -> String {
+    let (number, black_to_move) = (index / 2, index % 2 == 1);
+    if black_to_move {
+        format!("{number}.")
+    } else {
+        format!("{}…", number.saturating_sub(1))
+    }
+}
+
+/// `26.Nb5` or `26…Nb5`: a move by `color` in the position whose fullmove
+/// counter is `number`.
+fn move_name(number: u32, white: bool, san: &str) -> String {
+    format!("{number}{}{}", if white { "." } else { "…" }, shown(san))
+}
+
+// ---- examples ----
+
+fn identity(id: &Identity) -> Markup {
+    let white = tag(&id.white);
+    let black = tag(&id.black);
+    let site = tag(&id.site);
+    // The players, else the event, name the game.
+    let event = tag(&id.event);
+    let who = match (white, black) {
+        (None, None) => event.map(shown),
+        (w, b) => Some(format!(
+            "{} – {}",
+            shown(w.unwrap_or("?")),
+            shown(b.unwrap_or("?"))
+        )),
+    };
+    let mut parts: Vec<Markup> = Vec::new();
+    if let Some(e) = event.filter(|_| white.is_some() || black.is_some()) {
+        parts.push(html! { (shown(e)) });
+    }
+    if let Some(r) = tag(&id.round) {
+        parts.push(html! { "round " (shown(r)) });
+    }
+    if let Some(d) = date(&id.date) {
+        parts.push(html! { (shown(d)) });
+    }
+    if let Some(site) = site {
+        parts.push(if is_url(site) {
+            html! { a href=(site) rel="noopener noreferrer" { (shown(site)) } }
+        } else {
+            html! { (shown(site)) }
+        });
+    }
+    if id.variant != "standard" {
+        parts.push(html! { (shown(&id.variant)) });
+    }
+    html! {
+        span.who {
+            @match &who { Some(w) => { b { (w) } }, None => { b.muted { "no players or event named" } } }
+            @if let Some(r) = tag(&id.result) { " " span.muted { (shown(r)) } }
+        }
+        @if !parts.is_empty() {
+            span.tags { @for (i, p) in parts.iter().enumerate() { @if i > 0 { " · " } (p) } }
+        }
+        span.src { (shown(&id.source)) ", game " (id.game) ", line " (id.line) }
+    }
+}
+
+const LEGEND_CASTLE: &str = concat!(
+    r#"<p class="legend"><i class="l-path"></i>king's path "#,
+    r#"<i class="l-rook"></i>rook's path "#,
+    r#"<i class="l-attacked"></i>attacked (arrows from the attackers) "#,
+    r#"<i class="l-blocker"></i>in the way "#,
+    r#"<i class="l-moved"></i>had moved or is displaced "#,
+    r#"<i class="l-captured"></i>rook's square, its rook captured</p>"#,
+);
+
+/// A group of examples: its heading and, one line each, its rows, whose
+/// boards open on demand.
+fn example_group(
+    id: &str,
+    title: Markup,
+    total: u64,
+    shown_rows: usize,
+    file: &str,
+    rows: Markup,
+) -> Markup {
+    html! {
+        details.group id=(id) data-total=(total) data-shown=(shown_rows) open {
+            summary { (title) " " span.muted { "(" (total) ")" } }
+            div.rows { (rows) }
+            @if total > shown_rows as u64 {
+                p.more { "… and " (total - shown_rows as u64) " more in " (file) "." }
+            }
+        }
+    }
+}
+
+/// One example: a line that names the game and the finding, and, opened,
+/// the board and the details.
+fn example(
+    id: &str,
+    class: &str,
+    data: &[(&str, String)],
+    line: Markup,
+    board: Markup,
+    body: Markup,
+    open: bool,
+) -> Markup {
+    html! {
+        details class={ "ex " (class) } id=(id) open[open]
+            data-reasons=[data.iter().find(|(k, _)| *k == "reasons").map(|(_, v)| v)]
+            data-verdict=[data.iter().find(|(k, _)| *k == "verdict").map(|(_, v)| v)]
+            data-plies=[data.iter().find(|(k, _)| *k == "plies").map(|(_, v)| v)]
+            data-ply=[data.iter().find(|(k, _)| *k == "ply").map(|(_, v)| v)]
+            data-variant=[data.iter().find(|(k, _)| *k == "variant").map(|(_, v)| v)]
+        {
+            summary { (line) }
+            div.body { (board) div.info { (body) } }
+        }
+    }
+}
+
+pub(super) fn examples(h: &HtmlReport) -> Markup {
+    let mut n = 0usize;
+    html! {
+        section #examples {
+            h2 { "Examples" }
+            p.muted { "At most " (h.limit) " per group, in input order; open a line for its board. The CSV files hold every row." }
+            h3 #castle-examples { "Illegal castles" }
+            @if h.castle_examples.is_empty() { p.muted { "None." } } @else {
+                p.muted { "Grouped by each castle's first reason. Each board shows the position before the castle." }
+                (PreEscaped(LEGEND_CASTLE))
+                @for (reason, g) in ordered(&h.castle_examples, CastlingReason::ALL.iter().map(|r| r.code())) {
+                    (example_group(&format!("castles-{}", shown(reason)),
+                        html! { "First reason " code.reason { (wrapping(reason, '_')) } }, g.total, g.rows.len(), "castling.csv",
+                        html! { @for row in &g.rows { ({ n += 1; castle_example(n, row) }) } }))
+                }
+            }
+            h3 #claim-examples { "False claims" }
+            @if h.claim_examples.is_empty() { p.muted { "None." } } @else {
+                p.muted { "Each board shows the final position; the en-passant square and the rooks that keep a castling right are shaded blue." }
+                @for (verdict, g) in ordered(&h.claim_examples, ClaimVerdict::ALL.iter().map(|v| v.code())) {
+                    (example_group(&format!("claims-{}", shown(verdict)),
+                        html! { "Verdict " code.reason { (wrapping(verdict, '_')) } }, g.total, g.rows.len(), "claims.csv",
+                        html! { @for row in &g.rows { ({ n += 1; claim_example(n, row) }) } }))
+                }
+            }
+            h3 #result-examples { "Results that contradict the board" }
+            @if h.results.is_empty() { p.muted { "None." } } @else {
+                @for (code, g) in ordered(&h.results, ResultCode::ALL.iter().map(|c| c.code())) {
+                    (example_group(&format!("results-{}", shown(code)),
+                        html! { code.reason { (wrapping(code, '_')) } }, g.total, g.rows.len(), "results.csv",
+                        html! { @for row in &g.rows { ({ n += 1; result_example(n, row) }) } }))
+                }
+            }
+            h3 #missed-examples { "Missed automatic draws" }
+            @if h.missed.is_empty() { p.muted { "None." } } @else {
+                @for (rule, g) in ordered(&h.missed, DrawRule::ALL.iter().map(|r| r.code())) {
+                    (example_group(&format!("missed-{}", shown(rule)),
+                        html! { code.reason { (wrapping(rule, '_')) } }, g.total, g.rows.len(), "missed_draws.csv",
+                        html! { @for row in &g.rows { ({ n += 1; missed_example(n, row) }) } }))
+                }
+            }
+            h3 #error-examples { "Errors" }
+            @if h.errors.is_empty() { p.muted { "None." } } @else {
+                @for (kind, g) in ordered(&h.errors, ErrorKind::ALL.iter().map(|k| k.code())) {
+                    (example_group(&format!("errors-{}", shown(kind)),
+                        html! { code.reason { (wrapping(kind, '_')) } }, g.total, g.rows.len(), "errors.csv",
+                        html! { @for row in &g.rows { ({ n += 1; error_example(n, row) }) } }))
+                }
+            }
+        }
+    }
+}
+
+fn codes(list: &str) -> Markup {
+    html! { @for r in list.split(';').filter(|r| !r.is_empty()) { code.reason { (wrapping(r, '_')) } " " } }
+}
+
+fn castle_example(n: usize, row: &CastlingRow) -> Markup {
+    let setup = parse_fen(&row.fen);
+    let marks = setup.as_ref().and_then(|s| castle_marks(row, s));
+    let board = match &setup {
+        Some(s) => board_svg(
+            &format!("board-{n}"),
+            &row.fen,
+            &s.board,
+            marks.as_ref(),
+            &[],
+        ),
+        None => no_board(),
+    };
+    let mv = move_name(row.move_number, row.side != "black", &row.san);
+    example(
+        &format!("ex-{n}"),
+        "castle",
+        &[
+            ("reasons", shown(&row.reasons)),
+            ("ply", row.ply.to_string()),
+            ("variant", shown(&row.id.variant)),
+        ],
+        html! {
+            span.move { b { (mv) } " " small.ply { "ply " (row.ply) } }
+            (identity(&row.id))
+            span.codes { (codes(&row.reasons)) }
+        },
+        board,
+        html! {
+            p { (shown(&row.side)) " castles " (shown(&row.castle)) ": " b { (mv) } }
+            p.detail { (shown(&row.detail)) }
+            p { code.fen { (wrapping(&row.fen, '/')) } }
+        },
+        n == 1,
+    )
+}
+
+/// A claim's final position, its castling rights and en-passant square
+/// marked.
+fn claim_board(n: usize, fen: &str, setup: Option<&Setup>) -> Markup {
+    match setup {
+        Some(s) => {
+            let mut extra: Vec<(Square, &str)> = s
+                .castling_rights
+                .into_iter()
+                .map(|sq| (sq, "right"))
+                .collect();
+            if let Some(ep) = s.ep_square {
+                extra.push((ep, "ep"));
+            }
+            board_svg(&format!("board-{n}"), fen, &s.board, None, &extra)
+        }
+        None => no_board(),
+    }
+}
+
+fn claim_example(n: usize, row: &ClaimRow) -> Markup {
+    let setup = parse_fen(&row.fen);
+    let board = claim_board(n, &row.fen, setup.as_ref());
+    // The claim is made after the game's last move; each earlier position
+    // is named by the move that led to it.
+    let end = setup.as_ref().map(half_moves);
+    let after = |ply: u32| match end {
+        Some(end) => {
+            html! { (move_before((end + u64::from(ply)).saturating_sub(u64::from(row.ply)))) " " small.ply { "ply " (ply) } }
+        }
+        None => html! { "ply " (ply) },
+    };
+    let plies: Vec<u32> = row
+        .plies
+        .split(';')
+        .filter_map(|p| p.parse().ok())
+        .collect();
+    let threefold = row.claim == "threefold";
+    example(
+        &format!("ex-{n}"),
+        "claim",
+        &[
+            ("verdict", shown(&row.verdict)),
+            ("plies", shown(&row.plies)),
+        ],
+        html! {
+            span.move { "after " b { (after(row.ply)) } }
+            (identity(&row.id))
+            span.codes { (wrapping(&row.claim, '_')) " claim from the " (wrapping(&row.claim_source, '_')) " " (codes(&row.verdict)) }
+        },
+        board,
+        html! {
+            @if threefold {
+                p { "The final position occurred " b { (times(row.occurrences)) } " under FIDE identity (9.2.3), "
+                    (times(row.occurrences_ignoring_rights)) " ignoring castling and en-passant rights"
+                    @if !plies.is_empty() { ": after " @for (i, p) in plies.iter().enumerate() { @if i > 0 { ", " } (after(*p)) } }
+                    "." }
+            } @else {
+                @let clock = setup.as_ref().map(|s| s.halfmoves);
+                p { "The fifty-move rule (FIDE 9.3) needs 50 moves of each side, 100 plies, without a capture or a pawn move"
+                    @if let Some(c) = clock { "; the last one was " b { (plural(u64::from(c), "ply", "plies")) } " before the claim" }
+                    "." }
+            }
+            p.detail { (shown(&row.detail)) }
+            p { code.fen { (wrapping(&row.fen, '/')) } }
+        },
+        false,
+    )
+}
+
+fn result_example(n: usize, row: &ResultRow) -> Markup {
+    let setup = parse_fen(&row.fen);
+    let board = match &setup {
+        Some(s) => board_svg(&format!("board-{n}"), &row.fen, &s.board, None, &[]),
+        None => html! {},
+    };
+    example(
+        &format!("ex-{n}"),
+        "result",
+        &[("ply", row.ply.to_string())],
+        html! {
+            span.move { "recorded " b { (shown(&row.recorded)) }
+                @if !row.expected.is_empty() { ", the Laws give " b { (shown(&row.expected)) } } }
+            (identity(&row.id))
+            span.codes { (codes(&row.code)) }
+        },
+        board,
+        html! {
+            p.detail { (shown(&row.detail)) }
+            @if !row.fen.is_empty() { p { code.fen { (wrapping(&row.fen, '/')) } } }
+        },
+        false,
+    )
+}
+
+fn missed_example(n: usize, row: &MissedDrawRow) -> Markup {
+    let setup = parse_fen(&row.fen);
+    let board = match &setup {
+        Some(s) => board_svg(&format!("board-{n}"), &row.fen, &s.board, None, &[]),
+        None => no_board(),
+    };
+    let at = match &setup {
+        Some(s) => html! { (move_before(half_moves(s))) " " small.ply { "ply " (row.ply) } },
+        None => html! { "ply " (row.ply) },
+    };
+    example(
+        &format!("ex-{n}"),
+        "missed",
+        &[("ply", row.ply.to_string())],
+        html! {
+            span.move { "drawn after " b { (at) } ", " (plural(u64::from(row.plies_after), "ply", "plies")) " played on" }
+            (identity(&row.id))
+            span.codes { (codes(&row.rule)) }
+        },
+        board,
+        html! { p { code.fen { (wrapping(&row.fen, '/')) } } },
+        false,
+    )
+}
+
+fn error_example(n: usize, row: &ErrorRow) -> Markup {
+    let setup = parse_fen(&row.fen);
+    let board = match &setup {
+        Some(s) => board_svg(&format!("board-{n}"), &row.fen, &s.board, None, &[]),
+        None => html! {},
+    };
+    let mv = match (&setup, row.san.is_empty()) {
+        (Some(s), false) => {
+            html! { b { (move_name(s.fullmoves.get(), s.turn.is_white(), &row.san)) } " " small.ply { "ply " (row.ply) } }
+        }
+        (_, false) => html! { b { (shown(&row.san)) } " " small.ply { "ply " (row.ply) } },
+        (_, true) => html! { "ply " (row.ply) },
+    };
+    example(
+        &format!("ex-{n}"),
+        "error",
+        &[("ply", row.ply.to_string())],
+        html! {
+            span.move { (mv) }
+            (identity(&row.id))
+            span.codes { (codes(&row.kind)) }
+        },
+        board,
+        html! {
+            p.detail { (shown(&row.detail)) }
+            @if !row.fen.is_empty() { p { code.fen { (wrapping(&row.fen, '/')) } } }
+        },
+        false,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::page::board::parse_fen;
+
+    /// Karpov–Miles: the claim after Black's 25th move... the positions
+    /// named by the moves that led to them.
+    #[test]
+    fn moves_are_named_by_number() {
+        // White to move at move 26: the last move was Black's 25th.
+        let s = parse_fen("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 26").unwrap();
+        assert_eq!(move_before(half_moves(&s)), "25…");
+        assert_eq!(move_before(half_moves(&s) - 1), "25.");
+        assert_eq!(move_before(half_moves(&s) - 2), "24…");
+        let s = parse_fen("r3k2r/8/8/8/8/8/8/R3K2R b KQkq - 0 26").unwrap();
+        assert_eq!(move_before(half_moves(&s)), "26.");
+        assert_eq!(move_name(26, true, "Nb5"), "26.Nb5");
+        assert_eq!(move_name(30, false, "O-O-O"), "30…O-O-O");
+        // A FEN's counter at its limit.
+        let s = parse_fen("8/8/8/8/8/8/8/K6k b - - 0 4294967295").unwrap();
+        assert_eq!(move_before(half_moves(&s)), "4294967295.");
+    }
+}

@@ -73,7 +73,7 @@ def reports(binary, inputs, out, threads):
         data = open(path, "rb").read()
         if name == "summary.json":
             s = json.loads(data)
-            for k in ("seconds", "threads"):
+            for k in ("seconds", "threads", "helpmate_seconds"):
                 s.pop(k, None)
             data = json.dumps(s, indent=1).encode()
         files[name] = data

@@ -14,7 +14,9 @@ use clap::{Args, CommandFactory, Parser, Subcommand};
 const AUDIT_NOTE: &str = "The reports go into the output folder (default reports/): \
 castling.csv, claims.csv, missed_draws.csv, errors.csv, results.csv, summary.json and, \
 unless --no-html, report.html, the page to open in a browser. The reports of an earlier \
-run in that folder are removed first.
+run in that folder are removed first. A dead position (FIDE 5.2.2) and a loss on time \
+against a side that cannot mate (6.9) are judged by insufficient material or by a \
+helpmate analysis (chasolver); the basis column says which.
 
 Exit status: 0 when the run completed (findings are not failures); 1 with \
 --fail-on-findings when a game is flagged or incomplete; 2 for a usage or input error; \

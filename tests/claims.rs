@@ -421,6 +421,7 @@ fn fivefold_played_on() {
             ply: 16,
             plies_after: 2,
             fen: "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 16 9".to_owned(),
+            basis: None,
         }]
     );
     assert_eq!(r.class(), GameClass::Flagged);
@@ -462,6 +463,7 @@ fn seventy_five_moves_played_on_with_the_fen_clock() {
             ply: 2,
             plies_after: 1,
             fen: "8/8/8/3k4/8/8/R7/4K3 w - - 150 101".to_owned(),
+            basis: None,
         }]
     );
     assert_eq!(r.class(), GameClass::Flagged);

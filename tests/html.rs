@@ -229,6 +229,7 @@ fn fixture() -> Fixture {
             ply: 120,
             plies_after: 7,
             fen: FEN_CLAIM.into(),
+            basis: "".into(),
         },
         MissedDrawRow {
             id: ident(10, "", "2010.01.01", "I", "J", "standard"),
@@ -236,6 +237,7 @@ fn fixture() -> Fixture {
             ply: 61,
             plies_after: 1,
             fen: "8/8/8/8/8/8/3K4/5B1k b - - 0 31".into(),
+            basis: "insufficient_material".into(),
         },
     ];
     let errors = vec![
@@ -264,6 +266,7 @@ fn fixture() -> Fixture {
         expected: "0-1".into(),
         detail: "Black mates.".into(),
         fen: "rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3".into(),
+        basis: "".into(),
     }];
     let mut summary = Summary {
         games: 14,
@@ -1026,6 +1029,7 @@ fn no_html_turns_it_off_and_changes_no_csv() {
     );
     for s in [&mut x, &mut y] {
         s.as_object_mut().unwrap().remove("seconds");
+        s.as_object_mut().unwrap().remove("helpmate_seconds");
         s.as_object_mut().unwrap().remove("options");
     }
     assert_eq!(x, y);

@@ -21,6 +21,7 @@ mod claims_crosscheck;
 mod cli;
 mod cluster;
 mod crosscheck;
+mod helpmate;
 mod html;
 mod interrupt;
 mod line;

@@ -54,6 +54,7 @@ fn stable(dir: &Path, f: &str) -> String {
     }
     let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
     v.as_object_mut().unwrap().remove("seconds");
+    v.as_object_mut().unwrap().remove("helpmate_seconds");
     v.as_object_mut().unwrap().remove("threads");
     v.to_string()
 }
@@ -176,7 +177,7 @@ fn bad_folders_get_clear_errors() {
     assert_eq!(
         error_of(&merge(&[&a, &other], &out)),
         format!(
-            "pgn-audit: merge: {}/errors.csv: its columns are not those of version 2 of the report contract",
+            "pgn-audit: merge: {}/errors.csv: its columns are not those of version 3 of the report contract",
             s(&other)
         )
     );

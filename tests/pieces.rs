@@ -31,6 +31,7 @@ fn reports(dir: &Path) -> Vec<(String, Vec<u8>)> {
     let mut v = summary(dir);
     let o = v.as_object_mut().unwrap();
     o.remove("seconds");
+    o.remove("helpmate_seconds");
     o.remove("threads");
     out.push(("summary.json".to_owned(), v.to_string().into_bytes()));
     out

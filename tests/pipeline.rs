@@ -26,6 +26,7 @@ fn stable_summary(out: &Path) -> serde_json::Value {
     let mut s = summary(out);
     let o = s.as_object_mut().unwrap();
     o.remove("seconds");
+    o.remove("helpmate_seconds");
     o.remove("threads");
     o.remove("sources");
     // Names, sizes and times differ between the forms of one input; what

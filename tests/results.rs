@@ -474,6 +474,7 @@ fn results_are_the_same_for_any_thread_count() {
         let mut s = summary(&out);
         let o = s.as_object_mut().unwrap();
         o.remove("seconds");
+        o.remove("helpmate_seconds");
         o.remove("threads");
         (files, s)
     };

@@ -31,9 +31,9 @@ pub mod audit;
 mod pgn;
 
 pub use audit::{
-    CastlingReason, CastlingViolation, ClaimAudit, ClaimKind, ClaimSource, ClaimVerdict, DrawRule,
-    ErrorKind, GameClass, GameError, GameReport, MissedDraw, Reasons, ResultCode, ResultFinding,
-    Variant, audit_game, audit_game_caught, fen_of, repetition_counts,
+    Basis, CastlingReason, CastlingViolation, ClaimAudit, ClaimKind, ClaimSource, ClaimVerdict,
+    DrawRule, ErrorKind, GameClass, GameError, GameReport, MissedDraw, Reasons, ResultCode,
+    ResultFinding, Undecided, Variant, audit_game, audit_game_caught, fen_of, repetition_counts,
 };
 pub use pgn::{
     Game, Glyph, Mended, MoveToken, PieceLetters, SyntaxError, TagQuirk, TagQuirkKind, Tags,

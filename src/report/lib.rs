@@ -325,6 +325,7 @@ impl Reports {
                 ply: m.ply,
                 plies_after: m.plies_after,
                 fen: &m.fen,
+                basis: m.basis.map_or("", |b| b.code()),
             };
             self.missed.put(&row)?;
             if let Some(h) = &mut self.html {
@@ -367,6 +368,7 @@ impl Reports {
                 expected: r.expected,
                 detail: &r.detail,
                 fen: &r.fen,
+                basis: r.basis.map_or("", |b| b.code()),
             };
             self.results.put(&row)?;
             if let Some(h) = &mut self.html {

@@ -72,7 +72,7 @@ fn read_shard(dir: &Path) -> Result<Shard, MergeError> {
     let summary = Summary::from_json(&text).ok_or_else(|| {
         fail(
             &summary_path,
-            "not a summary of version 2 of the report contract",
+            "not a summary of version 3 of the report contract",
         )
     })?;
     if summary.interrupted {
@@ -122,20 +122,26 @@ fn check_header<R: ReportRow>(dir: &Path) -> Result<(), MergeError> {
     if first != header.as_bytes() {
         return Err(fail(
             path,
-            "its columns are not those of version 2 of the report contract",
+            "its columns are not those of version 3 of the report contract",
         ));
     }
     Ok(())
 }
 
 /// Refuses a summary.json that another version of pgn-audit wrote: one
-/// without `version` is of contract v1; one of another version may judge
-/// games otherwise, so its rows cannot stand next to this version's.
+/// without `version` is of contract v1, one without `undecided` (which v3
+/// added, with the helpmate analysis) of contract v2; one of another
+/// version may judge games otherwise, so its rows cannot stand next to
+/// this version's.
 fn check_version(dir: &Path, path: &Path, text: &str) -> Result<(), MergeError> {
     let v: serde_json::Value =
         serde_json::from_str(text).map_err(|e| fail(path, format!("not JSON: {e}")))?;
     match v.get("version") {
         None => Err(fail(dir, "a report folder of contract v1 (no version)")),
+        Some(_) if v.get("undecided").is_none() => Err(fail(
+            dir,
+            "a report folder of contract v2 (no undecided): audit its input again",
+        )),
         Some(serde_json::Value::String(found)) if found == VERSION => Ok(()),
         Some(found) => Err(fail(
             dir,

@@ -335,6 +335,9 @@ report_row! {
         plies_after: u32,
         /// The position of the draw.
         fen: S,
+        /// (v3) What shows a dead position dead: `insufficient_material`
+        /// or `helpmate_analysis`; `""` for the other rules.
+        basis: S,
     }
 }
 
@@ -370,6 +373,10 @@ report_row! {
         detail: S,
         /// The final position.
         fen: S,
+        /// (v3) What shows that a side cannot mate, for
+        /// `dead_position_not_drawn` and `timeout_without_mating_material`:
+        /// `insufficient_material` or `helpmate_analysis`; `""` otherwise.
+        basis: S,
     }
 }
 
@@ -643,8 +650,9 @@ mod tests {
                 ply: 120,
                 plies_after: 7,
                 fen: "f".into(),
+                basis: String::new(),
             },
-            &format!("{ident},fivefold,120,7,f\n"),
+            &format!("{ident},fivefold,120,7,f,\n"),
         );
         round_trip(
             ErrorRow {
@@ -665,9 +673,10 @@ mod tests {
                 recorded: "1-0".into(),
                 expected: String::new(),
                 detail: "d".into(),
-                fen: String::new(),
+                fen: "f".into(),
+                basis: "helpmate_analysis".into(),
             },
-            &format!("{ident},80,result_mismatch,1-0,,d,\n"),
+            &format!("{ident},80,result_mismatch,1-0,,d,f,helpmate_analysis\n"),
         );
         round_trip(
             QuirkRow {
@@ -690,6 +699,7 @@ mod tests {
             ply: u32::MAX,
             plies_after: 0,
             fen: "f".into(),
+            basis: String::new(),
         };
         let borrowed = MissedDrawRow {
             id: Identity {
@@ -710,10 +720,11 @@ mod tests {
             ply: u32::MAX,
             plies_after: 0,
             fen: "f",
+            basis: "",
         };
         assert_eq!(written(&borrowed), written(&owned));
         assert_eq!(borrowed.owned(&|s: &str| s.to_owned()), owned);
-        assert!(written(&owned).contains(",a\u{fffd}b,B,1-0,standard,fivefold,4294967295,0,f\n"));
+        assert!(written(&owned).contains(",a\u{fffd}b,B,1-0,standard,fivefold,4294967295,0,f,\n"));
     }
 
     /// The identity columns are [`Identity`]'s fields, and each row's own
@@ -776,7 +787,7 @@ mod tests {
             "missed_draws.csv: not the columns of this version: source,game"
         );
         let head = columns::<MissedDrawRow>().collect::<Vec<_>>().join(",");
-        let file = format!("{head}\na,1,0,1,,,,,,,,standard,fivefold,x,7,f\n");
+        let file = format!("{head}\na,1,0,1,,,,,,,,standard,fivefold,x,7,f,\n");
         let e = read::<MissedDrawRow>(file.as_bytes(), |_| {}).unwrap_err();
         assert_eq!(
             e.to_string(),

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use pgn_audit_core::audit::{
     CastlingReason, ClaimSource, ClaimVerdict, DrawRule, ErrorKind, GameClass, GameReport,
-    ResultCode,
+    ResultCode, Undecided,
 };
 
 /// The tool's version, written in summary.json: `merge` joins only the
@@ -213,6 +213,11 @@ pub struct Summary {
     pub options: Options,
     /// Each source as read, in input order.
     pub source_details: Vec<SourceDetail>,
+    /// (v3) Questions the helpmate analysis could not decide, by code.
+    pub undecided: [u64; 3],
+    /// (v3) The time the helpmate analysis took, added over the games (on
+    /// every thread), in seconds.
+    pub helpmate_seconds: f64,
     /// Whether a signal stopped the run before its input's end.
     pub interrupted: bool,
     /// The piece audited, for a run with `--piece`.
@@ -266,6 +271,10 @@ impl Summary {
             self.results[r.code as usize] += 1;
         }
         self.notation_quirks += u64::from(report.notation_quirks);
+        for u in &report.undecided {
+            self.undecided[*u as usize] += 1;
+        }
+        self.helpmate_seconds += report.analysis_nanos as f64 / 1e9;
     }
 
     /// summary.json, pretty-printed, keys in contract order.
@@ -288,6 +297,8 @@ impl Summary {
             version: VERSION,
             options: self.options,
             source_details: &self.source_details,
+            undecided: Counts::of(Undecided::ALL, Undecided::code, &self.undecided),
+            helpmate_seconds: (self.helpmate_seconds * 1000.0).round() / 1000.0,
             interrupted: self.interrupted,
             piece: self.piece.as_ref(),
         };
@@ -298,7 +309,8 @@ impl Summary {
 
     /// Reads a summary.json written by [`Summary::to_json`]; `None` when a
     /// key it writes (version 2's `results`, `version`, `options` and
-    /// `source_details` included) is missing or malformed. The table's
+    /// `source_details`, version 3's `undecided` and `helpmate_seconds`
+    /// included) is missing or malformed. The table's
     /// [`Findings`] are left at zero.
     pub(crate) fn from_json(text: &str) -> Option<Summary> {
         let file: SummaryRead = serde_json::from_str(text).ok()?;
@@ -319,6 +331,8 @@ impl Summary {
             sources: file.sources,
             options: file.options,
             source_details: file.source_details,
+            undecided: counted(&file.undecided, Undecided::ALL, Undecided::code)?,
+            helpmate_seconds: file.helpmate_seconds,
             interrupted: file.interrupted,
             piece: file.piece,
             findings: Findings::default(),
@@ -338,6 +352,8 @@ impl Summary {
         add(&mut self.missed_draws, &other.missed_draws);
         add(&mut self.errors, &other.errors);
         add(&mut self.results, &other.results);
+        add(&mut self.undecided, &other.undecided);
+        self.helpmate_seconds += other.helpmate_seconds;
         self.notation_quirks += other.notation_quirks;
         self.bytes += other.bytes;
         self.seconds += other.seconds;
@@ -578,6 +594,9 @@ struct SummaryFile<'a> {
     version: &'a str,
     options: Options,
     source_details: &'a [SourceDetail],
+    undecided: Counts,
+    /// Rounded to the millisecond.
+    helpmate_seconds: f64,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     interrupted: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -606,6 +625,8 @@ struct SummaryRead {
     _version: String,
     options: Options,
     source_details: Vec<SourceDetail>,
+    undecided: BTreeMap<String, u64>,
+    helpmate_seconds: f64,
     #[serde(default)]
     interrupted: bool,
     #[serde(default)]
@@ -840,6 +861,12 @@ mod tests {
       "ends_crc32": "0badcafe"
     }}
   ],
+  "undecided": {{
+    "dead_position": 0,
+    "dead_position_not_drawn": 0,
+    "timeout_without_mating_material": 0
+  }},
+  "helpmate_seconds": 0.0,
   "interrupted": true
 }}
 "#
@@ -849,7 +876,8 @@ mod tests {
         s.sources.clear();
         s.source_details.clear();
         let json = s.to_json().unwrap();
-        assert!(json.ends_with("  \"source_details\": []\n}\n"), "{json}");
+        assert!(json.contains("  \"source_details\": [],\n"), "{json}");
+        assert!(json.ends_with("  \"helpmate_seconds\": 0.0\n}\n"), "{json}");
         assert!(json.contains("  \"sources\": [],\n"), "{json}");
     }
 

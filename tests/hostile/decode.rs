@@ -74,6 +74,7 @@ pub(super) fn report_bytes(out: &Path) -> ReportBytes {
     let mut s = common::summary(out);
     let o = s.as_object_mut().unwrap();
     o.remove("seconds");
+    o.remove("helpmate_seconds");
     o.remove("threads");
     v.push(("summary.json".to_owned(), s.to_string().into_bytes()));
     v

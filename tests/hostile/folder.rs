@@ -80,6 +80,7 @@ fn refusal(o: &Output) -> String {
 fn stable_summary(out: &Path) -> serde_json::Value {
     let mut v = common::summary(out);
     v.as_object_mut().unwrap().remove("seconds");
+    v.as_object_mut().unwrap().remove("helpmate_seconds");
     v.as_object_mut().unwrap().remove("threads");
     v
 }

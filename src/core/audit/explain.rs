@@ -12,6 +12,7 @@ use shakmaty::{CastlingSide, Chess, Color, Position, Role, Square, san::San};
 
 use super::castling::{Breach, CastleJudgement, Event, PieceAt, Unplayable};
 use super::claims::{Difference, EnPassantDifference, Grounds, Since};
+use super::findings::Basis;
 use super::repetition::right_bit;
 use super::results::Contradiction;
 use crate::pgn::Game;
@@ -484,11 +485,29 @@ pub(super) fn result(contradiction: Contradiction, recorded: &str) -> String {
             "{} is stalemated, so the game is drawn (FIDE 5.2.1), but it is scored {shown}",
             color_name(stalemated)
         ),
-        Contradiction::DeadPositionNotDrawn => format!(
+        Contradiction::DeadPositionNotDrawn {
+            basis: Basis::InsufficientMaterial,
+        } => format!(
             "neither side has the material to mate, so the position is dead and the game drawn (FIDE 5.2.2), but it is scored {recorded}"
         ),
-        Contradiction::TimeoutWithoutMatingMaterial { winner } => format!(
+        Contradiction::DeadPositionNotDrawn {
+            basis: Basis::HelpmateAnalysis,
+        } => format!(
+            "no series of legal moves lets White or Black mate (helpmate analysis), so the position is dead and the game drawn (FIDE 5.2.2), but it is scored {recorded}"
+        ),
+        Contradiction::TimeoutWithoutMatingMaterial {
+            winner,
+            basis: Basis::InsufficientMaterial,
+        } => format!(
             "{}'s flag fell, but {} cannot mate by any series of legal moves, so the game is drawn (FIDE 6.9), not {recorded}",
+            color_name(!winner),
+            color_name(winner)
+        ),
+        Contradiction::TimeoutWithoutMatingMaterial {
+            winner,
+            basis: Basis::HelpmateAnalysis,
+        } => format!(
+            "{}'s flag fell, but no series of legal moves lets {} mate (helpmate analysis), so the game is drawn (FIDE 6.9), not {recorded}",
             color_name(!winner),
             color_name(winner)
         ),
@@ -867,14 +886,41 @@ mod tests {
             "Black is stalemated, so the game is drawn (FIDE 5.2.1), but it is scored 1-0"
         );
         assert_eq!(
-            result(Contradiction::DeadPositionNotDrawn, "0-1"),
+            result(
+                Contradiction::DeadPositionNotDrawn {
+                    basis: Basis::InsufficientMaterial
+                },
+                "0-1"
+            ),
             "neither side has the material to mate, so the position is dead and the game drawn \
              (FIDE 5.2.2), but it is scored 0-1"
         );
         assert_eq!(
             result(
+                Contradiction::DeadPositionNotDrawn {
+                    basis: Basis::HelpmateAnalysis
+                },
+                "1-0"
+            ),
+            "no series of legal moves lets White or Black mate (helpmate analysis), so the \
+             position is dead and the game drawn (FIDE 5.2.2), but it is scored 1-0"
+        );
+        assert_eq!(
+            result(
                 Contradiction::TimeoutWithoutMatingMaterial {
-                    winner: Color::White
+                    winner: Color::Black,
+                    basis: Basis::HelpmateAnalysis
+                },
+                "0-1"
+            ),
+            "White's flag fell, but no series of legal moves lets Black mate (helpmate \
+             analysis), so the game is drawn (FIDE 6.9), not 0-1"
+        );
+        assert_eq!(
+            result(
+                Contradiction::TimeoutWithoutMatingMaterial {
+                    winner: Color::White,
+                    basis: Basis::InsufficientMaterial
                 },
                 "1-0"
             ),

@@ -130,9 +130,34 @@ codes! {
         Fivefold => "fivefold",
         /// 75 moves of each side without capture or pawn move (9.6.2).
         SeventyFiveMoves => "seventy_five_moves",
-        /// Neither side can mate by any series of legal moves (5.2.2), as
-        /// insufficient material decides it.
+        /// Neither side can mate by any series of legal moves (5.2.2):
+        /// insufficient material, or a helpmate analysis, shows it.
         DeadPosition => "dead_position",
+    }
+}
+
+codes! {
+    /// What shows that a side cannot mate by any series of legal moves
+    /// (5.2.2, 6.9): the `basis` column.
+    Basis {
+        /// The material alone (shakmaty's insufficient-material test).
+        InsufficientMaterial => "insufficient_material",
+        /// A helpmate analysis (chasolver) proves that no series of legal
+        /// moves ends in a mate.
+        HelpmateAnalysis => "helpmate_analysis",
+    }
+}
+
+codes! {
+    /// The codes whose question the helpmate analysis could not decide for
+    /// a game: summary.json's `undecided`.
+    Undecided {
+        /// Whether the game played on past a dead position.
+        DeadPosition => "dead_position",
+        /// Whether the final position of a game scored a win is dead.
+        DeadPositionNotDrawn => "dead_position_not_drawn",
+        /// Whether the winner on time can mate.
+        TimeoutWithoutMatingMaterial => "timeout_without_mating_material",
     }
 }
 
@@ -147,8 +172,8 @@ codes! {
         CheckmateNotScored => "checkmate_not_scored",
         /// The final position is stalemate and the game is not drawn (5.2.1).
         StalemateNotDrawn => "stalemate_not_drawn",
-        /// The final position is dead by insufficient material and the
-        /// game is scored a win (5.2.2).
+        /// The final position is dead (insufficient material, or proven by
+        /// a helpmate analysis) and the game is scored a win (5.2.2).
         DeadPositionNotDrawn => "dead_position_not_drawn",
         /// Lost on time, but the winner cannot mate by any series of legal
         /// moves: a draw (6.9).
@@ -400,6 +425,8 @@ pub struct MissedDraw {
     pub plies_after: u32,
     /// The position after `ply`.
     pub fen: String,
+    /// What shows a dead position dead; `None` for the other rules.
+    pub basis: Option<Basis>,
 }
 
 /// A result that contradicts the final position or the Laws: one row of
@@ -419,6 +446,9 @@ pub struct ResultFinding {
     pub detail: String,
     /// The final position; empty where the game was not replayed to its end.
     pub fen: String,
+    /// What shows that a side cannot mate, for `dead_position_not_drawn`
+    /// and `timeout_without_mating_material`; `None` for the other codes.
+    pub basis: Option<Basis>,
 }
 
 /// Why the replay stopped: one row of errors.csv.
@@ -459,6 +489,10 @@ pub struct GameReport {
     pub notation_quirks: u32,
     /// Plies replayed.
     pub plies: u32,
+    /// The questions the helpmate analysis could not decide (no row).
+    pub undecided: Vec<Undecided>,
+    /// The time the helpmate analysis took, in nanoseconds.
+    pub analysis_nanos: u64,
 }
 
 /// The summary class of a game (every game is exactly one).

@@ -8,6 +8,7 @@ mod explain;
 mod fastsan;
 mod findings;
 pub mod geometry;
+mod helpmate;
 mod repetition;
 mod results;
 pub mod start;
@@ -23,6 +24,7 @@ use shakmaty::{
 use crate::pgn::{Game, Mended, MoveToken, PieceLetters, TagQuirk, TagQuirkKind};
 use castling::{CastlePlay, CastlingHistory};
 use explain::MoveNames;
+use helpmate::{Analyst, Deadness};
 use repetition::{Repetitions, strict_key};
 
 /// Audits one game. Never panics on any input (see `audit_game_caught`).
@@ -126,7 +128,6 @@ fn audit_traced(game: &Game, mut trace: Option<&mut Vec<u32>>) -> GameReport {
     let mut ep = repetition::legal_ep(&pos);
     let mut draws = DrawWatch::default();
     draws.observe(&pos, 0, 1);
-    draws.observe_material(&pos, 0);
     if let Some(t) = trace.as_deref_mut() {
         t.push(1);
     }
@@ -195,12 +196,6 @@ fn audit_traced(game: &Game, mut trace: Option<&mut Vec<u32>>) -> GameReport {
                     Err(before) => repetition::next_key(&before, key, m, &pos),
                 };
                 debug_assert_eq!(key, strict_key(&pos));
-                // Material changes only on a capture or a promotion, both
-                // zeroing moves, and a dead position has no pawn, rook or
-                // queen: only then can the position have become dead.
-                if zeroing && (pos.board().pawns() | pos.board().rooks_and_queens()).is_empty() {
-                    draws.observe_material(&pos, ply);
-                }
             }
             Resolved::Castle(side) => {
                 // Most castles are legal: judged without a row.
@@ -266,16 +261,33 @@ fn audit_traced(game: &Game, mut trace: Option<&mut Vec<u32>>) -> GameReport {
             fen: fen_of(&pos),
         });
     }
+    // 5.2.2 and 6.9: the final position analysed for the side that won,
+    // then, where it cannot mate, for the other; the game's earlier
+    // positions only where the final one is dead (see `first_dead`).
+    let mut analyst = Analyst::default();
+    let verdicts = results::FinalVerdicts::of(game, &pos, in_check, &mut analyst);
+    draws.dead = first_dead(game, &start, &pos, report.plies, &verdicts, &mut analyst)
+        .unwrap_or_else(|| {
+            report.undecided.push(Undecided::DeadPosition);
+            None
+        });
     report.missed_draws = draws.rows(report.plies);
     let replayed = report.error.is_none().then_some((&pos, in_check));
     let move_names = names();
-    report.results = results::audit_results(game, replayed, report.plies)
-        .into_iter()
-        .map(|(mut row, contradiction)| {
-            row.detail = explain::result(contradiction, &row.recorded);
-            row
-        })
-        .collect();
+    report.results = results::audit_results(
+        game,
+        replayed,
+        report.plies,
+        &verdicts,
+        &mut report.undecided,
+    )
+    .into_iter()
+    .map(|(mut row, contradiction)| {
+        row.detail = explain::result(contradiction, &row.recorded);
+        row
+    })
+    .collect();
+    report.analysis_nanos = u64::try_from(analyst.spent.as_nanos()).unwrap_or(u64::MAX);
     if report.error.is_none() {
         let recorded = results::recorded(game);
         report.claims = claims::audit_claims(game, recorded, &pos, &reps, report.plies)
@@ -402,7 +414,7 @@ fn dropped_right(rook: Square) -> NotationQuirk {
 struct DrawWatch {
     fivefold: Option<(u32, String)>,
     seventy_five: Option<(u32, String)>,
-    dead: Option<(u32, String)>,
+    dead: Option<(u32, String, Basis)>,
 }
 
 impl DrawWatch {
@@ -428,38 +440,123 @@ impl DrawWatch {
         }
     }
 
-    /// Notes the first position after which neither side could mate by
-    /// any series of legal moves (5.2.2), as insufficient material decides
-    /// it. Called where material changed: at ply 0, after a capture or a
-    /// promotion.
-    #[cold]
-    #[inline(never)]
-    fn observe_material(&mut self, pos: &Chess, ply: u32) {
-        if self.dead.is_none() && pos.is_insufficient_material() {
-            self.dead = Some((ply, fen_of(pos)));
-        }
-    }
-
     fn rows(&self, plies: u32) -> Vec<MissedDraw> {
-        let mut rows: Vec<MissedDraw> = [
+        let repeated = [
             (DrawRule::Fivefold, &self.fivefold),
             (DrawRule::SeventyFiveMoves, &self.seventy_five),
-            (DrawRule::DeadPosition, &self.dead),
         ]
         .into_iter()
-        .filter_map(|(rule, seen)| {
-            let (ply, fen) = seen.as_ref()?;
-            (plies > *ply).then(|| MissedDraw {
+        .filter_map(|(rule, seen)| seen.as_ref().map(|(ply, fen)| (rule, *ply, fen, None)));
+        let dead = self
+            .dead
+            .as_ref()
+            .map(|(ply, fen, basis)| (DrawRule::DeadPosition, *ply, fen, Some(*basis)));
+        let mut rows: Vec<MissedDraw> = repeated
+            .chain(dead)
+            .filter(|&(_, ply, _, _)| plies > ply)
+            .map(|(rule, ply, fen, basis)| MissedDraw {
                 rule,
-                ply: *ply,
+                ply,
                 plies_after: plies - ply,
                 fen: fen.clone(),
+                basis,
             })
-        })
-        .collect();
+            .collect();
         rows.sort_by_key(|r| r.ply);
         rows
     }
+}
+
+/// The first dead position of the game (5.2.2), its ply, FEN and basis;
+/// `Some(None)` where there is none, `None` where the analysis could not
+/// decide which position is the first.
+///
+/// Every position reachable from a dead one is dead (a mate after it would
+/// be a mate from it), so the dead positions of a game are the last ones:
+/// where the last position replayed is not proven dead, no earlier one is
+/// dead either, and no earlier position is analysed. That is the filter,
+/// and it skips no dead position the analysis can prove: the cost falls on
+/// the rare game that ends dead. There, the game is replayed again and its
+/// positions analysed from the end back to the first that is not dead. A
+/// final position without a legal move (mate or stalemate) is over by
+/// 5.1.1 or 5.2.1, not dead; before a stalemate the search goes on back.
+#[cold]
+#[inline(never)]
+fn first_dead(
+    game: &Game,
+    start: &start::Start,
+    last: &Chess,
+    plies: u32,
+    verdicts: &results::FinalVerdicts,
+    analyst: &mut Analyst,
+) -> Option<Option<(u32, String, Basis)>> {
+    let stalemate = match verdicts.dead {
+        Deadness::Alive => return Some(None),
+        Deadness::Undecided => return None,
+        Deadness::Dead(_) if verdicts.over => {
+            if last.is_check() {
+                return Some(None);
+            }
+            true
+        }
+        Deadness::Dead(_) => false,
+    };
+    let positions = replay(game, start, plies);
+    let mut first: Option<(u32, Basis)> = match verdicts.dead {
+        Deadness::Dead(basis) if !stalemate => Some((plies, basis)),
+        _ => None,
+    };
+    let side = verdicts.first;
+    for (ply, pos) in (0..plies).rev().zip(positions.iter().rev().skip(1)) {
+        match analyst.deadness(pos, side, None) {
+            Deadness::Dead(basis) => first = Some((ply, basis)),
+            Deadness::Alive => break,
+            Deadness::Undecided => return None,
+        }
+    }
+    Some(first.map(|(ply, basis)| {
+        let pos = &positions[ply as usize];
+        (ply, fen_of(pos), basis)
+    }))
+}
+
+/// The positions of the game from its start, after each of its first
+/// `plies` plies (all of them legal: the replay reached them), for the
+/// search of its first dead position.
+fn replay(game: &Game, start: &start::Start, plies: u32) -> Vec<Chess> {
+    let mut pos = start.position.clone();
+    let mut history = CastlingHistory::new(start);
+    let mut positions = Vec::with_capacity(plies as usize + 1);
+    positions.push(pos.clone());
+    for (i, tok) in game.moves.iter().take(plies as usize).enumerate() {
+        #[allow(
+            clippy::cast_possible_truncation,
+            reason = "at most `plies` moves, a u32"
+        )]
+        let ply = i as u32 + 1;
+        // Not `resolve`: its fast path stays inlined in the replay loop only.
+        let m = match resolve_rare(&pos, tok.san, start.mode, pos.is_check()) {
+            Resolved::Move(m, _) => {
+                history.record_move(&pos, m, ply);
+                m
+            }
+            Resolved::Castle(side) => {
+                let played = castling::legal_castle(&pos, &history, side).or_else(|| {
+                    match castling::judge_castle(&pos, &history, side).play {
+                        CastlePlay::Played(m) => Some(m),
+                        CastlePlay::Unplayable(_) => None,
+                    }
+                });
+                let Some(m) = played else { break };
+                history.record_castle(&pos, m, ply);
+                m
+            }
+            Resolved::Error(..) => break,
+        };
+        pos.play_unchecked(m);
+        positions.push(pos.clone());
+    }
+    positions
 }
 
 /// The quirks of a move's form that the reader mended.

@@ -7,7 +7,8 @@
 
 use shakmaty::{Chess, Color, Position, attacks};
 
-use super::findings::{ResultCode, ResultFinding, fen_of};
+use super::findings::{Basis, ResultCode, ResultFinding, Undecided, fen_of};
+use super::helpmate::{Analyst, Deadness, Mating};
 use crate::pgn::{Game, decode_text};
 
 /// Where the time ran out, as the Termination tag or a final comment says.
@@ -57,11 +58,12 @@ pub(crate) enum Contradiction<'g> {
     CheckmateNotScored { mated: Color },
     /// 5.2.1: `stalemated` is stalemated, and the game not drawn.
     StalemateNotDrawn { stalemated: Color },
-    /// 5.2.2: neither side can mate, and the game is scored a win.
-    DeadPositionNotDrawn,
+    /// 5.2.2: neither side can mate, as `basis` shows, and the game is
+    /// scored a win.
+    DeadPositionNotDrawn { basis: Basis },
     /// 6.9: `winner` won on time but cannot mate by any series of legal
-    /// moves.
-    TimeoutWithoutMatingMaterial { winner: Color },
+    /// moves, as `basis` shows.
+    TimeoutWithoutMatingMaterial { winner: Color, basis: Basis },
 }
 
 impl Contradiction<'_> {
@@ -71,7 +73,7 @@ impl Contradiction<'_> {
             Contradiction::Mismatch { .. } => ResultCode::ResultMismatch,
             Contradiction::CheckmateNotScored { .. } => ResultCode::CheckmateNotScored,
             Contradiction::StalemateNotDrawn { .. } => ResultCode::StalemateNotDrawn,
-            Contradiction::DeadPositionNotDrawn => ResultCode::DeadPositionNotDrawn,
+            Contradiction::DeadPositionNotDrawn { .. } => ResultCode::DeadPositionNotDrawn,
             Contradiction::TimeoutWithoutMatingMaterial { .. } => {
                 ResultCode::TimeoutWithoutMatingMaterial
             }
@@ -84,9 +86,74 @@ impl Contradiction<'_> {
             Contradiction::Mismatch { .. } => "",
             Contradiction::CheckmateNotScored { mated } => win_of(!mated),
             Contradiction::StalemateNotDrawn { .. }
-            | Contradiction::DeadPositionNotDrawn
+            | Contradiction::DeadPositionNotDrawn { .. }
             | Contradiction::TimeoutWithoutMatingMaterial { .. } => "1/2-1/2",
         }
+    }
+
+    /// What shows that a side cannot mate, for the two codes it applies to.
+    fn basis(self) -> Option<Basis> {
+        match self {
+            Contradiction::DeadPositionNotDrawn { basis }
+            | Contradiction::TimeoutWithoutMatingMaterial { basis, .. } => Some(basis),
+            _ => None,
+        }
+    }
+}
+
+/// What the helpmate analysis says of a game's last position (the one
+/// before its error, where it has one).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct FinalVerdicts {
+    /// The side asked first: the recorded winner, else the side to move.
+    pub(crate) first: Color,
+    /// Whether the recorded winner can mate; `None` without a winner.
+    pub(crate) winner: Option<Mating>,
+    /// Whether the position is dead.
+    pub(crate) dead: Deadness,
+    /// Whether the position has no legal move (mate or stalemate): the
+    /// game is over by 5.1.1 or 5.2.1 and no helpmate verdict applies.
+    /// Worked out only where a helpmate verdict says a side cannot mate.
+    pub(crate) over: bool,
+}
+
+impl FinalVerdicts {
+    /// The analysis of `pos`, the game's last position (`in_check`
+    /// whether it is check): the recorded winner first (where it can mate,
+    /// nothing else is asked), then the other side. A checkmate is not
+    /// analysed: the game is over (5.1.1) and a side has mated.
+    pub(crate) fn of(
+        game: &Game,
+        pos: &Chess,
+        in_check: bool,
+        analyst: &mut Analyst,
+    ) -> FinalVerdicts {
+        let won_by = winner(recorded(game));
+        let first = won_by.unwrap_or(pos.turn());
+        if in_check && pos.is_checkmate() {
+            return FinalVerdicts {
+                first,
+                winner: won_by.map(|_| Mating::NotProven),
+                dead: Deadness::Alive,
+                over: true,
+            };
+        }
+        let winner = won_by.map(|w| analyst.mating(pos, w));
+        let dead = analyst.deadness(pos, first, winner);
+        let by_analysis = dead == Deadness::Dead(Basis::HelpmateAnalysis)
+            || winner == Some(Mating::Impossible(Basis::HelpmateAnalysis));
+        FinalVerdicts {
+            first,
+            winner,
+            dead,
+            over: by_analysis && pos.legal_moves().is_empty(),
+        }
+    }
+
+    /// Whether the verdict `basis` stands: one of the material always, one
+    /// of the analysis where the game is not over.
+    fn stands(&self, basis: Basis) -> bool {
+        basis == Basis::InsufficientMaterial || !self.over
     }
 }
 
@@ -98,8 +165,10 @@ pub(crate) fn audit_results<'g>(
     game: &'g Game,
     last: Option<(&Chess, bool)>,
     plies: u32,
+    verdicts: &FinalVerdicts,
+    undecided: &mut Vec<Undecided>,
 ) -> Vec<(ResultFinding, Contradiction<'g>)> {
-    let found = contradictions(game, last);
+    let found = contradictions(game, last, verdicts, undecided);
     if found.is_empty() {
         return Vec::new();
     }
@@ -115,6 +184,7 @@ pub(crate) fn audit_results<'g>(
                 expected: c.expected(),
                 detail: String::new(),
                 fen: fen.clone(),
+                basis: c.basis(),
             };
             (row, c)
         })
@@ -123,8 +193,15 @@ pub(crate) fn audit_results<'g>(
 
 /// How the game's recorded result contradicts its final position (`last`,
 /// and whether it is check; `None` where the game was not replayed to its
-/// end) or the Laws, in the contract's order.
-fn contradictions<'g>(game: &'g Game, last: Option<(&Chess, bool)>) -> Vec<Contradiction<'g>> {
+/// end) or the Laws, in the contract's order; `verdicts` is the helpmate
+/// analysis of that position, and a question it left undecided goes to
+/// `undecided`.
+fn contradictions<'g>(
+    game: &'g Game,
+    last: Option<(&Chess, bool)>,
+    verdicts: &FinalVerdicts,
+    undecided: &mut Vec<Undecided>,
+) -> Vec<Contradiction<'g>> {
     let tag = canonical(&game.tags.result);
     let recorded = recorded(game);
     let mut found = Vec::new();
@@ -154,11 +231,24 @@ fn contradictions<'g>(game: &'g Game, last: Option<(&Chess, bool)>) -> Vec<Contr
     let Some(won_by) = won_by else {
         return found;
     };
-    if pos.is_insufficient_material() {
-        found.push(Contradiction::DeadPositionNotDrawn);
+    match verdicts.dead {
+        Deadness::Dead(basis) if verdicts.stands(basis) => {
+            found.push(Contradiction::DeadPositionNotDrawn { basis });
+        }
+        Deadness::Undecided => undecided.push(Undecided::DeadPositionNotDrawn),
+        _ => {}
     }
-    if pos.has_insufficient_material(won_by) && lost_on_time(game) {
-        found.push(Contradiction::TimeoutWithoutMatingMaterial { winner: won_by });
+    match verdicts.winner {
+        Some(Mating::Impossible(basis)) if verdicts.stands(basis) && lost_on_time(game) => {
+            found.push(Contradiction::TimeoutWithoutMatingMaterial {
+                winner: won_by,
+                basis,
+            });
+        }
+        Some(Mating::Undecided) if lost_on_time(game) => {
+            undecided.push(Undecided::TimeoutWithoutMatingMaterial);
+        }
+        _ => {}
     }
     found
 }
@@ -241,7 +331,11 @@ mod tests {
             pos.play_unchecked(tok.san.to_move(&pos).unwrap());
         }
         let last = Some((&pos, pos.is_check()));
-        assert_eq!(contradictions(&game, last), expected, "{text}");
+        let verdicts = FinalVerdicts::of(&game, &pos, pos.is_check(), &mut Analyst::default());
+        let mut undecided = Vec::new();
+        let found = contradictions(&game, last, &verdicts, &mut undecided);
+        assert_eq!(found, expected, "{text}");
+        assert_eq!(undecided, [], "{text}");
     }
 
     const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
@@ -274,18 +368,14 @@ mod tests {
         let tags = "[Result \"1-0\"]\n[Termination \"Time forfeit\"]";
         let timeout = Contradiction::TimeoutWithoutMatingMaterial {
             winner: Color::White,
+            basis: Basis::InsufficientMaterial,
+        };
+        let dead = Contradiction::DeadPositionNotDrawn {
+            basis: Basis::InsufficientMaterial,
         };
         let fen = "8/8/8/4k3/8/8/8/4K1N1 w - - 0 1";
-        assert_found(
-            fen,
-            tags,
-            "1-0",
-            &[Contradiction::DeadPositionNotDrawn, timeout],
-        );
-        assert_eq!(
-            Contradiction::DeadPositionNotDrawn.code(),
-            ResultCode::DeadPositionNotDrawn
-        );
+        assert_found(fen, tags, "1-0", &[dead, timeout]);
+        assert_eq!(dead.code(), ResultCode::DeadPositionNotDrawn);
         assert_eq!(
             Contradiction::CheckmateNotScored {
                 mated: Color::Black

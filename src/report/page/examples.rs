@@ -317,6 +317,7 @@ fn result_example(n: usize, row: &ResultRow) -> Markup {
         board,
         html! {
             p.detail { (shown(&row.detail)) }
+            @if !row.basis.is_empty() { p.basis { "basis: " (codes(&row.basis)) } }
             @if !row.fen.is_empty() { p { code.fen { (wrapping(&row.fen, '/')) } } }
         },
         false,
@@ -343,7 +344,10 @@ fn missed_example(n: usize, row: &MissedDrawRow) -> Markup {
             span.codes { (codes(&row.rule)) }
         },
         board,
-        html! { p { code.fen { (wrapping(&row.fen, '/')) } } },
+        html! {
+            @if !row.basis.is_empty() { p.basis { "basis: " (codes(&row.basis)) } }
+            p { code.fen { (wrapping(&row.fen, '/')) } }
+        },
         false,
     )
 }

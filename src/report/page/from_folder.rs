@@ -23,7 +23,7 @@ pub fn page_from_report_dir(dir: &Path) -> io::Result<String> {
         io::Error::new(
             io::ErrorKind::InvalidData,
             format!(
-                "{}: not a summary of version 2 of the report contract",
+                "{}: not a summary of version 3 of the report contract",
                 path.display()
             ),
         )

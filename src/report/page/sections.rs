@@ -40,7 +40,7 @@ impl HtmlReport {
                                 "Recorded results that the final position or the Laws contradict (FIDE 5.1.1, 5.2.1, 5.2.2, 6.9)",
                                 "results", &ordered_counts(&self.results, ResultCode::ALL.iter().map(|c| c.code()), true), "bad"))
                             (counts_section("missed-draws", "Missed automatic draws",
-                                "Games played on past a fivefold repetition or 75 moves (FIDE 9.6), or past a position that insufficient material makes dead (FIDE 5.2.2)",
+                                "Games played on past a fivefold repetition or 75 moves (FIDE 9.6), or past a dead position: insufficient material, or a helpmate analysis (FIDE 5.2.2)",
                                 "missed_draws", &ordered_counts(&self.missed, DrawRule::ALL.iter().map(|r| r.code()), true), "bad"))
                             (counts_section("errors", "Errors",
                                 "Games that could not be audited to their end",

@@ -1,0 +1,217 @@
+//! Dead positions and losses on time by the Laws' own test (issue 24,
+//! FIDE 5.2.2 and 6.9): positions that no series of legal moves leads to
+//! a mate, proven by chasolver's helpmate analysis, in missed_draws.csv
+//! and results.csv with their `basis`, and summary.json's `undecided`;
+//! run through the binary, with exact rows, at -j1, -j2 and -j8.
+
+use std::path::Path;
+
+use crate::common::*;
+
+/// A locked pawn wall: every pawn blocked, White's bishop on the dark
+/// squares (Black's pawns stand on light ones), Black's on the light
+/// squares (White's pawns stand on dark ones, and capture only there).
+const WALL: &str = "4k3/5b2/8/1p1p1p1p/pPpPpPpP/P1P1P1P1/8/2B1K3 w - - 0 40";
+/// The wall before White's h-pawn steps to h4: g4xh3 or h3xg4 still opens it.
+const BEFORE_WALL: &str = "4k3/5b2/8/1p1p1p1p/pPpPpPp1/P1P1P1PP/8/2B1K3 w - - 0 40";
+/// The wall with Black's bishop on the dark squares: it can be given up
+/// on a5, c5, e5 or g5, and a pawn that takes it opens the wall.
+const BREAKABLE: &str = "4k3/4b3/8/1p1p1p1p/pPpPpPpP/P1P1P1P1/8/2B1K3 w - - 0 40";
+/// White in check from an unprotected queen, with Kxb2 the only move:
+/// Black, with a queen, cannot mate; White, with a rook, still can.
+const FORCED_CAPTURE: &str = "6k1/8/8/8/8/8/1q6/K6R w - - 0 60";
+/// chasolver's README (lichess.org/ijyj0mHa): Black cannot mate, White can.
+const README: &str = "5b2/p7/Pp3k2/1Pp1pBp1/2P1P1P1/5K2/8/8 w - - 0 60";
+/// One game from `fen` with `tags` after it and `movetext`.
+fn game(event: &str, fen: &str, tags: &[(&str, &str)], movetext: &str) -> String {
+    let mut s = format!("[Event \"{event}\"]\n[SetUp \"1\"]\n[FEN \"{fen}\"]\n");
+    for (k, v) in tags {
+        s.push_str(&format!("[{k} \"{v}\"]\n"));
+    }
+    s.push_str(&format!("\n{movetext}\n\n"));
+    s
+}
+
+const RESULT_COLUMNS: &[&str] = &[
+    "game", "ply", "code", "recorded", "expected", "detail", "fen", "basis",
+];
+const MISSED_COLUMNS: &[&str] = &["game", "rule", "ply", "plies_after", "fen", "basis"];
+
+#[test]
+fn dead_positions_and_timeouts_by_helpmate_analysis() {
+    let text = [
+        game(
+            "Locked wall scored 1-0",
+            WALL,
+            &[("Result", "1-0")],
+            "40. Kd1 Ke7 1-0",
+        ),
+        game(
+            "Played on 20 plies past the wall",
+            BEFORE_WALL,
+            &[("Result", "1/2-1/2")],
+            "40. h4 Kd8 41. Kf1 Kc8 42. Kg1 Kb8 43. Kh1 Ka8 44. Kh2 Ka7 45. Kg2 Kb7 \
+             46. Kf2 Kc7 47. Ke2 Kd7 48. Kd2 Ke7 49. Kc2 Kd6 50. Kb2 1/2-1/2",
+        ),
+        game(
+            "Queen against rook, lost on time",
+            FORCED_CAPTURE,
+            &[("Result", "0-1"), ("Termination", "Time forfeit")],
+            "0-1",
+        ),
+        game(
+            "A wall the bishop breaks",
+            BREAKABLE,
+            &[("Result", "1-0")],
+            "40. Kd1 Kd8 1-0",
+        ),
+        game(
+            "README: White's flag fell",
+            README,
+            &[("Result", "0-1"), ("Termination", "Time forfeit")],
+            "0-1",
+        ),
+        game(
+            "README: Black's flag fell",
+            README,
+            &[("Result", "1-0"), ("Termination", "Time forfeit")],
+            "1-0",
+        ),
+    ]
+    .concat();
+    let (_t, out) = audit_at_every_thread_count(&text, &[]);
+    let dead = "no series of legal moves lets White or Black mate (helpmate analysis), so the \
+                position is dead and the game drawn (FIDE 5.2.2), but it is scored 1-0";
+    assert_eq!(
+        pick(&out, "results.csv", RESULT_COLUMNS),
+        strings(&[
+            &[
+                "1",
+                "2",
+                "dead_position_not_drawn",
+                "1-0",
+                "1/2-1/2",
+                dead,
+                "8/4kb2/8/1p1p1p1p/pPpPpPpP/P1P1P1P1/8/2BK4 w - - 2 41",
+                "helpmate_analysis",
+            ],
+            &[
+                "3",
+                "0",
+                "timeout_without_mating_material",
+                "0-1",
+                "1/2-1/2",
+                "White's flag fell, but no series of legal moves lets Black mate (helpmate \
+                 analysis), so the game is drawn (FIDE 6.9), not 0-1",
+                FORCED_CAPTURE,
+                "helpmate_analysis",
+            ],
+            &[
+                "5",
+                "0",
+                "timeout_without_mating_material",
+                "0-1",
+                "1/2-1/2",
+                "White's flag fell, but no series of legal moves lets Black mate (helpmate \
+                 analysis), so the game is drawn (FIDE 6.9), not 0-1",
+                README,
+                "helpmate_analysis",
+            ],
+        ])
+    );
+    assert_eq!(
+        pick(&out, "missed_draws.csv", MISSED_COLUMNS),
+        strings(&[
+            &["1", "dead_position", "0", "2", WALL, "helpmate_analysis"],
+            &[
+                "2",
+                "dead_position",
+                "1",
+                "20",
+                "4k3/5b2/8/1p1p1p1p/pPpPpPpP/P1P1P1P1/8/2B1K3 b - - 0 40",
+                "helpmate_analysis",
+            ],
+        ])
+    );
+    let summary = summary(&out);
+    assert_eq!(
+        summary["undecided"],
+        serde_json::json!({
+            "dead_position": 0,
+            "dead_position_not_drawn": 0,
+            "timeout_without_mating_material": 0,
+        })
+    );
+    assert!(summary["helpmate_seconds"].as_f64().unwrap() >= 0.0);
+    assert_eq!(summary["results"]["dead_position_not_drawn"], 1);
+    assert_eq!(summary["results"]["timeout_without_mating_material"], 2);
+    assert_eq!(summary["missed_draws"]["dead_position"], 2);
+    assert_eq!(counts(&out), (6, 2, 4, 0));
+}
+
+/// Insufficient material keeps its basis; the other codes have none.
+#[test]
+fn insufficient_material_and_other_codes_keep_their_basis() {
+    let text = [
+        game(
+            "King and bishop against king, played on",
+            "4k3/8/8/8/8/8/3K4/3B4 b - - 0 60",
+            &[("Result", "1-0")],
+            "60... Kd8 61. Kd3 Ke8 1-0",
+        ),
+        game(
+            "Tag and token disagree",
+            "4k3/8/8/8/8/8/3Q4/3K4 w - - 0 60",
+            &[("Result", "1-0")],
+            "60. Qd7+ 0-1",
+        ),
+    ]
+    .concat();
+    let (_t, out) = audit_at_every_thread_count(&text, &[]);
+    assert_eq!(
+        pick(&out, "results.csv", &["game", "code", "basis"]),
+        strings(&[
+            &["1", "dead_position_not_drawn", "insufficient_material"],
+            &["2", "result_mismatch", ""],
+        ])
+    );
+    assert_eq!(
+        pick(&out, "missed_draws.csv", &["game", "rule", "ply", "basis"]),
+        strings(&[&["1", "dead_position", "0", "insufficient_material"]])
+    );
+}
+
+fn merge(args: &[&str]) -> std::process::Output {
+    bin().arg("merge").args(args).output().unwrap()
+}
+
+/// A folder of contract v2 (summary.json without `undecided`) is refused
+/// by merge with one line and exit 2.
+#[test]
+fn merge_refuses_a_folder_of_contract_v2() {
+    let t = tempdir();
+    let input = write(
+        t.path(),
+        "a.pgn",
+        game("g", WALL, &[("Result", "1-0")], "1-0").as_bytes(),
+    );
+    let (a, v2) = (t.path().join("a"), t.path().join("v2"));
+    run_ok(&[s(&input)], &a);
+    run_ok(&[s(&input)], &v2);
+    let mut v = summary(&v2);
+    for k in ["undecided", "helpmate_seconds"] {
+        v.as_object_mut().unwrap().remove(k);
+    }
+    std::fs::write(v2.join("summary.json"), v.to_string()).unwrap();
+    let out = t.path().join("out");
+    let o = merge(&[s(&a), s(&v2), "-o", s(&out)]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&o.stderr),
+        format!(
+            "pgn-audit: merge: {}: a report folder of contract v2 (no undecided): audit its input again\n",
+            s(&v2)
+        )
+    );
+    assert!(!Path::new(&out).join("summary.json").exists());
+}

@@ -13,15 +13,24 @@ fn main() {
     println!("cargo::rerun-if-env-changed=CI");
     println!("cargo::rerun-if-env-changed=PGN_AUDIT_PYTHON");
     let python = python();
-    // The tests' Python packages, installed by tests/setup-oracles. The
-    // folder is made here if missing, so that watching it is cheap and an
-    // install into it later makes this script run again.
+    // The tests' Python packages, installed by tests/setup-oracles, which
+    // copies tests/requirements.txt there last: that one file is watched,
+    // not the folder (cargo would walk its thousands of files on every
+    // build, and Python's own writes there, its __pycache__, would make
+    // this script run and the package build again). Where it is missing it
+    // is made empty (which setup-oracles' comparison never takes for an
+    // install), since a missing watched file makes this script run on
+    // every build.
     // Read when the script runs, not when it was built: a build script
     // compiled in another checkout must not point at that checkout's folder.
     let root = std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR");
     let pydeps = Path::new(&root).join("target/pydeps");
-    let _ = std::fs::create_dir_all(&pydeps);
-    println!("cargo::rerun-if-changed={}", pydeps.display());
+    let installed = pydeps.join("requirements.txt");
+    if !installed.exists() {
+        let _ = std::fs::create_dir_all(&pydeps);
+        let _ = std::fs::write(&installed, b"");
+    }
+    println!("cargo::rerun-if-changed={}", installed.display());
     let pydeps = pydeps.to_string_lossy();
     println!("cargo::rustc-env=PGN_AUDIT_PYTHON={python}");
     println!("cargo::rustc-env=PGN_AUDIT_PYTHONPATH={pydeps}");

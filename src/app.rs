@@ -26,12 +26,12 @@ use signals::Signals;
 use sink::{Sink, Stat};
 use worker::Audited;
 
-use crate::cli::{AuditArgs, MergeArgs, PlanArgs};
+use crate::cli::{AuditArgs, MergeArgs, PlanArgs, SourcesArgs};
 use pgn_audit_core::Game;
 use pgn_audit_core::audit;
-use pgn_audit_input::{self as input, InputError, Origin, Source};
+use pgn_audit_input::{self as input, Origin, PathError, Source};
 use pgn_audit_report::rows::CellStyle;
-use pgn_audit_report::{FileStat, MergeError, Options, OutputError, PieceInfo, Reports, Summary};
+use pgn_audit_report::{FileStat, MergeError, Options, PieceInfo, Reports, Summary};
 
 /// How a run ends: its exit status.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -79,12 +79,10 @@ impl From<Exit> for ExitCode {
 /// `pgn-audit: `.
 #[derive(Debug, thiserror::Error)]
 enum Failure {
-    /// The inputs cannot be read (a missing file, an input named twice).
+    /// The inputs cannot be read (a missing file, an input named twice),
+    /// or the output folder names something other than a folder.
     #[error(transparent)]
-    Input(#[from] InputError),
-    /// The output folder names something other than a folder.
-    #[error("{}: is not a directory", .0.display())]
-    NotAFolder(PathBuf),
+    Input(#[from] PathError),
     /// `-o -`: the reports are a folder of files, which standard output is
     /// not.
     #[error("-: standard output is no report folder: name a folder with -o DIR")]
@@ -95,7 +93,7 @@ enum Failure {
         source: rayon::ThreadPoolBuildError,
     },
     #[error("cannot write reports: {0}")]
-    Output(#[from] OutputError),
+    Output(PathError),
     #[error("merge: {0}")]
     Merge(#[from] MergeError),
     /// A signal stopped a merge while it wrote the folder.
@@ -208,7 +206,7 @@ enum Message {
         source: usize,
         bytes: u64,
         /// The error that ended the source, if one did.
-        error: Option<InputError>,
+        error: Option<PathError>,
     },
 }
 
@@ -304,7 +302,8 @@ fn start_pool(threads: usize) -> Result<rayon::ThreadPool, Failure> {
 /// The run's report files, created in the output folder (as `.partial`
 /// files until they are complete), with the options that made them.
 fn create_reports(config: &Config) -> Result<Reports, Failure> {
-    let mut reports = Reports::create(&config.out, config.split, config.quirks, config.html)?;
+    let mut reports = Reports::create(&config.out, config.split, config.quirks, config.html)
+        .map_err(Failure::Output)?;
     reports.summary.options = Options {
         split: config.split,
         quirks: config.quirks,
@@ -473,7 +472,7 @@ impl Stages<'_> {
         reports.summary.seconds = self.started.elapsed().as_secs_f64();
         reports.summary.threads = self.config.threads;
         reports.summary.interrupted = signals.signalled();
-        Ok(Some(reports.finish()?))
+        Ok(Some(reports.finish().map_err(Failure::Output)?))
     }
 
     /// What summary.json says of the piece `bounds` that was audited, of
@@ -505,7 +504,7 @@ fn check_out_folder(out: &Path) -> Result<(), Failure> {
         return Err(Failure::StandardOutput);
     }
     match std::fs::metadata(out) {
-        Ok(m) if !m.is_dir() => Err(Failure::NotAFolder(out.to_path_buf())),
+        Ok(m) if !m.is_dir() => Err(PathError::new(out, "is not a directory").into()),
         _ => Ok(()),
     }
 }
@@ -514,16 +513,68 @@ fn check_out_folder(out: &Path) -> Result<(), Failure> {
 /// line; says why it failed, if it did.
 pub(crate) fn run_plan(args: &PlanArgs) -> Exit {
     let name = args.file.to_string_lossy();
-    let pieces = match input::piece::plan(&args.file, &name, args.piece_size) {
-        Ok(pieces) => pieces,
+    match input::piece::plan(&args.file, &name, args.piece_size) {
+        Ok(pieces) => print(&pieces.iter().map(|p| format!("{p}\n")).collect::<String>()),
         Err(e) => {
             say(&e.to_string());
-            return Exit::Input;
+            Exit::Input
+        }
+    }
+}
+
+/// Runs `pgn-audit sources`: prints the sources an audit of the same
+/// inputs and output folder reads, in its order, one JSON object a line;
+/// says why they cannot be read, as the audit says it, if they cannot.
+/// A source that cannot be read at all (a missing input, a folder that
+/// cannot be listed) is said as the audit says it, in one line, and gets
+/// no JSON line; the others are still printed, and the exit status is the
+/// audit's, 2.
+pub(crate) fn run_sources(args: &SourcesArgs) -> Exit {
+    let resolved = check_out_folder(&args.out)
+        .and_then(|()| Ok(input::collect_sources(&args.inputs, &args.out)?));
+    let sources = match resolved {
+        Ok(sources) => sources,
+        Err(e) => {
+            say(&e.to_string());
+            return e.exit();
         }
     };
-    let text: String = pieces.iter().map(|p| format!("{p}\n")).collect();
+    let stats = stat_sources(&sources);
+    let mut text = String::new();
+    let mut unreadable = false;
+    for (source, stat) in sources.iter().zip(stats) {
+        let path = match &source.origin {
+            Origin::File(p) | Origin::ZipMember { archive: p, .. } => Some(p.to_string_lossy()),
+            Origin::Stdin => None,
+            Origin::Unreadable(cause) => {
+                say(&PathError::new(&source.name, cause.clone()).to_string());
+                unreadable = true;
+                continue;
+            }
+        };
+        let line = serde_json::json!({
+            "source": source.name,
+            "path": path,
+            "format": source.stored_format(),
+            "size": stat.size,
+            "modified": stat.modified,
+            "modified_ns": stat.modified_ns,
+        });
+        text.push_str(&line.to_string());
+        text.push('\n');
+    }
+    match print(&text) {
+        Exit::Completed if unreadable => Exit::Input,
+        exit => exit,
+    }
+}
+
+/// Writes `text` on standard output. A reader that is gone (`| head -1`)
+/// took what it wanted: that is no error.
+fn print(text: &str) -> Exit {
     match io::Write::write_all(&mut io::stdout().lock(), text.as_bytes()) {
         Ok(()) => Exit::Completed,
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Exit::Completed,
         Err(e) => {
             say(&format!("standard output: {}", input::io_cause(&e)));
             Exit::Input

@@ -35,7 +35,7 @@ written.";
     after_help = AUDIT_NOTE
 )]
 pub struct Cli {
-    /// `merge` or `plan`; none for an audit.
+    /// `merge`, `plan` or `sources`; none for an audit.
     #[command(subcommand)]
     pub(crate) command: Option<Command>,
 
@@ -161,6 +161,11 @@ pub(crate) enum Command {
     /// Prints the pieces a file can be audited in (`--piece`), one
     /// `START..END` a line.
     Plan(PlanArgs),
+    /// Prints the sources an audit of the same inputs reads, in its order,
+    /// one JSON object a line: `source` (as the reports name it), `path`
+    /// (the file that holds it), `format`, `size`, `modified` (as
+    /// summary.json writes it) and `modified_ns`.
+    Sources(SourcesArgs),
 }
 
 /// `pgn-audit [audit]`: the inputs and the options that shape the reports.
@@ -261,6 +266,20 @@ pub(crate) struct PlanArgs {
     /// compressed file is one piece.
     #[arg(long, value_name = "BYTES", value_parser = clap::value_parser!(u64).range(1..))]
     pub(crate) piece_size: u64,
+}
+
+/// `pgn-audit sources`: the sources an audit of these inputs reads.
+#[derive(Debug, Args)]
+pub(crate) struct SourcesArgs {
+    /// The inputs, as an audit takes them: PGN files, zip archives,
+    /// directories, or - for standard input.
+    #[arg(required = true, value_name = "INPUT")]
+    pub(crate) inputs: Vec<PathBuf>,
+
+    /// The output folder the audit would write: a directory walk skips it,
+    /// and an input inside it is refused, as in the audit.
+    #[arg(short, long, value_name = "DIR", default_value = "reports")]
+    pub(crate) out: PathBuf,
 }
 
 #[cfg(test)]

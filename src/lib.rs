@@ -18,8 +18,8 @@ pub mod app;
 pub mod cli;
 mod progress;
 
-/// Parses the command line, runs the audit, `merge` or `plan` it asks for,
-/// and gives the run's exit status.
+/// Parses the command line, runs the audit, `merge`, `plan` or `sources`
+/// it asks for, and gives the run's exit status.
 pub fn main() -> ExitCode {
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     let cli = match cli::Cli::try_parse_args(&args) {
@@ -34,6 +34,7 @@ pub fn main() -> ExitCode {
     let exit = match cli.command {
         Some(cli::Command::Merge(args)) => app::run_merge(&args),
         Some(cli::Command::Plan(args)) => app::run_plan(&args),
+        Some(cli::Command::Sources(args)) => app::run_sources(&args),
         Some(cli::Command::Audit(args)) => app::run(&app::Config::from_args(args)),
         None => app::run(&app::Config::from_args(cli.audit)),
     };

@@ -731,6 +731,223 @@ fn a_folder_merged_alone_has_the_same_page() {
     assert_eq!(summary(&out), summary(&a));
 }
 
+/// `pgn-audit sources ARGS`: its exit status, its lines parsed as JSON,
+/// and its standard error.
+fn sources(args: &[&str], cwd: &Path) -> (Option<i32>, Vec<serde_json::Value>, String) {
+    let o = bin()
+        .current_dir(cwd)
+        .arg("sources")
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let lines = String::from_utf8(o.stdout.clone())
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    (o.status.code(), lines, stderr(&o))
+}
+
+/// Issue 25: `sources` prints, one JSON line each, exactly the sources an
+/// audit of the same inputs and output folder reads, in its order and
+/// named as its reports name them: a folder's PGN files sorted (its xz
+/// file and its zip archive's PGN members among them, the output folder
+/// and other files not), with how each is stored, its size and its
+/// modification time as summary.json writes them, and to the nanosecond.
+#[test]
+fn sources_prints_what_an_audit_of_the_same_inputs_reads() {
+    let t = tempdir();
+    let game = "[Event \"e\"]\n[Result \"*\"]\n\n1. e4 *\n";
+    let dir = t.path().join("games");
+    std::fs::create_dir_all(dir.join("reports")).unwrap();
+    write(&dir, "reports/old.pgn", game.as_bytes());
+    write(&dir, "notes.txt", b"not a game");
+    write(&dir, "b.pgn.gz", &gzip(game.as_bytes()));
+    write(&dir, "a.pgn", game.as_bytes());
+    let zip = zip_of(&[
+        ("one.pgn", game.as_bytes()),
+        ("readme.txt", game.as_bytes()),
+        ("two.pgn", game.as_bytes()),
+    ]);
+    write(&dir, "d.zip", &zip);
+    let loose = write(t.path(), "loose.pgn", game.as_bytes());
+    let when = UNIX_EPOCH + Duration::new(1_000_000_000, 123_456_789);
+    std::fs::File::options()
+        .write(true)
+        .open(&loose)
+        .unwrap()
+        .set_modified(when)
+        .unwrap();
+    let args = ["games", "loose.pgn", "-o", "games/reports"];
+    let (status, lines, err) = sources(&args, t.path());
+    assert_eq!((status, err.as_str()), (Some(0), ""));
+    let size = |name: &str| std::fs::metadata(t.path().join(name)).unwrap().len();
+    let picked: Vec<(&str, &str, &str, u64)> = lines
+        .iter()
+        .map(|l| {
+            (
+                l["source"].as_str().unwrap(),
+                l["path"].as_str().unwrap(),
+                l["format"].as_str().unwrap(),
+                l["size"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        picked,
+        [
+            ("games/a.pgn", "games/a.pgn", "plain", size("games/a.pgn")),
+            (
+                "games/b.pgn.gz",
+                "games/b.pgn.gz",
+                "gzip",
+                size("games/b.pgn.gz")
+            ),
+            (
+                "games/d.zip/one.pgn",
+                "games/d.zip",
+                "zip",
+                size("games/d.zip")
+            ),
+            (
+                "games/d.zip/two.pgn",
+                "games/d.zip",
+                "zip",
+                size("games/d.zip")
+            ),
+            ("loose.pgn", "loose.pgn", "plain", size("loose.pgn")),
+        ]
+    );
+    let keys: Vec<&String> = lines[0].as_object().unwrap().keys().collect();
+    assert_eq!(
+        keys,
+        [
+            "source",
+            "path",
+            "format",
+            "size",
+            "modified",
+            "modified_ns"
+        ]
+    );
+    assert_eq!(lines[4]["modified"], "2001-09-09T01:46:40Z");
+    assert_eq!(lines[4]["modified_ns"], 1_000_000_000_123_456_789_u64);
+    // The audit of the same command line reads these sources, so dated.
+    let out = t.path().join("games/reports");
+    let o = bin()
+        .current_dir(t.path())
+        .args(args)
+        .arg("--quiet")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let details = summary(&out)["source_details"].as_array().unwrap().clone();
+    assert_eq!(details.len(), lines.len());
+    for (line, detail) in lines.iter().zip(&details) {
+        for (key, summary_key) in [
+            ("source", "name"),
+            ("size", "size"),
+            ("modified", "modified"),
+        ] {
+            assert_eq!(line[key], detail[summary_key], "{line} {detail}");
+        }
+    }
+}
+
+/// `sources` says what an audit says of inputs it cannot read (one line,
+/// exit 2, nothing printed), and names standard input without reading it.
+#[test]
+fn sources_refuses_what_the_audit_refuses_and_leaves_standard_input_unread() {
+    let t = tempdir();
+    let (status, lines, err) = sources(&["missing.pgn"], t.path());
+    assert_eq!(status, Some(2));
+    assert!(lines.is_empty());
+    assert_eq!(err, "pgn-audit: missing.pgn: no such file or directory\n");
+    write(t.path(), "a.pgn", b"1. e4 *\n");
+    // Issue 23: a missing input among others stops none of them, in the
+    // audit and so here: the others are printed, the missing one said as
+    // the audit says it, and the status is the audit's.
+    let (status, lines, err) = sources(&["missing.pgn", "a.pgn"], t.path());
+    assert_eq!(status, Some(2));
+    let named: Vec<&str> = lines
+        .iter()
+        .map(|l| l["source"].as_str().unwrap())
+        .collect();
+    assert_eq!(named, ["a.pgn"]);
+    assert_eq!(err, "pgn-audit: missing.pgn: no such file or directory\n");
+    let o = bin()
+        .current_dir(t.path())
+        .args(["missing.pgn", "a.pgn", "--quiet", "-o", "r"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        stderr(&o),
+        "pgn-audit: missing.pgn: no such file or directory\n"
+    );
+    let (status, lines, err) = sources(&["a.pgn", "./a.pgn"], t.path());
+    assert_eq!(status, Some(2));
+    assert!(lines.is_empty());
+    assert_eq!(
+        err,
+        "pgn-audit: ./a.pgn: the same file as a.pgn, named twice\n"
+    );
+    let (status, lines, err) = sources(&["-"], t.path());
+    assert_eq!((status, err.as_str()), (Some(0), ""));
+    assert_eq!(
+        lines,
+        [
+            serde_json::json!({"source": "-", "path": null, "format": null,
+            "size": null, "modified": null, "modified_ns": null})
+        ]
+    );
+}
+
+/// Issue 25: `pgn-audit plan … | head -1` and `pgn-audit sources … | head
+/// -1` exit 0 and say nothing: a reader that closes the pipe took what it
+/// wanted. Each prints more than a pipe holds, so the write surely meets
+/// the closed pipe.
+#[test]
+fn plan_and_sources_into_a_closed_pipe_exit_0() {
+    let t = tempdir();
+    let file = write(t.path(), "big.pgn", &vec![b'\n'; 200_000]);
+    let dir = t.path().join("many");
+    std::fs::create_dir(&dir).unwrap();
+    for k in 0..1000 {
+        write(
+            &dir,
+            &format!("game-with-a-long-name-{k:04}.pgn"),
+            b"1. e4 *\n",
+        );
+    }
+    for args in [
+        vec!["plan", s(&file), "--piece-size", "1"],
+        vec!["sources", s(&dir)],
+    ] {
+        let mut child = bin()
+            .args(&args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut first = String::new();
+        std::io::BufRead::read_line(
+            &mut std::io::BufReader::new(child.stdout.take().unwrap()),
+            &mut first,
+        )
+        .unwrap();
+        assert!(first.ends_with('\n'), "{first:?}");
+        let o = child.wait_with_output().unwrap();
+        assert_eq!(
+            (o.status.code(), stderr(&o).as_str()),
+            (Some(0), ""),
+            "{args:?}"
+        );
+    }
+}
+
 /// --help says the exit statuses of the contract and what any other one
 /// means, and -j's limit in words a person reads once (issue 26).
 #[test]

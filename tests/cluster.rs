@@ -825,7 +825,8 @@ fn a_second_driver_on_the_same_output_is_refused() {
         t.path(),
         "slow-pgn-audit",
         &format!(
-            "[ \"$1\" = --version ] || {{ touch '{started}'; sleep 3; }}\nexec '{bin}' \"$@\"\n",
+            "case \"$1\" in --version|sources) ;; *) touch '{started}'; sleep 3;; esac\n\
+             exec '{bin}' \"$@\"\n",
             started = t.path().join("started").display(),
             bin = pgn_audit().display()
         ),
@@ -898,6 +899,60 @@ fn relative_inputs_work_on_workers_started_elsewhere_and_dead_temporaries_go() {
     );
 }
 
+/// Issue 25: a folder of a.pgn, b.pgn.xz and d.zip (two PGN members and a
+/// note) is read by the driver as pgn-audit reads it, every source in
+/// pgn-audit's order: the merged reports are one run's, and a rerun
+/// reuses the three shards (one per file, the archive's members in one).
+#[test]
+#[cfg_attr(
+    not(oracle_dask),
+    ignore = "needs dask.distributed: run tests/setup-oracles"
+)]
+fn a_folder_of_xz_and_zip_files_is_read_as_one_run_reads_it() {
+    let shared = shared_cluster();
+    let t = tempdir();
+    let games = sample_games();
+    let dir = t.path().join("games");
+    std::fs::create_dir(&dir).unwrap();
+    write(&dir, "a.pgn", pgn(&games[..40]).as_bytes());
+    write(&dir, "b.pgn.xz", &xz(pgn(&games[40..90]).as_bytes()));
+    let (first, second) = (pgn(&games[90..150]), pgn(&games[150..200]));
+    write(
+        &dir,
+        "d.zip",
+        &zip_of(&[
+            ("first.pgn", first.as_bytes()),
+            ("notes.txt", b"not PGN"),
+            ("second.pgn", second.as_bytes()),
+        ]),
+    );
+    let args = ["games".to_owned()];
+    let (single, fresh) = one_run(&args, t.path());
+    assert_eq!(fresh.status.code(), Some(0), "{}", stderr(&fresh));
+    let sources = [
+        "games/a.pgn",
+        "games/b.pgn.xz",
+        "games/d.zip/first.pgn",
+        "games/d.zip/second.pgn",
+    ];
+    assert_eq!(summary(&single)["sources"], serde_json::json!(sources));
+    assert_eq!(counts(&single).0, 200);
+    for (computed_now, reused) in [(3, 0), (0, 3)] {
+        let o = run_driver(&shared.cluster, &pgn_audit(), "merged", &args, t.path());
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        computed(&o, computed_now, reused);
+        assert_same_run(&single, &t.path().join("merged"));
+    }
+    assert_eq!(
+        report_files(&t.path().join("merged.shards")),
+        [
+            "000000-games_a.pgn",
+            "000001-games_b.pgn.xz",
+            "000002-games_d.zip"
+        ]
+    );
+}
+
 #[test]
 #[cfg_attr(
     not(oracle_dask),
@@ -911,7 +966,7 @@ fn a_task_past_its_timeout_is_ended_and_nothing_is_merged() {
         t.path(),
         "stuck-pgn-audit",
         &format!(
-            "[ \"$1\" = --version ] && exec '{}' \"$@\"\nexec sleep 60\n",
+            "case \"$1\" in --version|sources) exec '{}' \"$@\";; esac\nexec sleep 60\n",
             pgn_audit().display()
         ),
     );

@@ -140,8 +140,8 @@ const FILES: [(&str, &str); 11] = [
 ];
 
 /// The pages to see also, from pgn-audit(1).
-const SEE_ALSO: &str =
-    "pgn-audit-audit(1), pgn-audit-merge(1), pgn-audit-plan(1), pgn-audit-reports(5)";
+const SEE_ALSO: &str = "pgn-audit-audit(1), pgn-audit-merge(1), pgn-audit-plan(1), \
+     pgn-audit-sources(1), pgn-audit-reports(5)";
 
 /// Roff text without the preamble that every rendering starts with: the
 /// sections of one page are rendered apart and joined under one preamble.
@@ -387,6 +387,10 @@ fn generated() -> Vec<(&'static str, Vec<u8>)> {
             "docs/pgn-audit-plan.1",
             subcommand_page("plan", "pgn-audit-plan"),
         ),
+        (
+            "docs/pgn-audit-sources.1",
+            subcommand_page("sources", "pgn-audit-sources"),
+        ),
         ("docs/pgn-audit-reports.5", reports_page(&reports)),
     ];
     for (shell, name) in [
@@ -586,6 +590,7 @@ fn the_readme_installs_the_manual() {
         "man1/pgn-audit-audit.1",
         "man1/pgn-audit-merge.1",
         "man1/pgn-audit-plan.1",
+        "man1/pgn-audit-sources.1",
         "man5/pgn-audit-reports.5",
     ] {
         assert!(

@@ -28,6 +28,9 @@ _pgn__audit() {
             pgn__audit,plan)
                 cmd="pgn__audit__subcmd__plan"
                 ;;
+            pgn__audit,sources)
+                cmd="pgn__audit__subcmd__sources"
+                ;;
             pgn__audit__subcmd__help,audit)
                 cmd="pgn__audit__subcmd__help__subcmd__audit"
                 ;;
@@ -40,6 +43,9 @@ _pgn__audit() {
             pgn__audit__subcmd__help,plan)
                 cmd="pgn__audit__subcmd__help__subcmd__plan"
                 ;;
+            pgn__audit__subcmd__help,sources)
+                cmd="pgn__audit__subcmd__help__subcmd__sources"
+                ;;
             *)
                 ;;
         esac
@@ -47,7 +53,7 @@ _pgn__audit() {
 
     case "${cmd}" in
         pgn__audit)
-            opts="-o -j -h -V --out --threads --split --quirks --no-html --excel-safe --quiet --fail-on-findings --piece --max-window --help --version audit merge plan help"
+            opts="-o -j -h -V --out --threads --split --quirks --no-html --excel-safe --quiet --fail-on-findings --piece --max-window --help --version audit merge plan sources help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -123,7 +129,7 @@ _pgn__audit() {
             return 0
             ;;
         pgn__subcmd__audit__subcmd__help)
-            opts="audit merge plan help"
+            opts="audit merge plan sources help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -192,6 +198,20 @@ _pgn__audit() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        pgn__subcmd__audit__subcmd__help__subcmd__sources)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         pgn__subcmd__audit__subcmd__merge)
             opts="-o -h --out --quiet --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -222,6 +242,28 @@ _pgn__audit() {
             fi
             case "${prev}" in
                 --piece-size)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        pgn__subcmd__audit__subcmd__sources)
+            opts="-o -h --out --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --out)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -o)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -39,6 +39,7 @@ complete -c pgn-audit -n "__fish_pgn_audit_needs_command" -s V -l version -d 'Pr
 complete -c pgn-audit -n "__fish_pgn_audit_needs_command" -a "audit" -d 'Audits PGN into a report folder (the default: `pgn-audit INPUT...`)'
 complete -c pgn-audit -n "__fish_pgn_audit_needs_command" -a "merge" -d 'Merges report folders made from disjoint inputs into the reports of one run over them all'
 complete -c pgn-audit -n "__fish_pgn_audit_needs_command" -a "plan" -d 'Prints the pieces a file can be audited in (`--piece`), one `START..END` a line'
+complete -c pgn-audit -n "__fish_pgn_audit_needs_command" -a "sources" -d 'Prints the sources an audit of the same inputs reads, in its order, one JSON object a line: `source` (as the reports name it), `path` (the file that holds it), `format`, `size`, `modified` (as summary.json writes it) and `modified_ns`'
 complete -c pgn-audit -n "__fish_pgn_audit_needs_command" -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c pgn-audit -n "__fish_pgn_audit_using_subcommand audit" -s o -l out -d 'Where the reports go; created if missing. The reports of an earlier run in it are replaced' -r -F
 complete -c pgn-audit -n "__fish_pgn_audit_using_subcommand audit" -s j -l threads -d 'Worker threads (default: one per core). More than 4 per core is lowered to 4 per core, or to 8 on a machine with one or two cores, with a note' -r
@@ -56,7 +57,10 @@ complete -c pgn-audit -n "__fish_pgn_audit_using_subcommand merge" -l quiet -d '
 complete -c pgn-audit -n "__fish_pgn_audit_using_subcommand merge" -s h -l help -d 'Print help'
 complete -c pgn-audit -n "__fish_pgn_audit_using_subcommand plan" -l piece-size -d 'About how many bytes (as stored) each piece holds. A plain file is cut anywhere (each piece starts reading at the first game after its start); a pzstd or Lichess zstd file at frame starts; any other compressed file is one piece' -r
 complete -c pgn-audit -n "__fish_pgn_audit_using_subcommand plan" -s h -l help -d 'Print help'
-complete -c pgn-audit -n "__fish_pgn_audit_using_subcommand help; and not __fish_seen_subcommand_from audit merge plan help" -f -a "audit" -d 'Audits PGN into a report folder (the default: `pgn-audit INPUT...`)'
-complete -c pgn-audit -n "__fish_pgn_audit_using_subcommand help; and not __fish_seen_subcommand_from audit merge plan help" -f -a "merge" -d 'Merges report folders made from disjoint inputs into the reports of one run over them all'
-complete -c pgn-audit -n "__fish_pgn_audit_using_subcommand help; and not __fish_seen_subcommand_from audit merge plan help" -f -a "plan" -d 'Prints the pieces a file can be audited in (`--piece`), one `START..END` a line'
-complete -c pgn-audit -n "__fish_pgn_audit_using_subcommand help; and not __fish_seen_subcommand_from audit merge plan help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c pgn-audit -n "__fish_pgn_audit_using_subcommand sources" -s o -l out -d 'The output folder the audit would write: a directory walk skips it, and an input inside it is refused, as in the audit' -r -F
+complete -c pgn-audit -n "__fish_pgn_audit_using_subcommand sources" -s h -l help -d 'Print help'
+complete -c pgn-audit -n "__fish_pgn_audit_using_subcommand help; and not __fish_seen_subcommand_from audit merge plan sources help" -f -a "audit" -d 'Audits PGN into a report folder (the default: `pgn-audit INPUT...`)'
+complete -c pgn-audit -n "__fish_pgn_audit_using_subcommand help; and not __fish_seen_subcommand_from audit merge plan sources help" -f -a "merge" -d 'Merges report folders made from disjoint inputs into the reports of one run over them all'
+complete -c pgn-audit -n "__fish_pgn_audit_using_subcommand help; and not __fish_seen_subcommand_from audit merge plan sources help" -f -a "plan" -d 'Prints the pieces a file can be audited in (`--piece`), one `START..END` a line'
+complete -c pgn-audit -n "__fish_pgn_audit_using_subcommand help; and not __fish_seen_subcommand_from audit merge plan sources help" -f -a "sources" -d 'Prints the sources an audit of the same inputs reads, in its order, one JSON object a line: `source` (as the reports name it), `path` (the file that holds it), `format`, `size`, `modified` (as summary.json writes it) and `modified_ns`'
+complete -c pgn-audit -n "__fish_pgn_audit_using_subcommand help; and not __fish_seen_subcommand_from audit merge plan sources help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

@@ -78,6 +78,15 @@ _arguments "${_arguments_options[@]}" : \
 ':file -- A PGN file, plain or compressed:_files' \
 && ret=0
 ;;
+(sources)
+_arguments "${_arguments_options[@]}" : \
+'-o+[The output folder the audit would write\: a directory walk skips it, and an input inside it is refused, as in the audit]:DIR:_files' \
+'--out=[The output folder the audit would write\: a directory walk skips it, and an input inside it is refused, as in the audit]:DIR:_files' \
+'-h[Print help]' \
+'--help[Print help]' \
+'*::inputs -- The inputs, as an audit takes them\: PGN files, zip archives, directories, or - for standard input:_files' \
+&& ret=0
+;;
 (help)
 _arguments "${_arguments_options[@]}" : \
 ":: :_pgn-audit__subcmd__help_commands" \
@@ -102,6 +111,10 @@ _arguments "${_arguments_options[@]}" : \
 _arguments "${_arguments_options[@]}" : \
 && ret=0
 ;;
+(sources)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
 (help)
 _arguments "${_arguments_options[@]}" : \
 && ret=0
@@ -121,6 +134,7 @@ _pgn-audit_commands() {
 'audit:Audits PGN into a report folder (the default\: \`pgn-audit INPUT...\`)' \
 'merge:Merges report folders made from disjoint inputs into the reports of one run over them all' \
 'plan:Prints the pieces a file can be audited in (\`--piece\`), one \`START..END\` a line' \
+'sources:Prints the sources an audit of the same inputs reads, in its order, one JSON object a line\: \`source\` (as the reports name it), \`path\` (the file that holds it), \`format\`, \`size\`, \`modified\` (as summary.json writes it) and \`modified_ns\`' \
 'help:Print this message or the help of the given subcommand(s)' \
     )
     _describe -t commands 'pgn-audit commands' commands "$@"
@@ -136,6 +150,7 @@ _pgn-audit__subcmd__help_commands() {
 'audit:Audits PGN into a report folder (the default\: \`pgn-audit INPUT...\`)' \
 'merge:Merges report folders made from disjoint inputs into the reports of one run over them all' \
 'plan:Prints the pieces a file can be audited in (\`--piece\`), one \`START..END\` a line' \
+'sources:Prints the sources an audit of the same inputs reads, in its order, one JSON object a line\: \`source\` (as the reports name it), \`path\` (the file that holds it), \`format\`, \`size\`, \`modified\` (as summary.json writes it) and \`modified_ns\`' \
 'help:Print this message or the help of the given subcommand(s)' \
     )
     _describe -t commands 'pgn-audit help commands' commands "$@"
@@ -160,6 +175,11 @@ _pgn-audit__subcmd__help__subcmd__plan_commands() {
     local commands; commands=()
     _describe -t commands 'pgn-audit help plan commands' commands "$@"
 }
+(( $+functions[_pgn-audit__subcmd__help__subcmd__sources_commands] )) ||
+_pgn-audit__subcmd__help__subcmd__sources_commands() {
+    local commands; commands=()
+    _describe -t commands 'pgn-audit help sources commands' commands "$@"
+}
 (( $+functions[_pgn-audit__subcmd__merge_commands] )) ||
 _pgn-audit__subcmd__merge_commands() {
     local commands; commands=()
@@ -169,6 +189,11 @@ _pgn-audit__subcmd__merge_commands() {
 _pgn-audit__subcmd__plan_commands() {
     local commands; commands=()
     _describe -t commands 'pgn-audit plan commands' commands "$@"
+}
+(( $+functions[_pgn-audit__subcmd__sources_commands] )) ||
+_pgn-audit__subcmd__sources_commands() {
+    local commands; commands=()
+    _describe -t commands 'pgn-audit sources commands' commands "$@"
 }
 
 if [ "$funcstack[1]" = "_pgn-audit" ]; then

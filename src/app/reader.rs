@@ -14,7 +14,7 @@ use std::sync::mpsc;
 use super::Message;
 use super::ordered::Outbox;
 use super::worker::audit_batch;
-use pgn_audit_input::{self as input, Batch, Compression, InputError, Opened, Source};
+use pgn_audit_input::{self as input, Batch, Compression, Opened, PathError, Source};
 
 /// How many sources after the one being read are opened (and decompressed)
 /// ahead of it.
@@ -48,7 +48,7 @@ impl Reader {
         // Sources opened ahead of the one being read, so that their
         // decompression (on threads of their own, but for zstd at two
         // threads or fewer) runs meanwhile.
-        let mut ahead: VecDeque<Result<Opened, InputError>> = VecDeque::new();
+        let mut ahead: VecDeque<Result<Opened, PathError>> = VecDeque::new();
         let mut next_open = 0;
         for index in 0..self.sources.len() {
             if self.interrupted.load(Ordering::SeqCst) {
@@ -75,7 +75,7 @@ impl Reader {
         }
     }
 
-    fn open(&self, index: usize) -> Result<Opened, InputError> {
+    fn open(&self, index: usize) -> Result<Opened, PathError> {
         input::open(
             &self.sources[index],
             self.sizes[index],
@@ -112,10 +112,9 @@ impl Reader {
             flow
         });
         let bytes = if stopped { handed_out } else { read };
-        let error = error.map(|e| InputError {
-            path: self.sources[index].name.clone(),
-            cause: read_error(compression, bytes, &e),
-            source: Some(e),
+        let error = error.map(|e| {
+            let cause = read_error(compression, bytes, &e);
+            PathError::caused(&self.sources[index].name, cause, e)
         });
         outbox.number().send(Message::SourceEnd {
             source: index,

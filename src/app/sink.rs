@@ -11,8 +11,8 @@ use indicatif::ProgressBar;
 
 use super::worker::Audited;
 use super::{Message, say};
-use pgn_audit_input::{InputError, Source};
-use pgn_audit_report::{FileStat, GameId, OutputError, Reports, SourceDetail, Summary};
+use pgn_audit_input::{PathError, Source};
+use pgn_audit_report::{FileStat, GameId, Reports, SourceDetail, Summary};
 
 /// A source file as the run started.
 pub(super) type Stat = FileStat;
@@ -91,7 +91,7 @@ impl Sink<'_> {
 
     /// A report that cannot be written: said at once, and the reader
     /// stops.
-    fn write_failure(&mut self, e: &OutputError) {
+    fn write_failure(&mut self, e: &PathError) {
         self.bar
             .suspend(|| say(&format!("cannot write reports: {e}")));
         self.write_failed = true;
@@ -99,7 +99,7 @@ impl Sink<'_> {
     }
 
     /// A source's end: its read error said, and its line in the summary.
-    fn source_end(&mut self, source: usize, bytes: u64, error: Option<InputError>) {
+    fn source_end(&mut self, source: usize, bytes: u64, error: Option<PathError>) {
         if let Some(e) = &error {
             self.bar.suspend(|| say(&e.to_string()));
         }

@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
 """Run pgn-audit over many PGN files on a Dask cluster, then merge exactly.
 
-One task per unit of work: a whole input file, or, for a file larger than
-`--piece-size` stored bytes, each piece that `pgn-audit plan` gives (byte
-ranges of a plain file, frame ranges of a pzstd or Lichess .zst file). A
-worker runs the pgn-audit binary on its unit (`--piece START..END` for a
-piece) into a shard folder of its own (written under a temporary name,
-renamed when complete), and the driver merges the shards, in input order
-and each file's pieces in plan order, with `pgn-audit merge`. The merged
+The inputs are resolved by the binary (`pgn-audit sources`): the files
+and their order are those one pgn-audit run reads. One task per unit of
+work: a whole input file (a zip archive with all its members), or, for a
+file larger than `--piece-size` stored bytes, each piece that `pgn-audit
+plan` gives (byte ranges of a plain file, frame ranges of a pzstd or
+Lichess .zst file). A worker runs the pgn-audit binary on its unit
+(`--piece START..END` for a piece) into a shard folder of its own
+(written under a temporary name, renamed when complete), and the driver
+merges the shards, in input order and each file's pieces in plan order,
+with `pgn-audit merge`. The merged
 reports are byte for byte those of one pgn-audit run over the same files,
 and the exit status and read-error lines are that run's.
 
@@ -51,14 +54,12 @@ import tempfile
 import time
 import uuid
 
-PGN_SUFFIXES = (".pgn", ".pgn.zst", ".pgn.zstd", ".pgn.gz", ".pgn.bz2")
-
 #: The identity record a shard folder holds next to its reports.
 IDENTITY = "dask_audit.json"
 #: The lock a driver holds in its output and shard folders.
 LOCK = ".dask_audit.lock"
 #: What the identity record's layout is; a record of another is not reused.
-IDENTITY_FORMAT = 1
+IDENTITY_FORMAT = 2
 #: A shard folder's name: its unit's number, a dash, its source.
 SHARD_NAME = re.compile(r"[0-9]{6}-.")
 #: The exit status of pgn-audit for an input error, and of this driver for
@@ -73,52 +74,62 @@ class Refused(Exception):
     """A usage or input error: `dask_audit: PATH: cause`, exit 2."""
 
 
-def is_pgn_name(name):
-    return name.lower().endswith(PGN_SUFFIXES)
+class Failed(Exception):
+    """pgn-audit refused the run and said why: the driver exits with its
+    status."""
 
 
-def expand(inputs):
-    """The source files, named and ordered as pgn-audit names and orders them:
-    a file as given; a directory's PGN files below it, sorted by path
-    components (as Rust sorts paths)."""
+def resolve(binary, inputs, out):
+    """The files to audit, one per unit of work, in pgn-audit's order:
+    `pgn-audit sources` resolves the inputs (a directory walked, a zip
+    archive's PGN members listed, the output folder skipped) exactly as
+    one run over them would. A file is named as given to pgn-audit
+    (`path`), with the sources it holds as the reports name them (a zip
+    archive's members; else the file itself), its format, size and
+    modification time. pgn-audit's own lines (`pgn-audit: PATH: cause`,
+    warnings) are passed on; an input it cannot read refuses the run, as
+    one run says it."""
+    got = subprocess.run([binary, "sources", "-o", out, "--", *inputs],
+                         stdin=subprocess.DEVNULL, capture_output=True, text=True)
+    sys.stderr.write(got.stderr)
+    if got.returncode != 0:
+        raise Failed(got.returncode)
     files = []
-    for given in inputs:
-        if os.path.isdir(given):
-            found = []
-            for root, dirs, names in os.walk(given):
-                dirs.sort()
-                for name in names:
-                    if is_pgn_name(name):
-                        found.append(os.path.join(root, name))
-            found.sort(key=lambda p: p.split(os.sep))
-            files.extend(found)
-        elif os.path.exists(given):
-            files.append(given)
-        else:
-            raise Refused(f"{given}: no such file or directory")
+    for line in got.stdout.splitlines():
+        source = json.loads(line)
+        if source["path"] is None:
+            raise Refused(f"{source['source']}: standard input cannot be read on a cluster")
+        if files and files[-1]["path"] == source["path"]:
+            files[-1]["sources"].append(source["source"])
+            continue
+        files.append({"path": source["path"], "sources": [source["source"]],
+                      "format": source["format"], "size": source["size"],
+                      "modified": source["modified"], "mtime_ns": source["modified_ns"]})
     return files
 
 
-def units_of(source, cwd, binary, piece_size):
-    """The units a task each audits of `source`, in plan order: the whole
-    source (`start`, `end`: None) when it holds at most `piece_size` stored
-    bytes or `pgn-audit plan` gives it one piece, else each piece of the
-    plan. A unit names its source as given, finds it through its absolute
-    path and holds its state (size, modification time) when planned. A
-    file `plan` cannot read stays whole: its audit reports the error as one
-    run does."""
-    path = os.path.normpath(os.path.join(cwd, source))
-    state = file_state(path)
-    whole = {"source": source, "path": path, "start": None, "end": None, **state}
-    if state["size"] <= piece_size:
+def units_of(file, cwd, binary, piece_size):
+    """The units a task each audits of `file` (one of `resolve`'s), in
+    plan order: the whole file (`start`, `end`: None) when it holds at
+    most `piece_size` stored bytes, is an archive, or `pgn-audit plan`
+    gives it one piece, else each piece of the plan. A unit names its file
+    as given (`source`) and the sources it holds, finds the file through
+    its absolute path, and holds its state (size, modification time) as
+    resolved. A file `plan` cannot read stays whole: its audit reports the
+    error as one run does."""
+    path = os.path.normpath(os.path.join(cwd, file["path"]))
+    whole = {"source": file["path"], "sources": file["sources"], "path": path,
+             "start": None, "end": None, "size": file["size"], "mtime_ns": file["mtime_ns"],
+             "modified": file["modified"]}
+    if file["size"] is None or file["size"] <= piece_size or file["format"] == "zip":
         return [whole]
     out = subprocess.run([binary, "plan", path, "--piece-size", str(piece_size)],
                          stdin=subprocess.DEVNULL, capture_output=True, text=True)
     if out.returncode != 0:
         return [whole]
     bounds = [tuple(int(n) for n in line.split("..")) for line in out.stdout.split()]
-    if file_state(path) != state:
-        raise Refused(f"{source}: changed while its pieces were planned")
+    if file_state(path) != file_state_of(whole):
+        raise Refused(f"{file['path']}: changed while its pieces were planned")
     if len(bounds) < 2:
         return [whole]
     return [dict(whole, start=start, end=end) for start, end in bounds]
@@ -148,11 +159,9 @@ def file_state(path):
     return {"size": st.st_size, "mtime_ns": st.st_mtime_ns}
 
 
-def rfc3339(mtime_ns):
-    """A modification time as pgn-audit writes it in summary.json: whole
-    seconds (truncated towards zero), UTC."""
-    secs = abs(mtime_ns) // 10**9 * (1 if mtime_ns >= 0 else -1)
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(secs))
+def file_state_of(unit):
+    """The state of a unit's file when the run was planned."""
+    return {"size": unit["size"], "mtime_ns": unit["mtime_ns"]}
 
 
 def sha256(path):
@@ -208,13 +217,11 @@ def stale_because(folder, want):
     if record.get("unit") != unit:
         return f"made from another state of its input ({describe(record.get('unit'))})"
     details = summary.get("source_details") or []
-    if summary.get("sources") != [unit["source"]] or len(details) != 1:
+    if summary.get("sources") != unit["sources"] or len(details) != len(unit["sources"]):
         return "its summary.json names other sources"
-    detail = details[0]
-    if (detail.get("name"), detail.get("size"), detail.get("modified")) != (
-        unit["source"], unit["size"], rfc3339(unit["mtime_ns"])
-    ):
-        return "its summary.json read another state of its input"
+    for detail in details:
+        if (detail.get("size"), detail.get("modified")) != (unit["size"], unit["modified"]):
+            return "its summary.json read another state of its input"
     piece = summary.get("piece")
     if not is_piece(unit):
         if piece is not None:
@@ -223,7 +230,7 @@ def stale_because(folder, want):
                                          piece.get("end")) != (
             unit["source"], unit["start"], unit["end"]):
         return "its summary.json is of another piece"
-    if record.get("status") != (EXIT_ERROR if detail.get("error") is not None else 0):
+    if record.get("status") != (EXIT_ERROR if read_error(summary) else 0):
         return "its read error is not recorded"
     return None
 
@@ -239,13 +246,9 @@ def describe(unit):
             f"mtime {unit.get('mtime_ns')} ns{piece}")
 
 
-def read_errors(out):
-    """The lines one pgn-audit run prints for the read errors of the merged
-    reports in `out`: one per source, the offset counted from the start
-    of the source (merge shifts a piece's)."""
-    summary = read_json(os.path.join(out, "summary.json")) or {}
-    return [f"pgn-audit: {d['name']}: {d['error']}"
-            for d in summary.get("source_details") or [] if d.get("error") is not None]
+def read_error(summary):
+    """Whether a source of a shard's summary ended in a read error."""
+    return any(d.get("error") is not None for d in summary.get("source_details") or [])
 
 
 def ran_on():
@@ -271,7 +274,7 @@ def audit_shard(task):
     if sha256(want["binary"]["path"]) != want["binary"]["sha256"]:
         raise RuntimeError(f"{want['binary']['path']}: not the binary the driver hashed")
     before = file_state(unit["path"])
-    if before != {"size": unit["size"], "mtime_ns": unit["mtime_ns"]}:
+    if before != file_state_of(unit):
         raise RuntimeError(f"{unit['source']}: changed since the driver planned the run")
     tmp = f"{folder}.tmp-{uuid.uuid4().hex}"
     cmd = [want["binary"]["path"], *unit_args(unit), "-o", tmp, "-j", str(task["threads"])]
@@ -300,8 +303,7 @@ def audit_shard(task):
         if file_state(unit["path"]) != before:
             raise RuntimeError(f"{unit['source']}: changed while it was audited")
         record = dict(want, status=proc.returncode, ran_on=ran_on())
-        error = summary["source_details"][0]["error"] if summary.get("source_details") else None
-        if proc.returncode != (EXIT_ERROR if error is not None else 0):
+        if proc.returncode != (EXIT_ERROR if read_error(summary) else 0):
             raise RuntimeError(f"{unit['source']}: pgn-audit exited {proc.returncode}: "
                                f"{stderr.strip()}")
         with open(os.path.join(tmp, IDENTITY), "w", encoding="utf-8") as f:
@@ -539,6 +541,8 @@ def main(argv=None):
     except Refused as e:
         print(f"dask_audit: {e}", file=sys.stderr)
         return EXIT_ERROR
+    except Failed as e:
+        return e.args[0]
     except OSError as e:
         print(f"dask_audit: {e.filename}: {e.strerror}", file=sys.stderr)
         return EXIT_ERROR
@@ -546,10 +550,10 @@ def main(argv=None):
 
 def drive(args):
     cwd = os.getcwd()
-    sources = expand(args.inputs)
     binary, version = binary_identity(args.binary)
-    units = [u for s in sources for u in units_of(s, cwd, binary["path"], args.piece_size)]
     out = os.path.abspath(args.out)
+    files = resolve(binary["path"], args.inputs, out)
+    units = [u for f in files for u in units_of(f, cwd, binary["path"], args.piece_size)]
     shards = os.path.abspath(args.shards or out.rstrip("/") + ".shards")
     for folder in (out, shards):
         os.makedirs(folder, exist_ok=True)
@@ -605,20 +609,14 @@ def drive(args):
         if why is not None:
             raise Refused(f"{folder}: changed during the run: {why}")
 
-    merge = subprocess.run([binary["path"], "merge", *folders, "-o", out],
-                           capture_output=True, text=True)
+    # merge says each read error as one run says it (the offset counted
+    # from the start of its source) and exits as that run does.
+    merge = subprocess.run([binary["path"], "merge", "--quiet", *folders, "-o", out],
+                           stdin=subprocess.DEVNULL, capture_output=True, text=True)
     for held in locks:
         held.close()
-    # A merge that completed (summary.json written last) exits 2 when a
-    # source ended in a read error; those lines are said below, as one run
-    # says them.
-    if merge.returncode != 0 and not os.path.exists(os.path.join(out, "summary.json")):
-        print(merge.stderr.strip(), file=sys.stderr)
-        return EXIT_ERROR
-    errors = read_errors(out)
-    for line in errors:
-        print(line, file=sys.stderr)
-    return EXIT_ERROR if errors else 0
+    sys.stderr.write(merge.stderr)
+    return merge.returncode
 
 
 def leave(status):

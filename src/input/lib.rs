@@ -7,7 +7,7 @@
 //! [`read_batches`] cuts its text into [`Batch`]es of whole games
 //! ([`GameSpan`]s, found by a [`Splitter`]). [`piece`] plans and opens the
 //! pieces of one large file, each read by a worker process of its own.
-//! Every failure is an [`InputError`], said as `PATH: CAUSE`.
+//! Every failure is a [`PathError`], said as `PATH: CAUSE`.
 
 #![forbid(unsafe_code)]
 
@@ -59,23 +59,53 @@ pub struct Source {
     pub origin: Origin,
 }
 
-/// An input that cannot be read, said in one line: `PATH: CAUSE`.
-#[derive(Debug, thiserror::Error)]
-#[error("{path}: {cause}")]
-pub struct InputError {
-    /// The input as the reports name it.
-    pub path: String,
-    /// Why it cannot be read, for a person.
-    pub cause: String,
-    /// The I/O error behind the cause, where there is one.
-    #[source]
-    pub source: Option<io::Error>,
+impl Source {
+    /// How the file that holds this source is stored, told by its first
+    /// bytes as [`open`] tells them: `plain`, `zstd`, `gzip`, `bzip2`, `xz`,
+    /// or `zip` (for an archive's member too). `None` for standard input
+    /// (not read here), a file that cannot be read, and a format that is
+    /// refused (opening it says why).
+    pub fn stored_format(&self) -> Option<&'static str> {
+        let path = match &self.origin {
+            Origin::File(path) => path,
+            Origin::ZipMember { .. } => return Some("zip"),
+            Origin::Stdin | Origin::Unreadable(_) => return None,
+        };
+        let (head, sniffed, end) = sniff(&mut File::open(path).ok()?);
+        if let Sniffed::Failed(_) = end {
+            return None;
+        }
+        let head = &head[..sniffed];
+        if archive::is_zip(head) {
+            Some("zip")
+        } else if refused_format(head).is_some() {
+            None
+        } else {
+            Some(Compression::detect(head).name())
+        }
+    }
 }
 
-impl InputError {
-    /// An error that no I/O error caused.
-    pub(crate) fn new(path: impl Into<String>, cause: impl Into<String>) -> InputError {
-        InputError {
+/// An input that cannot be read, a report that cannot be written, a folder
+/// that cannot be merged: one line, `PATH: CAUSE`, that names the path and
+/// says why.
+#[derive(Debug, thiserror::Error)]
+#[error("{}: {cause}", path.display())]
+pub struct PathError {
+    /// The path: an input as the reports name it (`-`, `ARCHIVE.zip/MEMBER`),
+    /// a report file or folder.
+    pub path: PathBuf,
+    /// Why, for a person.
+    pub cause: String,
+    /// The error behind the cause, where there is one.
+    #[source]
+    pub source: Option<Box<dyn std::error::Error + Send + Sync>>,
+}
+
+impl PathError {
+    /// An error that no other error caused.
+    pub fn new(path: impl Into<PathBuf>, cause: impl Into<String>) -> PathError {
+        PathError {
             path: path.into(),
             cause: cause.into(),
             source: None,
@@ -83,11 +113,20 @@ impl InputError {
     }
 
     /// An I/O error, its cause said without the "(os error N)" noise.
-    pub(crate) fn io(path: impl Into<String>, e: io::Error) -> InputError {
-        InputError {
+    pub fn io(path: impl Into<PathBuf>, e: io::Error) -> PathError {
+        PathError::caused(path, io_cause(&e), e)
+    }
+
+    /// An error that `source` caused, said as `cause`.
+    pub fn caused(
+        path: impl Into<PathBuf>,
+        cause: impl Into<String>,
+        source: impl std::error::Error + Send + Sync + 'static,
+    ) -> PathError {
+        PathError {
             path: path.into(),
-            cause: io_cause(&e),
-            source: Some(e),
+            cause: cause.into(),
+            source: Some(Box::new(source)),
         }
     }
 }
@@ -118,7 +157,7 @@ fn is_pgn_name(path: &Path) -> bool {
 /// clears and never reads (a directory walk skips it), are errors. Paths
 /// are OS strings; a source's name is its path written lossily (U+FFFD
 /// for bytes that are not UTF-8).
-pub fn collect_sources(inputs: &[PathBuf], out: &Path) -> Result<Vec<Source>, InputError> {
+pub fn collect_sources(inputs: &[PathBuf], out: &Path) -> Result<Vec<Source>, PathError> {
     let out = OutFolderId::of(out);
     let mut sources = Vec::new();
     let mut seen = ReadOnce::default();
@@ -145,7 +184,7 @@ pub fn collect_sources(inputs: &[PathBuf], out: &Path) -> Result<Vec<Source>, In
         if let Some(out) = &out
             && out.holds(path)
         {
-            return Err(InputError::new(
+            return Err(PathError::new(
                 input,
                 format!(
                     "inside the output folder {}: the output folder is never read",
@@ -230,9 +269,9 @@ struct ReadOnce {
 
 impl ReadOnce {
     /// Standard input, read once; where it is a file, that file.
-    fn stdin(&mut self, name: &str) -> Result<(), InputError> {
+    fn stdin(&mut self, name: &str) -> Result<(), PathError> {
         if std::mem::replace(&mut self.stdin, true) {
-            return Err(InputError::new(
+            return Err(PathError::new(
                 name,
                 "standard input is named twice: it can be read only once",
             ));
@@ -243,9 +282,9 @@ impl ReadOnce {
         }
     }
 
-    fn file(&mut self, meta: &std::fs::Metadata, name: &str) -> Result<(), InputError> {
+    fn file(&mut self, meta: &std::fs::Metadata, name: &str) -> Result<(), PathError> {
         match self.files.entry(file_id(meta)) {
-            std::collections::hash_map::Entry::Occupied(first) => Err(InputError::new(
+            std::collections::hash_map::Entry::Occupied(first) => Err(PathError::new(
                 name,
                 format!("the same file as {}, named twice", first.get()),
             )),
@@ -498,8 +537,8 @@ pub fn open(
     raw_read: Arc<AtomicU64>,
     pool: &Arc<rayon::ThreadPool>,
     threads: usize,
-) -> Result<Opened, InputError> {
-    let err = |e: io::Error| InputError::io(&source.name, e);
+) -> Result<Opened, PathError> {
+    let err = |e: io::Error| PathError::io(&source.name, e);
     let raw: Box<dyn Read + Send> = match &source.origin {
         Origin::File(p) => {
             let file = File::open(p).map_err(err)?;
@@ -513,7 +552,7 @@ pub fn open(
             }
         }
         Origin::Stdin => Box::new(io::stdin()),
-        Origin::Unreadable(cause) => return Err(InputError::new(&source.name, cause.clone())),
+        Origin::Unreadable(cause) => return Err(PathError::new(&source.name, cause.clone())),
         Origin::ZipMember { archive, member } => {
             Box::new(archive::member_reader(archive, member).map_err(err)?)
         }
@@ -549,7 +588,7 @@ pub fn open(
             });
         }
         if layers.len() == LAYERS {
-            return Err(InputError::new(
+            return Err(PathError::new(
                 &source.name,
                 format!(
                     "refused: compressed more than {LAYERS} times ({} inside {})",
@@ -641,7 +680,7 @@ impl Read for Fails {
 /// Refuses a source whose first bytes (within the compression `layers`)
 /// are a zip archive's (its members were not taken from it), a format that
 /// is not PGN text, or binary data that no compression explains.
-fn refuse(source: &Source, head: &[u8], layers: &[Compression]) -> Result<(), InputError> {
+fn refuse(source: &Source, head: &[u8], layers: &[Compression]) -> Result<(), PathError> {
     let inside = if layers.is_empty() {
         String::new()
     } else {
@@ -653,7 +692,7 @@ fn refuse(source: &Source, head: &[u8], layers: &[Compression]) -> Result<(), In
         } else {
             format!("refused: a zip archive{inside}")
         };
-        return Err(InputError::new(&source.name, cause));
+        return Err(PathError::new(&source.name, cause));
     }
     let format = refused_format(head).or_else(|| {
         (Compression::detect(head) == Compression::None && is_binary(head)).then_some("binary data")
@@ -664,7 +703,7 @@ fn refuse(source: &Source, head: &[u8], layers: &[Compression]) -> Result<(), In
         } else {
             format!("refused: {format}{inside}, not PGN text")
         };
-        return Err(InputError::new(&source.name, cause));
+        return Err(PathError::new(&source.name, cause));
     }
     Ok(())
 }
@@ -801,7 +840,7 @@ mod tests {
     /// error behind it as its source.
     #[test]
     fn input_errors_keep_their_source() {
-        let e = InputError::io("no/such/file.pgn", io::ErrorKind::NotFound.into());
+        let e = PathError::io("no/such/file.pgn", io::ErrorKind::NotFound.into());
         assert_eq!(e.to_string(), "no/such/file.pgn: no such file or directory");
         let source = std::error::Error::source(&e).and_then(|s| s.downcast_ref::<io::Error>());
         assert_eq!(source.map(io::Error::kind), Some(io::ErrorKind::NotFound));

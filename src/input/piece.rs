@@ -63,7 +63,7 @@ use std::sync::{Arc, Mutex};
 use super::batch::{LineCount, buf_index};
 use super::decode::MaxWindow;
 use super::split::{HEAD, is_tag_line};
-use super::{Compression, InputError, Opened, Source, io_cause};
+use super::{Compression, Opened, PathError, Source, io_cause};
 
 /// A piece's bounds as stored: offsets in the file (bytes of text for a
 /// plain file, frame starts for a zstd file), `start..end`.
@@ -128,12 +128,12 @@ struct Cuts {
 
 /// How a file may be cut, told by its magic bytes and, for zstd, by a walk
 /// over its `pzstd` frame announcements.
-fn cuts(path: &Path, name: &str) -> Result<Cuts, InputError> {
-    let err = |e: io::Error| InputError::io(name, e);
+fn cuts(path: &Path, name: &str) -> Result<Cuts, PathError> {
+    let err = |e: io::Error| PathError::io(name, e);
     let mut file = File::open(path).map_err(err)?;
     let meta = file.metadata().map_err(err)?;
     if !meta.is_file() {
-        return Err(InputError::new(
+        return Err(PathError::new(
             name.to_owned(),
             "not a file: only a file can be cut into pieces".to_owned(),
         ));
@@ -142,13 +142,13 @@ fn cuts(path: &Path, name: &str) -> Result<Cuts, InputError> {
     let mut head = [0u8; super::SNIFF];
     let got = read_full(&mut file, &mut head).map_err(err)?;
     if super::archive::is_zip(&head[..got]) {
-        return Err(InputError::new(
+        return Err(PathError::new(
             name.to_owned(),
             "a zip archive cannot be cut into pieces: audit it whole".to_owned(),
         ));
     }
     if let Some(format) = super::refused_format(&head[..got]) {
-        return Err(InputError::new(
+        return Err(PathError::new(
             name.to_owned(),
             format!("refused: {format}, not PGN text"),
         ));
@@ -220,7 +220,7 @@ fn frame_starts(file: &mut File, size: u64) -> io::Result<Vec<u64>> {
 /// about `piece_size` bytes as stored: a plain file cut anywhere, a
 /// `pzstd` file at the frame start at or after each multiple, any other
 /// compressed file whole.
-pub fn plan(path: &Path, name: &str, piece_size: u64) -> Result<Vec<Bounds>, InputError> {
+pub fn plan(path: &Path, name: &str, piece_size: u64) -> Result<Vec<Bounds>, PathError> {
     let cuts = cuts(path, name)?;
     Ok(cut(cuts.size, cuts.points.as_deref(), piece_size.max(1)))
 }
@@ -256,14 +256,14 @@ pub fn open(
     raw_read: Arc<AtomicU64>,
     found: Arc<Mutex<Found>>,
     window: MaxWindow,
-) -> Result<Opened, InputError> {
+) -> Result<Opened, PathError> {
     let super::Origin::File(path) = &source.origin else {
-        return Err(InputError::new(
+        return Err(PathError::new(
             source.name.clone(),
             "--piece takes a file".to_owned(),
         ));
     };
-    let fail = |cause: String| InputError::new(source.name.clone(), cause);
+    let fail = |cause: String| PathError::new(source.name.clone(), cause);
     let cuts = cuts(path, &source.name)?;
     cuts.check(bounds)
         .map_err(|what| fail(format!("--piece {bounds}: {what}")))?;

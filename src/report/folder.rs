@@ -10,7 +10,7 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use super::{OutputError, out_err};
+use super::{PathError, out_err};
 
 /// The lock file a run holds in its output folder. It stays there after
 /// the run: removing it would let two runs lock two different files.
@@ -45,7 +45,7 @@ impl OutFolder {
     /// Creates the folder if missing, takes its lock, removes every contract
     /// file and temporary file that earlier runs left (other files stay),
     /// and checks that no directory stands where one of `writes` goes.
-    pub(crate) fn claim(dir: &Path, writes: &[&str]) -> Result<OutFolder, OutputError> {
+    pub(crate) fn claim(dir: &Path, writes: &[&str]) -> Result<OutFolder, PathError> {
         std::fs::create_dir_all(dir).map_err(out_err(dir))?;
         let lock = File::options()
             .read(true)
@@ -57,7 +57,7 @@ impl OutFolder {
         match lock.try_lock() {
             Ok(()) => {}
             Err(std::fs::TryLockError::WouldBlock) => {
-                return Err(OutputError::new(dir, "in use by another pgn-audit run"));
+                return Err(PathError::new(dir, "in use by another pgn-audit run"));
             }
             Err(std::fs::TryLockError::Error(e)) => return Err(out_err(dir)(e)),
         }
@@ -69,7 +69,7 @@ impl OutFolder {
         for name in writes {
             let path = dir.join(name);
             if std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_dir()) {
-                return Err(OutputError::new(path, "is a directory"));
+                return Err(PathError::new(path, "is a directory"));
             }
         }
         Ok(folder)
@@ -79,7 +79,7 @@ impl OutFolder {
     /// such a name is no report and stays), then the temporary files of
     /// earlier runs: `.NAME.PID-N.partial`, and `.NAME.partial` as older
     /// versions named them.
-    fn clear(&self) -> Result<(), OutputError> {
+    fn clear(&self) -> Result<(), PathError> {
         for name in CONTRACT_FILES {
             remove_file(&self.dir.join(name))?;
         }
@@ -99,7 +99,7 @@ impl OutFolder {
     }
 
     /// Opens report `name` under a temporary name of its own.
-    pub(crate) fn create(&self, name: &str) -> Result<(Temporary, File), OutputError> {
+    pub(crate) fn create(&self, name: &str) -> Result<(Temporary, File), PathError> {
         let done = self.path(name);
         let n = NEXT_TEMPORARY.fetch_add(1, Ordering::Relaxed);
         let tmp = self
@@ -117,7 +117,7 @@ impl OutFolder {
     }
 
     /// Writes report `name` whole under a temporary name.
-    pub(crate) fn write(&self, name: &str, bytes: &[u8]) -> Result<Temporary, OutputError> {
+    pub(crate) fn write(&self, name: &str, bytes: &[u8]) -> Result<Temporary, PathError> {
         let (temporary, mut file) = self.create(name)?;
         file.write_all(bytes).map_err(out_err(&temporary.done))?;
         Ok(temporary)
@@ -126,7 +126,7 @@ impl OutFolder {
     /// Completes the folder: `summary` is written under a temporary name,
     /// every other report (whole, in `files`) gets its final name, and
     /// summary.json last. On an error no summary.json is in place.
-    pub(crate) fn finish(self, files: Vec<Temporary>, summary: &str) -> Result<(), OutputError> {
+    pub(crate) fn finish(self, files: Vec<Temporary>, summary: &str) -> Result<(), PathError> {
         let summary = self.write("summary.json", summary.as_bytes())?;
         for file in files {
             file.rename()?;
@@ -136,7 +136,7 @@ impl OutFolder {
 }
 
 /// Removes a file (or link) if there is one; a directory stays.
-fn remove_file(path: &Path) -> Result<(), OutputError> {
+fn remove_file(path: &Path) -> Result<(), PathError> {
     match std::fs::symlink_metadata(path) {
         Ok(m) if m.is_dir() => Ok(()),
         Ok(_) => std::fs::remove_file(path).or_else(|e| match e.kind() {
@@ -185,7 +185,7 @@ impl Temporary {
     }
 
     /// Gives the file its final name.
-    fn rename(mut self) -> Result<(), OutputError> {
+    fn rename(mut self) -> Result<(), PathError> {
         std::fs::rename(&self.tmp, &self.done).map_err(out_err(&self.done))?;
         self.renamed = true;
         Ok(())

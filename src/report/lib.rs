@@ -32,6 +32,7 @@ use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use folder::{OutFolder, Temporary};
+use pgn_audit_input::PathError;
 
 use rows::{
     CastlingRow, CellStyle, ClaimRow, ErrorRow, Identity, MissedDrawRow, QuirkRow, Record,
@@ -65,55 +66,19 @@ const CSV_FILES: [&str; 5] = [
     ResultRow::FILE,
 ];
 
-/// A report or output folder that cannot be written, said in one line:
-/// `PATH: CAUSE`.
-#[derive(Debug, thiserror::Error)]
-#[error("{}: {cause}", path.display())]
-pub struct OutputError {
-    /// The file or folder.
-    pub(crate) path: PathBuf,
-    /// Why it cannot be written, for a person.
-    pub(crate) cause: String,
-    /// The error behind the cause, where there is one.
-    #[source]
-    pub(crate) source: Option<Box<dyn std::error::Error + Send + Sync>>,
+/// `summary`'s JSON text, as written into `folder`'s summary.json.
+pub(crate) fn summary_json(summary: &Summary, folder: &OutFolder) -> Result<String, PathError> {
+    summary
+        .to_json()
+        .map_err(|e| PathError::caused(folder.path("summary.json"), e.to_string(), e))
 }
 
-impl OutputError {
-    /// An error that no other error caused.
-    pub(crate) fn new(path: impl Into<PathBuf>, cause: impl Into<String>) -> OutputError {
-        OutputError {
-            path: path.into(),
-            cause: cause.into(),
-            source: None,
-        }
-    }
-
-    /// An I/O error, its cause said without the "(os error N)" noise.
-    pub(crate) fn io(path: impl Into<PathBuf>, e: io::Error) -> OutputError {
-        OutputError {
-            path: path.into(),
-            cause: pgn_audit_input::io_cause(&e),
-            source: Some(Box::new(e)),
-        }
-    }
-
-    /// A CSV writer's error.
-    fn csv(path: impl Into<PathBuf>, e: csv::Error) -> OutputError {
-        OutputError {
-            path: path.into(),
-            cause: e.to_string(),
-            source: Some(Box::new(e)),
-        }
-    }
+pub(crate) fn out_err(path: &Path) -> impl Fn(io::Error) -> PathError + '_ {
+    move |e| PathError::io(path, e)
 }
 
-pub(crate) fn out_err(path: &Path) -> impl Fn(io::Error) -> OutputError + '_ {
-    move |e| OutputError::io(path, e)
-}
-
-fn csv_err(path: &Path) -> impl Fn(csv::Error) -> OutputError + '_ {
-    move |e| OutputError::csv(path, e)
+fn csv_err(path: &Path) -> impl Fn(csv::Error) -> PathError + '_ {
+    move |e| PathError::caused(path, e.to_string(), e)
 }
 
 /// One CSV report being written, under its temporary name.
@@ -130,7 +95,7 @@ impl CsvOut {
     fn open<R: ReportRow>(
         folder: &OutFolder,
         pending: &mut Vec<Temporary>,
-    ) -> Result<CsvOut, OutputError> {
+    ) -> Result<CsvOut, PathError> {
         let (temporary, file) = folder.create(R::FILE)?;
         let mut out = csv::Writer::from_writer(BufWriter::with_capacity(1 << 16, file));
         out.write_record(rows::columns::<R>())
@@ -145,12 +110,12 @@ impl CsvOut {
     }
 
     /// Writes one row.
-    fn put(&mut self, row: &impl Record) -> Result<(), OutputError> {
+    fn put(&mut self, row: &impl Record) -> Result<(), PathError> {
         row.write_styled(&mut self.out, self.style)
             .map_err(csv_err(&self.path))
     }
 
-    fn flush(&mut self) -> Result<(), OutputError> {
+    fn flush(&mut self) -> Result<(), PathError> {
         self.out.flush().map_err(out_err(&self.path))
     }
 }
@@ -176,7 +141,7 @@ impl SplitOut {
         folder: &OutFolder,
         pending: &mut Vec<Temporary>,
         name: &str,
-    ) -> Result<SplitOut, OutputError> {
+    ) -> Result<SplitOut, PathError> {
         let (temporary, file) = folder.create(name)?;
         pending.push(temporary);
         Ok(SplitOut {
@@ -188,7 +153,7 @@ impl SplitOut {
 
     /// Writes a game's bytes, after an empty line where a game came before,
     /// ending its last line.
-    fn put(&mut self, bytes: &[u8]) -> Result<(), OutputError> {
+    fn put(&mut self, bytes: &[u8]) -> Result<(), PathError> {
         let err = out_err(&self.path);
         if self.started {
             self.out.write_all(b"\n").map_err(&err)?;
@@ -201,7 +166,7 @@ impl SplitOut {
         Ok(())
     }
 
-    fn flush(&mut self) -> Result<(), OutputError> {
+    fn flush(&mut self) -> Result<(), PathError> {
         self.out.flush().map_err(out_err(&self.path))
     }
 }
@@ -249,12 +214,7 @@ impl Reports {
     /// Claims the output folder (locked, cleared) and opens every report:
     /// clean.pgn and rejected.pgn with `split`, quirks.csv with `quirks`,
     /// report.html with `html`.
-    pub fn create(
-        dir: &Path,
-        split: bool,
-        quirks: bool,
-        html: bool,
-    ) -> Result<Reports, OutputError> {
+    pub fn create(dir: &Path, split: bool, quirks: bool, html: bool) -> Result<Reports, PathError> {
         let folder = OutFolder::claim(dir, &run_files(split, quirks, html))?;
         let mut pending = Vec::new();
         let castling = CsvOut::open::<CastlingRow>(&folder, &mut pending)?;
@@ -311,7 +271,7 @@ impl Reports {
         id: &GameId,
         report: &GameReport,
         bytes: &[u8],
-    ) -> Result<(), OutputError> {
+    ) -> Result<(), PathError> {
         let class = report.class();
         self.summary.add_game(report, class);
         // Most games have no row: their identity is not even decoded.
@@ -339,7 +299,7 @@ impl Reports {
         id: &GameId,
         report: &GameReport,
         bytes: &[u8],
-    ) -> Result<(), OutputError> {
+    ) -> Result<(), PathError> {
         let [event, site, date, round, white, black] = id.tags.identity(bytes);
         let variant = pgn_audit_core::audit::start::variant_column(report, id.tags);
         let id = Identity {
@@ -384,7 +344,7 @@ impl Reports {
         &mut self,
         id: &Identity<&str>,
         report: &GameReport,
-    ) -> Result<(), OutputError> {
+    ) -> Result<(), PathError> {
         if let Some(e) = &report.error {
             let row = ErrorRow {
                 id: id.clone(),
@@ -423,7 +383,7 @@ impl Reports {
         &mut self,
         id: &Identity<&str>,
         report: &GameReport,
-    ) -> Result<(), OutputError> {
+    ) -> Result<(), PathError> {
         for c in &report.castling {
             let reasons = c.reasons.codes();
             let row = CastlingRow {
@@ -449,11 +409,7 @@ impl Reports {
     }
 
     /// Writes a game's claims.csv rows.
-    fn write_claims(
-        &mut self,
-        id: &Identity<&str>,
-        report: &GameReport,
-    ) -> Result<(), OutputError> {
+    fn write_claims(&mut self, id: &Identity<&str>, report: &GameReport) -> Result<(), PathError> {
         for c in &report.claims {
             let plies = c
                 .plies
@@ -483,7 +439,7 @@ impl Reports {
 
     /// Flushes every report, writes report.html, and gives every report its
     /// final name, summary.json last.
-    pub fn finish(mut self) -> Result<Summary, OutputError> {
+    pub fn finish(mut self) -> Result<Summary, PathError> {
         for w in [
             &mut self.castling,
             &mut self.claims,
@@ -515,11 +471,7 @@ impl Reports {
             self.quirks,
             self.split,
         ));
-        let json = self.summary.to_json().map_err(|e| OutputError {
-            path: self.folder.path("summary.json"),
-            cause: e.to_string(),
-            source: Some(Box::new(e)),
-        })?;
+        let json = summary_json(&self.summary, &self.folder)?;
         self.folder.finish(self.pending, &json)?;
         Ok(self.summary)
     }
@@ -531,7 +483,7 @@ fn write_quirks(
     id: &Identity<&str>,
     report: &GameReport,
     bytes: &[u8],
-) -> Result<(), OutputError> {
+) -> Result<(), PathError> {
     for q in &report.quirks {
         let san = match q.written {
             Written::Text(start, end) => written_text(&bytes[start as usize..end as usize]),

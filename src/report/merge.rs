@@ -18,27 +18,18 @@ use crate::rows::{
     column, position,
 };
 use crate::summary::VERSION;
-use crate::{Findings, Options, OutputError, PieceInfo, SourceDetail, Summary};
+use crate::{Findings, Options, PieceInfo, SourceDetail, Summary};
 use pgn_audit_core::audit::{ClaimSource, ClaimVerdict};
+use pgn_audit_input::PathError;
 
-/// Why a merge cannot be done, said in one line: `PATH: CAUSE`.
+/// Why a merge cannot be done.
 #[derive(Debug, thiserror::Error)]
 pub enum MergeError {
     /// A folder given to merge, or one of its files, that cannot be
-    /// merged.
-    #[error("{}: {cause}", path.display())]
-    Refused {
-        /// The folder or file.
-        path: PathBuf,
-        /// Why it cannot be merged, for a person.
-        cause: String,
-        /// The error behind the cause, where there is one.
-        #[source]
-        source: Option<Box<dyn std::error::Error + Send + Sync>>,
-    },
-    /// The merged folder cannot be written.
+    /// merged, or the merged folder that cannot be written: one line,
+    /// `PATH: CAUSE`.
     #[error(transparent)]
-    Output(#[from] OutputError),
+    Refused(#[from] PathError),
     /// A signal stopped the merge while it wrote: no report was completed.
     #[error("interrupted")]
     Interrupted,
@@ -46,11 +37,7 @@ pub enum MergeError {
 
 /// A refusal of `path`: one line, `PATH: CAUSE`.
 pub(crate) fn fail(path: &Path, cause: impl Into<String>) -> MergeError {
-    MergeError::Refused {
-        path: path.to_path_buf(),
-        cause: cause.into(),
-        source: None,
-    }
+    PathError::new(path, cause).into()
 }
 
 /// The split PGN files, present in every folder or in none.
@@ -65,11 +52,7 @@ struct Shard {
 }
 
 fn read(path: &Path) -> Result<Vec<u8>, MergeError> {
-    fs::read(path).map_err(|e| MergeError::Refused {
-        path: path.to_path_buf(),
-        cause: pgn_audit_input::io_cause(&e),
-        source: Some(Box::new(e)),
-    })
+    fs::read(path).map_err(|e| PathError::io(path, e).into())
 }
 
 fn read_shard(dir: &Path) -> Result<Shard, MergeError> {
@@ -693,11 +676,7 @@ pub fn merge(
     }
     begin();
     let folder = OutFolder::claim(out, &merged_files(options, split))?;
-    let json = summary.to_json().map_err(|e| MergeError::Refused {
-        path: folder.path("summary.json"),
-        cause: e.to_string(),
-        source: Some(Box::new(e)),
-    })?;
+    let json = crate::summary_json(&summary, &folder)?;
     let writing = Writing {
         folder: &folder,
         parts: &parts,

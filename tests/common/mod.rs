@@ -216,3 +216,32 @@ pub(crate) fn audit_at_every_thread_count(
     let out = t.path().join("j2");
     (t, out)
 }
+
+/// `data` compressed with gzip.
+pub(crate) fn gzip(data: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    enc.write_all(data).unwrap();
+    enc.finish().unwrap()
+}
+
+/// `data` compressed with xz.
+pub(crate) fn xz(data: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut enc = liblzma::write::XzEncoder::new(Vec::new(), 6);
+    enc.write_all(data).unwrap();
+    enc.finish().unwrap()
+}
+
+/// A zip archive of `members` (name, bytes), deflated, in this order.
+pub(crate) fn zip_of(members: &[(&str, &[u8])]) -> Vec<u8> {
+    use std::io::Write;
+    let mut w = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    let options = zip::write::SimpleFileOptions::default()
+        .compression_method(zip::CompressionMethod::Deflated);
+    for (name, bytes) in members {
+        w.start_file(*name, options).unwrap();
+        w.write_all(bytes).unwrap();
+    }
+    w.finish().unwrap().into_inner()
+}

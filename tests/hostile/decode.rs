@@ -4,7 +4,7 @@
 use std::io::Write;
 use std::path::Path;
 
-use super::common;
+use super::common::{self, gzip, xz, zip_of};
 
 /// The sample, `copies` times over.
 pub(super) fn games(copies: usize) -> Vec<u8> {
@@ -294,12 +294,6 @@ fn a_zstd_window_above_the_limit_is_refused_in_bounded_memory() {
     assert_eq!(stderr, window_refused(common::s(&z), 0));
 }
 
-pub(super) fn gzip(data: &[u8]) -> Vec<u8> {
-    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-    enc.write_all(data).unwrap();
-    enc.finish().unwrap()
-}
-
 /// What a gzip decoder gives before it fails.
 fn gunzip_prefix(z: &[u8]) -> Vec<u8> {
     let mut out = Vec::new();
@@ -538,12 +532,6 @@ fn foreign_formats_are_refused_and_the_run_goes_on() {
     assert_eq!(s["bytes"], text.len() as u64);
 }
 
-pub(super) fn xz(data: &[u8]) -> Vec<u8> {
-    let mut enc = liblzma::write::XzEncoder::new(Vec::new(), 6);
-    enc.write_all(data).unwrap();
-    enc.finish().unwrap()
-}
-
 /// Issue 15: an xz file of two streams (as `xz` concatenates them), cut in
 /// the middle of a game, gives the same rows as the plain text, at any
 /// thread count, and is taken from a directory.
@@ -570,18 +558,6 @@ fn xz_multi_stream_reads_as_the_plain_text() {
     common::run_ok(&["--no-html", common::s(&dir)], &from_dir);
     assert_eq!(common::summary(&from_dir)["sources"][0], common::s(&input));
     assert_eq!(common::counts(&from_dir).0, 438);
-}
-
-/// A zip archive of `members` (name, bytes), deflated, in this order.
-pub(super) fn zip_of(members: &[(&str, &[u8])]) -> Vec<u8> {
-    let mut w = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
-    let options = zip::write::SimpleFileOptions::default()
-        .compression_method(zip::CompressionMethod::Deflated);
-    for (name, bytes) in members {
-        w.start_file(*name, options).unwrap();
-        w.write_all(bytes).unwrap();
-    }
-    w.finish().unwrap().into_inner()
 }
 
 /// The rows of every CSV report, with `from` in the `source` column

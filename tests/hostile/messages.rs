@@ -92,7 +92,7 @@ fn every_message_escapes_the_names_it_quotes() {
     );
 
     let member = format!("x\u{202e}{HOSTILE}");
-    let zip = super::decode::zip_of(&[(&member, b"7z\xbc\xaf\x27\x1c\0\x04 not pgn")]);
+    let zip = super::common::zip_of(&[(&member, b"7z\xbc\xaf\x27\x1c\0\x04 not pgn")]);
     let zip = common::write(t.path(), "x.zip", &zip);
     let o = common::run(&[s(&zip), "--quiet"], &t.path().join("z"));
     assert_eq!(

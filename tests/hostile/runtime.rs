@@ -322,7 +322,7 @@ fn a_warning_on_a_closed_standard_error_is_no_panic() {
     let notes = common::write(
         t.path(),
         "notes.zip",
-        &super::decode::zip_of(&[("notes.txt", b"x")]),
+        &common::zip_of(&[("notes.txt", b"x")]),
     );
     let out = t.path().join("r");
     let mut child = common::bin()

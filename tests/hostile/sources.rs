@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use super::common::{self, s};
-use super::decode::{first_games, gzip, rows_but_source, same_at_every_thread_count, xz};
+use super::common::{self, gzip, s, xz};
+use super::decode::{first_games, rows_but_source, same_at_every_thread_count};
 use super::support;
 
 /// The `pgn-audit:` lines of a run's standard error.

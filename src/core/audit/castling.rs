@@ -15,7 +15,7 @@ use shakmaty::{
     Position, Role, Square, san::San,
 };
 
-use super::findings::{CastlingReason, Reasons};
+use super::findings::{CastlingReason, Reasons, fen_of};
 use super::geometry::{Castle, beyond, geometry};
 use super::start::Start;
 
@@ -638,13 +638,13 @@ pub fn judge_castle(pos: &Chess, history: &CastlingHistory, side: CastlingSide) 
         !pos.castling_moves(side).is_empty(),
         "{:?} for {side:?} in {}",
         judgement.breaches,
-        super::fen_of(pos)
+        fen_of(pos)
     );
     debug_assert!(
         !judgement.breaches.is_empty()
             || matches!(&judgement.play, CastlePlay::Played(m) if pos.castling_moves(side).first() == Some(m)),
         "another castle than shakmaty's in {}",
-        super::fen_of(pos)
+        fen_of(pos)
     );
     judgement
 }
@@ -1063,7 +1063,7 @@ mod tests {
                     CastlePlay::Played(m) if j.breaches.is_empty() => Some(m),
                     _ => None,
                 };
-                let fen = super::super::fen_of(pos);
+                let fen = fen_of(pos);
                 assert_eq!(
                     legal_castle(pos, history, side),
                     judged,

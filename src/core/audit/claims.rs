@@ -5,14 +5,14 @@
 //! move, or implied by a drawn game whose final position looks repeated. The
 //! verdicts follow the report contract's tables, the first that applies; the
 //! `false_*` threefold verdicts look at the final position only. Each claim
-//! is judged to typed [`Grounds`]; `audit/explain.rs` writes its sentence.
+//! is judged to typed [`Grounds`], from which `audit/explain.rs` writes its
+//! sentence (the audit asks it, as for every finding).
 
 use std::cell::OnceCell;
 
 use shakmaty::{Chess, Color, Move, Position, Square, san::San};
 
-use super::explain::{self, MoveNames};
-use super::findings::{ClaimAudit, ClaimKind, ClaimSource, ClaimVerdict};
+use super::findings::{ClaimAudit, ClaimKind, ClaimSource, ClaimVerdict, fen_of};
 #[cfg(doc)]
 use super::repetition::right_bit;
 use super::repetition::{Entry, Identity, Repetitions};
@@ -377,21 +377,31 @@ pub(super) fn has_phrase(lower: &str, phrase: &str, compound_end: bool) -> bool 
         .any(|(i, p)| is_whole(lower, i, i + p.len(), compound_end))
 }
 
-/// Finds the game's draw claims and judges each. `last` is the position
-/// after the game's last ply, `plies`, which is also the last position in
-/// `reps`; `names` names the game's moves in the rows' details.
+/// A claim judged: its row, but for the `detail` sentence, and the grounds
+/// that sentence is written from.
+#[derive(Debug)]
+pub(super) struct JudgedClaim {
+    /// The claims.csv row, its `detail` empty.
+    pub(super) row: ClaimAudit,
+    /// Why the claim holds or fails.
+    pub(super) grounds: Grounds,
+}
+
+/// Finds the game's draw claims and judges each. `recorded` is the game's
+/// recorded result, canonical; `last` the position after the game's last
+/// ply, `plies`, which is also the last position in `reps`.
 ///
 /// Only a drawn game claims (FIDE 9.2, 9.3): an upheld claim ends the game
 /// drawn and a rejected one lets it go on, so words after the last move of
 /// a decisive game are annotation.
 pub(super) fn audit_claims(
     game: &Game,
+    recorded: &str,
     last: &Chess,
     reps: &Repetitions,
     plies: u32,
-    names: &MoveNames,
-) -> Vec<ClaimAudit> {
-    if super::results::recorded(game) != "1/2-1/2" {
+) -> Vec<JudgedClaim> {
+    if recorded != "1/2-1/2" {
         return Vec::new();
     }
     let (term3, term50) = game
@@ -423,7 +433,7 @@ pub(super) fn audit_claims(
     let threefold = source(term3, com3);
     let fifty = source(term50, com50);
     let judge = Judge::new(last, reps, plies);
-    let row = |claim, source, grounds| judge.row(claim, source, grounds, names);
+    let row = |claim, source, grounds| judge.row(claim, source, grounds);
     let mut claims = Vec::new();
     if let Some(src) = threefold {
         claims.push(row(ClaimKind::Threefold, src, judge.threefold()));
@@ -645,16 +655,10 @@ impl<'g> Judge<'g> {
             .collect()
     }
 
-    /// A row with the final position's counts and the sentence of its
-    /// grounds filled in.
-    fn row(
-        &self,
-        claim: ClaimKind,
-        source: ClaimSource,
-        grounds: Grounds,
-        names: &MoveNames,
-    ) -> ClaimAudit {
-        ClaimAudit {
+    /// A claim on `grounds`, its row filled in with the final position's
+    /// counts.
+    fn row(&self, claim: ClaimKind, source: ClaimSource, grounds: Grounds) -> JudgedClaim {
+        let row = ClaimAudit {
             claim,
             source,
             verdict: grounds.verdict(),
@@ -662,9 +666,10 @@ impl<'g> Judge<'g> {
             occurrences: self.count(Identity::Strict),
             occurrences_ignoring_rights: self.count(Identity::NoRights),
             plies: self.plies_of(Identity::NoRights),
-            fen: super::fen_of(self.last),
-            detail: explain::claim(&grounds, self.plies, names),
-        }
+            fen: fen_of(self.last),
+            detail: String::new(),
+        };
+        JudgedClaim { row, grounds }
     }
 
     /// The grounds of a threefold claim (FIDE 9.2), the first verdict that

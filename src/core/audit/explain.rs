@@ -236,8 +236,18 @@ fn rook_name(home: Option<Square>) -> String {
 fn castle_clause(breach: &Breach, told: &Told, names: &MoveNames) -> Option<String> {
     let (color, side) = (told.color, told.side);
     Some(match breach {
-        Breach::KingMoved { home, left, back } => king_moved(*home, *left, *back, told, names),
-        Breach::RookMoved { home, left, back } => rook_moved(*home, *left, *back, told, names),
+        Breach::KingMoved { home, left, back } => {
+            let stands = told.king_on.map(|on| format!(" and stands on {on}"));
+            let then = stands.or_else(|| came_back(*back, names));
+            moved("the king", "already castled", *home, *left, then, names)
+        }
+        Breach::RookMoved { home, left, back } => {
+            let captured = told
+                .captured
+                .map(|(by, on)| format!(" and was captured on {on} with {}", names.mv(by.ply)));
+            let then = captured.or_else(|| came_back(*back, names));
+            moved(&rook_name(*home), "castled", *home, *left, then, names)
+        }
         Breach::RookCaptured { .. } if told.rook_moved => return None,
         Breach::RookCaptured { home, by, on } => format!(
             "{} was captured on {on} with {}",
@@ -284,50 +294,29 @@ fn castle_clause(breach: &Breach, told: &Told, names: &MoveNames) -> Option<Stri
     })
 }
 
-/// The clause of a king that moved (3.8.2.1), with where it stands now or
-/// the move that brought it back.
-fn king_moved(
+/// The clause of a king or rook that moved (3.8.2.1): `piece` left `home`
+/// with the move `left` (or, where that was a castle, `castled` with it),
+/// and `then` (where it stands now, its capture, the move that brought it
+/// back).
+fn moved(
+    piece: &str,
+    castled: &str,
     home: Option<Square>,
     left: Event,
-    back: Option<Event>,
-    told: &Told,
+    then: Option<String>,
     names: &MoveNames,
 ) -> String {
-    let mut clause = match home {
-        Some(home) if !left.castle => {
-            format!("the king left {home} with {}", names.mv(left.ply))
-        }
-        _ => format!("the king already castled with {}", names.mv(left.ply)),
+    let with = names.mv(left.ply);
+    let clause = match home {
+        Some(home) if !left.castle => format!("{piece} left {home} with {with}"),
+        _ => format!("{piece} {castled} with {with}"),
     };
-    if let Some(on) = told.king_on {
-        clause += &format!(" and stands on {on}");
-    } else if let Some(back) = back {
-        clause += &format!(" and came back with {}", names.mv(back.ply));
-    }
-    clause
+    clause + then.as_deref().unwrap_or("")
 }
 
-/// The clause of a rook that moved (3.8.2.1), with its capture or the move
-/// that brought it back.
-fn rook_moved(
-    home: Option<Square>,
-    left: Event,
-    back: Option<Event>,
-    told: &Told,
-    names: &MoveNames,
-) -> String {
-    let mut clause = match home {
-        Some(h) if !left.castle => {
-            format!("{} left {h} with {}", rook_name(home), names.mv(left.ply))
-        }
-        _ => format!("{} castled with {}", rook_name(home), names.mv(left.ply)),
-    };
-    if let Some((by, on)) = told.captured {
-        clause += &format!(" and was captured on {on} with {}", names.mv(by.ply));
-    } else if let Some(back) = back {
-        clause += &format!(" and came back with {}", names.mv(back.ply));
-    }
-    clause
+/// ` and came back with 14.Ke1`, where a move brought the piece back.
+fn came_back(back: Option<Event>, names: &MoveNames) -> Option<String> {
+    back.map(|back| format!(" and came back with {}", names.mv(back.ply)))
 }
 
 fn no_rook(color: Color, side: CastlingSide) -> String {

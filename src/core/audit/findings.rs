@@ -1,6 +1,12 @@
 //! What an audit finds, with the stable codes of the report contract.
 
-use shakmaty::{CastlingSide, Color, san::SanPlus};
+use shakmaty::{CastlingSide, Chess, Color, EnPassantMode, fen::Fen, san::SanPlus};
+
+/// The FEN of a position, as the reports' `fen` columns write it: en
+/// passant only where a capture is legal.
+pub fn fen_of(pos: &Chess) -> String {
+    Fen::from_position(pos, EnPassantMode::Legal).to_string()
+}
 
 /// Standard chess or Chess960 (FIDE Guidelines II).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -17,7 +17,6 @@ pub use findings::*;
 
 use shakmaty::{
     CastlingMode, CastlingSide, Chess, EnPassantMode, File, Move, Position, Rank, Role, Square,
-    fen::Fen,
     san::{San, SanError, SanPlus, Suffix},
     zobrist::Zobrist64,
 };
@@ -27,11 +26,6 @@ use castling::{CastlePlay, CastlingHistory};
 use explain::MoveNames;
 use helpmate::{Analyst, Deadness};
 use repetition::{Repetitions, strict_key};
-
-/// The FEN of a position, en passant written only where a capture is legal.
-pub fn fen_of(pos: &Chess) -> String {
-    Fen::from_position(pos, EnPassantMode::Legal).to_string()
-}
 
 /// Audits one game. Never panics on any input (see `audit_game_caught`).
 /// (v3) A game whose movetext stops at a move written with a foreign
@@ -279,16 +273,30 @@ fn audit_traced(game: &Game, mut trace: Option<&mut Vec<u32>>) -> GameReport {
         });
     report.missed_draws = draws.rows(report.plies);
     let replayed = report.error.is_none().then_some((&pos, in_check));
+    let move_names = names();
     report.results = results::audit_results(
         game,
         replayed,
         report.plies,
         &verdicts,
         &mut report.undecided,
-    );
+    )
+    .into_iter()
+    .map(|(mut row, contradiction)| {
+        row.detail = explain::result(contradiction, &row.recorded);
+        row
+    })
+    .collect();
     report.analysis_nanos = u64::try_from(analyst.spent.as_nanos()).unwrap_or(u64::MAX);
     if report.error.is_none() {
-        report.claims = claims::audit_claims(game, &pos, &reps, report.plies, &names());
+        let recorded = results::recorded(game);
+        report.claims = claims::audit_claims(game, recorded, &pos, &reps, report.plies)
+            .into_iter()
+            .map(|claims::JudgedClaim { mut row, grounds }| {
+                row.detail = explain::claim(&grounds, row.ply, &move_names);
+                row
+            })
+            .collect();
     }
     if !game.glyphs.is_empty() {
         glyph_quirks(game, &mut report);

@@ -2,13 +2,12 @@
 //! a Result tag that disagrees with the movetext, a mate or stalemate not
 //! scored as such (FIDE 5.1.1, 5.2.1), a dead position scored as a win
 //! (5.2.2), and a win on time by a side that could not mate (6.9). Each is
-//! found as a typed [`Contradiction`]; `audit/explain.rs` writes its
-//! sentence.
+//! found as a typed [`Contradiction`], from which `audit/explain.rs` writes
+//! its sentence (the audit asks it, as for every finding).
 
 use shakmaty::{Chess, Color, Position, attacks};
 
-use super::explain;
-use super::findings::{Basis, ResultCode, ResultFinding, Undecided};
+use super::findings::{Basis, ResultCode, ResultFinding, Undecided, fen_of};
 use super::helpmate::{Analyst, Deadness, Mating};
 use crate::pgn::{Game, decode_text};
 
@@ -158,32 +157,36 @@ impl FinalVerdicts {
     }
 }
 
-/// The game's results rows, in the contract's order. `last` is the final
-/// position, and whether it is check, where the game was replayed to its
-/// end (no error), `None` otherwise; `plies` the last ply replayed.
-pub(crate) fn audit_results(
-    game: &Game,
+/// The game's results rows, in the contract's order, each with the
+/// contradiction its `detail` (left empty) is written from. `last` is the
+/// final position, and whether it is check, where the game was replayed to
+/// its end (no error), `None` otherwise; `plies` the last ply replayed.
+pub(crate) fn audit_results<'g>(
+    game: &'g Game,
     last: Option<(&Chess, bool)>,
     plies: u32,
     verdicts: &FinalVerdicts,
     undecided: &mut Vec<Undecided>,
-) -> Vec<ResultFinding> {
+) -> Vec<(ResultFinding, Contradiction<'g>)> {
     let found = contradictions(game, last, verdicts, undecided);
     if found.is_empty() {
         return Vec::new();
     }
     let recorded = recorded(game);
-    let fen = last.map(|(pos, _)| super::fen_of(pos)).unwrap_or_default();
+    let fen = last.map(|(pos, _)| fen_of(pos)).unwrap_or_default();
     found
         .into_iter()
-        .map(|c| ResultFinding {
-            code: c.code(),
-            ply: plies,
-            recorded: recorded.to_owned(),
-            expected: c.expected(),
-            detail: explain::result(c, recorded),
-            fen: fen.clone(),
-            basis: c.basis(),
+        .map(|c| {
+            let row = ResultFinding {
+                code: c.code(),
+                ply: plies,
+                recorded: recorded.to_owned(),
+                expected: c.expected(),
+                detail: String::new(),
+                fen: fen.clone(),
+                basis: c.basis(),
+            };
+            (row, c)
         })
         .collect()
 }

@@ -234,7 +234,7 @@ mod tests {
     }
 
     fn fen_of_start(s: &Start) -> String {
-        let fen = super::super::fen_of(&s.position);
+        let fen = crate::audit::fen_of(&s.position);
         fen.split(' ').nth(2).unwrap().to_owned()
     }
 

@@ -309,6 +309,7 @@ fn create_reports(config: &Config) -> Result<Reports, Failure> {
         quirks: config.quirks,
         html: config.html,
         excel_safe: config.excel_safe,
+        max_window: config.window.in_mib(),
     };
     if config.excel_safe {
         reports.set_cell_style(CellStyle::ExcelSafe);

@@ -14,12 +14,14 @@
 mod archive;
 mod batch;
 mod decode;
+mod nul;
 pub mod piece;
 mod split;
 
 pub use archive::Member;
 pub use batch::{BATCH_BYTES, Batch, GAME_CAP, read_batches};
 pub use decode::MaxWindow;
+pub use nul::{NUL_RUN_LIMIT, NulRun};
 pub use split::{GameSpan, Splitter};
 
 use std::fs::File;
@@ -583,7 +585,7 @@ pub fn open(
             Box::new(io::Cursor::new(head).take(sniffed as u64).chain(rest));
         if compression == Compression::None {
             return Ok(Opened {
-                reader: again,
+                reader: Box::new(nul::NulRuns::new(again)),
                 compression: layers.first().copied().unwrap_or(Compression::None),
             });
         }

@@ -875,9 +875,10 @@ fn merge_split(
         .map_err(|e| fail(&done, pgn_audit_input::io_cause(&e)))
 }
 
-/// Which options differ: `--split here, not there`.
+/// Which options differ: `--split here, not there`, `--max-window 256
+/// here, 128 there`.
 fn options_differ(there: Options, here: Options) -> String {
-    [
+    let mut differ: Vec<String> = [
         ("--split", here.split, there.split),
         ("--quirks", here.quirks, there.quirks),
         ("--no-html", !here.html, !there.html),
@@ -892,6 +893,12 @@ fn options_differ(there: Options, here: Options) -> String {
             format!("{flag} there, not here")
         }
     })
-    .collect::<Vec<_>>()
-    .join(", ")
+    .collect();
+    if here.max_window != there.max_window {
+        differ.push(format!(
+            "--max-window {} here, {} there",
+            here.max_window, there.max_window
+        ));
+    }
+    differ.join(", ")
 }

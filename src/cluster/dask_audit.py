@@ -582,7 +582,8 @@ def drive(args):
     if args.max_window is not None:
         flags += ["--max-window", str(args.max_window)]
     options = {"split": args.split, "quirks": args.quirks, "html": not args.no_html,
-               "excel_safe": args.excel_safe, "max_window": max_window(args.max_window)}
+               "excel_safe": args.excel_safe, "format": "csv",
+               "max_window": max_window(args.max_window)}
     wants, folders = [], []
     for i, unit in enumerate(units):
         wants.append({"format": IDENTITY_FORMAT, "binary": binary, "version": version,

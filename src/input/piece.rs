@@ -289,6 +289,7 @@ pub fn open(
             found,
         ))),
         compression,
+        parquet: None,
     })
 }
 

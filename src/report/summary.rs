@@ -29,6 +29,10 @@ pub struct Options {
     /// run as a formula.
     #[serde(default)]
     pub excel_safe: bool,
+    /// `--format`: the reports as CSV or as Parquet files (v3; a folder
+    /// written before it was recorded is CSV).
+    #[serde(default)]
+    pub format: Format,
     /// `--max-window`: the largest zstd window or xz dictionary a stream
     /// could ask for, in MiB, as the run applied it. A stream above it is a
     /// read error, so folders written with other limits are not merged.
@@ -38,7 +42,7 @@ pub struct Options {
 }
 
 impl Default for Options {
-    /// The options of a run given none: report.html and the default
+    /// The options of a run given none: report.html, CSV and the default
     /// `--max-window`.
     fn default() -> Options {
         Options {
@@ -46,9 +50,31 @@ impl Default for Options {
             quirks: false,
             html: true,
             excel_safe: false,
+            format: Format::Csv,
             max_window: pgn_audit_input::MaxWindow::DEFAULT_MIB,
         }
     }
+}
+
+impl Options {
+    /// How the CSV reports' text cells are written.
+    pub fn cell_style(&self) -> crate::rows::CellStyle {
+        match self.excel_safe {
+            true => crate::rows::CellStyle::ExcelSafe,
+            false => crate::rows::CellStyle::AsRead,
+        }
+    }
+}
+
+/// The format of the row reports (`--format`, contract v3).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Format {
+    /// `NAME.csv`.
+    #[default]
+    Csv,
+    /// `NAME.parquet`, typed columns.
+    Parquet,
 }
 
 /// One source as read: what a resume or a merge checks it against.
@@ -790,6 +816,7 @@ mod tests {
                 quirks: false,
                 html: true,
                 excel_safe: false,
+                format: Format::Parquet,
                 max_window: 128,
             },
             source_details: vec![SourceDetail {
@@ -871,6 +898,7 @@ mod tests {
     "quirks": false,
     "html": true,
     "excel_safe": false,
+    "format": "parquet",
     "max_window": 128
   }},
   "source_details": [
@@ -919,6 +947,7 @@ mod tests {
                 quirks: false,
                 html: true,
                 excel_safe: false,
+                format: Format::Parquet,
                 max_window: 128,
             },
             source_details: vec![

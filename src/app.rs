@@ -325,6 +325,7 @@ fn create_reports(config: &Config) -> Result<Reports, Failure> {
         html: config.html,
         excel_safe: config.excel_safe,
         format: config.format,
+        max_window: config.window.in_mib(),
     };
     Reports::create(&config.out, options).map_err(Failure::Output)
 }

@@ -205,6 +205,8 @@ fn cut_by(batch: &Batch, compression: Compression, failed: &Failed) -> Option<St
 /// The one-line cause of a read error.
 fn read_error(compression: Compression, bytes: u64, e: &io::Error) -> String {
     match compression {
+        // No text where text should be: the stream itself may be sound.
+        _ if input::NulRun::is(e) => format!("read error: {}", input::io_cause(e)),
         Compression::None => format!("read error: {}", input::io_cause(e)),
         // A window or dictionary above `--max-window`: refused, not broken.
         c if e.kind() == io::ErrorKind::OutOfMemory => format!(
@@ -233,7 +235,12 @@ impl<R: io::Read> io::Read for ErrorSpy<'_, R> {
         let n = self.inner.read(buf).inspect_err(|e| {
             let mut failed = self.failed.borrow_mut();
             if failed.is_none() && e.kind() != io::ErrorKind::Interrupted {
-                *failed = Some((self.read, io::Error::new(e.kind(), e.to_string())));
+                let copy = if input::NulRun::is(e) {
+                    io::Error::new(e.kind(), input::NulRun)
+                } else {
+                    io::Error::new(e.kind(), e.to_string())
+                };
+                *failed = Some((self.read, copy));
             }
         })?;
         self.read += n as u64;

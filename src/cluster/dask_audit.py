@@ -526,6 +526,8 @@ def main(argv=None):
     ap.add_argument("--quirks", action="store_true", help="pass --quirks to pgn-audit")
     ap.add_argument("--no-html", action="store_true", help="pass --no-html to pgn-audit")
     ap.add_argument("--excel-safe", action="store_true", help="pass --excel-safe to pgn-audit")
+    ap.add_argument("--max-window", type=int, metavar="MIB",
+                    help="pass --max-window to pgn-audit (default: its own, 128)")
     ap.add_argument("--retries", type=int, default=2)
     args = ap.parse_args(argv)
     if args.threads is not None and args.threads < 1:
@@ -548,6 +550,15 @@ def main(argv=None):
         return EXIT_ERROR
 
 
+def max_window(mib):
+    """The limit summary.json records for `--max-window MIB`: pgn-audit's
+    default (128) without one, else MIB within 1 and 2048, rounded down to a
+    power of two, as pgn-audit applies it."""
+    if mib is None:
+        return 128
+    return 1 << (min(max(mib, 1), 2048).bit_length() - 1)
+
+
 def drive(args):
     cwd = os.getcwd()
     binary, version = binary_identity(args.binary)
@@ -568,8 +579,11 @@ def drive(args):
     flags = [f for f, on in (("--split", args.split), ("--quirks", args.quirks),
                              ("--no-html", args.no_html), ("--excel-safe", args.excel_safe))
              if on]
+    if args.max_window is not None:
+        flags += ["--max-window", str(args.max_window)]
     options = {"split": args.split, "quirks": args.quirks, "html": not args.no_html,
-               "excel_safe": args.excel_safe, "format": "csv"}
+               "excel_safe": args.excel_safe, "format": "csv",
+               "max_window": max_window(args.max_window)}
     wants, folders = [], []
     for i, unit in enumerate(units):
         wants.append({"format": IDENTITY_FORMAT, "binary": binary, "version": version,

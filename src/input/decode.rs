@@ -176,6 +176,11 @@ impl MaxWindow {
         }
     }
 
+    /// The limit in MiB, as applied (a power of two).
+    pub fn in_mib(self) -> u32 {
+        self.mib
+    }
+
     /// The largest zstd window log allowed.
     fn log(self) -> u32 {
         20 + self.mib.ilog2()

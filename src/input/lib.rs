@@ -14,6 +14,7 @@
 mod archive;
 mod batch;
 mod decode;
+mod nul;
 pub mod piece;
 mod split;
 mod table;
@@ -21,6 +22,7 @@ mod table;
 pub use archive::Member;
 pub use batch::{BATCH_BYTES, Batch, GAME_CAP, read_batches};
 pub use decode::MaxWindow;
+pub use nul::{NUL_RUN_LIMIT, NulRun};
 pub use split::{GameSpan, Splitter};
 pub use table::ParquetSource;
 
@@ -600,7 +602,7 @@ pub fn open(
             Box::new(io::Cursor::new(head).take(sniffed as u64).chain(rest));
         if compression == Compression::None {
             return Ok(Opened {
-                reader: again,
+                reader: Box::new(nul::NulRuns::new(again)),
                 compression: layers.first().copied().unwrap_or(Compression::None),
                 parquet: None,
             });

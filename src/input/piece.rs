@@ -282,7 +282,12 @@ pub fn open(
     let stream = bounded_stream(raw, compression, bounds.end - bounds.start, &length, window)
         .map_err(err)?;
     Ok(Opened {
-        reader: Box::new(PieceReader::new(stream, length, bounds.start == 0, found)),
+        reader: Box::new(super::nul::NulRuns::new(PieceReader::new(
+            stream,
+            length,
+            bounds.start == 0,
+            found,
+        ))),
         compression,
         parquet: None,
     })

@@ -556,6 +556,7 @@ mod tests {
             quirks: true,
             html: true,
             format: Format::Csv,
+            ..Options::default()
         };
         assert_eq!(
             run_files(all),

@@ -930,7 +930,7 @@ fn merge_split(
 }
 
 /// Which options differ: `--split here, not there`, `--format parquet
-/// here, csv there`.
+/// here, csv there`, `--max-window 256 here, 128 there`.
 fn options_differ(there: Options, here: Options) -> String {
     let name = |f: Format| match f {
         Format::Csv => "csv",
@@ -943,7 +943,7 @@ fn options_differ(there: Options, here: Options) -> String {
             name(there.format)
         )
     });
-    [
+    let mut differ: Vec<String> = [
         ("--split", here.split, there.split),
         ("--quirks", here.quirks, there.quirks),
         ("--no-html", !here.html, !there.html),
@@ -959,6 +959,12 @@ fn options_differ(there: Options, here: Options) -> String {
         }
     })
     .chain(format)
-    .collect::<Vec<_>>()
-    .join(", ")
+    .collect();
+    if here.max_window != there.max_window {
+        differ.push(format!(
+            "--max-window {} here, {} there",
+            here.max_window, there.max_window
+        ));
+    }
+    differ.join(", ")
 }

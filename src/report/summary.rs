@@ -17,7 +17,7 @@ use pgn_audit_core::audit::{
 pub(crate) const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// The options that change the reports, as summary.json records them.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Options {
     /// `--split`: clean.pgn and rejected.pgn.
     pub split: bool,
@@ -33,6 +33,27 @@ pub struct Options {
     /// written before it was recorded is CSV).
     #[serde(default)]
     pub format: Format,
+    /// `--max-window`: the largest zstd window or xz dictionary a stream
+    /// could ask for, in MiB, as the run applied it. A stream above it is a
+    /// read error, so folders written with other limits are not merged.
+    /// Required: a folder that does not say it is not taken for the
+    /// default.
+    pub max_window: u32,
+}
+
+impl Default for Options {
+    /// The options of a run given none: report.html, CSV and the default
+    /// `--max-window`.
+    fn default() -> Options {
+        Options {
+            split: false,
+            quirks: false,
+            html: true,
+            excel_safe: false,
+            format: Format::Csv,
+            max_window: pgn_audit_input::MaxWindow::DEFAULT_MIB,
+        }
+    }
 }
 
 impl Options {
@@ -62,7 +83,8 @@ pub struct SourceDetail {
     /// The source's name, as the reports' `source` column gives it.
     pub name: String,
     /// The input file's size when the run started; `None` for standard
-    /// input (or a file whose metadata could not be read).
+    /// input, a path that is not a regular file (a pipe, a device: it has
+    /// no size) and a file whose metadata could not be read.
     pub size: Option<u64>,
     /// The input file's modification time when the run started, in RFC
     /// 3339 UTC to the second (`2025-05-01T12:00:00Z`); `None` as `size`.
@@ -87,7 +109,8 @@ pub struct SourceDetail {
 /// versions of one file apart by, before it joins pieces of it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct FileStat {
-    /// Its size in bytes.
+    /// Its size in bytes, where it is a regular file: a pipe or a device
+    /// has none (`stat` says 0 for both), and is held to none.
     pub size: Option<u64>,
     /// Its modification time, to the second (RFC 3339 UTC).
     pub modified: Option<String>,
@@ -115,7 +138,7 @@ impl FileStat {
         };
         let modified = meta.modified().ok();
         FileStat {
-            size: Some(meta.len()),
+            size: meta.is_file().then_some(meta.len()),
             modified: modified.map(rfc3339),
             modified_ns: modified.and_then(nanoseconds),
             ends_crc32: meta
@@ -794,6 +817,7 @@ mod tests {
                 html: true,
                 excel_safe: false,
                 format: Format::Parquet,
+                max_window: 128,
             },
             source_details: vec![SourceDetail {
                 name: "a.pgn".into(),
@@ -874,7 +898,8 @@ mod tests {
     "quirks": false,
     "html": true,
     "excel_safe": false,
-    "format": "parquet"
+    "format": "parquet",
+    "max_window": 128
   }},
   "source_details": [
     {{
@@ -923,6 +948,7 @@ mod tests {
                 html: true,
                 excel_safe: false,
                 format: Format::Parquet,
+                max_window: 128,
             },
             source_details: vec![
                 SourceDetail {

@@ -294,6 +294,126 @@ fn a_zstd_window_above_the_limit_is_refused_in_bounded_memory() {
     assert_eq!(stderr, window_refused(common::s(&z), 0));
 }
 
+/// An xz writer that declares a dictionary of `dict_byte` (the LZMA2
+/// property byte: `(2 | (b & 1)) << (b / 2 + 11)` bytes) in its first block
+/// header, whatever the encoder used: a stream encoded with a small
+/// dictionary decodes with a larger one, so this is what `xz -9e` (64 MiB,
+/// byte 28) or `xz --lzma2=dict=1536MiB` (byte 37) writes, without the
+/// encoder's gigabytes (xz-file-format 3.1.5, 5.3.1).
+struct XzDictionary<W: Write> {
+    out: W,
+    dict_byte: u8,
+    /// The stream's first bytes, until the block header is whole.
+    head: Option<Vec<u8>>,
+}
+
+impl<W: Write> XzDictionary<W> {
+    fn new(out: W, dict_byte: u8) -> XzDictionary<W> {
+        XzDictionary {
+            out,
+            dict_byte,
+            head: Some(Vec::new()),
+        }
+    }
+}
+
+impl<W: Write> Write for XzDictionary<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let Some(head) = &mut self.head else {
+            return self.out.write(buf);
+        };
+        head.extend_from_slice(buf);
+        // The 12-byte stream header, then the block header: its size byte,
+        // flags (no sizes when streamed), one filter: LZMA2 (0x21), one
+        // property byte, padding, CRC-32.
+        if head.len() > 12 && head.len() >= 12 + (usize::from(head[12]) + 1) * 4 {
+            let size = (usize::from(head[12]) + 1) * 4;
+            let header = &mut head[12..12 + size];
+            assert_eq!(header[1] & 0xc0, 0, "no sizes in the block header");
+            assert_eq!(&header[2..4], [0x21, 1], "one LZMA2 filter");
+            header[4] = self.dict_byte;
+            let mut crc = flate2::Crc::new();
+            crc.update(&header[..size - 4]);
+            header[size - 4..].copy_from_slice(&crc.sum().to_le_bytes());
+            self.out.write_all(head)?;
+            self.head = None;
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.out.flush()
+    }
+}
+
+/// `copies` of the sample through an xz encoder (preset 0) into `w`,
+/// declaring the dictionary of `dict_byte`.
+fn xz_declaring(w: impl Write, dict_byte: u8, copies: usize) -> std::io::Result<()> {
+    let sample = games(1);
+    let mut enc = liblzma::write::XzEncoder::new(XzDictionary::new(w, dict_byte), 0);
+    for _ in 0..copies {
+        enc.write_all(&sample)?;
+    }
+    enc.finish()?.flush()
+}
+
+/// The refusal of an xz dictionary above the default limit.
+fn dictionary_refused(source: &str) -> String {
+    format!(
+        "pgn-audit: {source}: xz stream refused after 0 bytes: the xz dictionary is larger \
+         than the limit of 128 MiB (--max-window 2048 reads it, with up to that much more memory)"
+    )
+}
+
+/// Issue 23, item 11, for xz: a stream that declares a 1536 MiB dictionary
+/// (`xz --lzma2=dict=1536MiB`) is refused in one line before it fills any
+/// memory (250 MB streamed in, peak RSS within the bound at -j1 and -j3;
+/// the same refusal at every thread count) and read with `--max-window
+/// 2048`; one that declares 64 MiB (`xz -9e`) is read, and its dictionary,
+/// filled by 72 MB of text, is all the memory it adds: the peak RSS is
+/// within the bound plus 64 MiB.
+#[test]
+fn an_xz_dictionary_above_the_limit_is_refused_in_bounded_memory() {
+    let t = common::tempdir();
+    for j in ["1", "3"] {
+        let out = t.path().join(format!("stdin-j{j}"));
+        let ran = super::support::audit_stdin(&["--no-html", "-j", j, "-"], &out, |w| {
+            xz_declaring(w, 37, 250)
+        });
+        let lines: Vec<&str> = ran
+            .stderr
+            .lines()
+            .filter(|l| l.starts_with("pgn-audit:"))
+            .collect();
+        assert_eq!(lines, [dictionary_refused("-")], "-j{j}");
+        assert_eq!(ran.status, Some(2), "-j{j}");
+        assert_eq!(common::counts(&out).0, 0, "-j{j}");
+        ran.assert_peak_at_most(super::support::PEAK_MIB);
+    }
+    let mut huge = Vec::new();
+    xz_declaring(&mut huge, 37, 1).unwrap();
+    let z = common::write(t.path(), "huge-dictionary.pgn.xz", &huge);
+    let (_, status, stderr) = same_at_every_thread_count(t.path(), &z);
+    assert_eq!(status, Some(2));
+    assert_eq!(stderr, dictionary_refused(common::s(&z)));
+    let out = t.path().join("raised");
+    common::run_ok(&["--no-html", "--max-window", "2048", common::s(&z)], &out);
+    assert_eq!(common::counts(&out).0, 438);
+
+    let out = t.path().join("nine-e");
+    let ran = super::support::audit_stdin(&["--no-html", "-j", "2", "-"], &out, |w| {
+        xz_declaring(w, 28, 72)
+    });
+    assert_eq!(ran.status, Some(0), "{}", ran.stderr);
+    assert_eq!(common::counts(&out).0, 72 * 438);
+    assert!(
+        ran.peak_mib() >= 64,
+        "peak {} MiB: the 64 MiB dictionary was not filled",
+        ran.peak_mib()
+    );
+    ran.assert_peak_at_most(super::support::PEAK_MIB + 64);
+}
+
 /// What a gzip decoder gives before it fails.
 fn gunzip_prefix(z: &[u8]) -> Vec<u8> {
     let mut out = Vec::new();

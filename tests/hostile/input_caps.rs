@@ -122,12 +122,14 @@ fn a_line_without_end_is_capped_and_read_once() {
 
 /// Item 1: blank lines (`\n`, lone `\r`, `\r\r\n`), a line of spaces, `%`
 /// escape lines and NULs between games (770 MiB for 500 MiB of them) are
-/// not kept; the games around them are read exactly.
+/// not kept; the games around them are read exactly. (NULs up to 1 MiB in
+/// a row, less one byte: a run of 1 MiB is a read error, below.)
 #[test]
 fn bytes_between_games_are_not_kept() {
     let t = common::tempdir();
     let out = t.path().join("r");
     const EACH: u64 = 48 << 20;
+    const NULS: u64 = (1 << 20) - 1;
     let ran = stdin_run(&out, |w| {
         w.write_all(NAMED.as_bytes())?;
         write_repeated(w, b"\n", EACH)?;
@@ -135,26 +137,50 @@ fn bytes_between_games_are_not_kept() {
         write_repeated(w, b"\r\r\n", EACH)?;
         write_repeated(w, b" ", EACH)?;
         write_repeated(w, b"\n% an escape line to the end of a MiB", EACH)?;
-        write_repeated(w, b"\0", EACH)?;
-        w.write_all(b"\n")?;
+        for _ in 0..48 {
+            write_repeated(w, b"\0", NULS)?;
+            w.write_all(b"\n")?;
+        }
         w.write_all(NAMED.as_bytes())
     });
     ran.assert_peak_at_most(PEAK_MIB);
     assert_eq!(counts(&out), (2, 0, 0, 2));
-    let second = NAMED.len() as u64 + 6 * EACH + 1;
+    let second = NAMED.len() as u64 + 5 * EACH + 48 * (NULS + 1);
     assert_eq!(errors(&out), vec![named_row(1, 0), named_row(2, second)]);
 }
 
+/// The read error of 1 MiB of NUL bytes in a row from standard input.
+const NUL_RUN: &str = "pgn-audit: -: read error: 1 MiB of NUL bytes in a row: not PGN text (a \
+    device such as /dev/zero, or a part of a file that was never written)";
+
 /// Item 1: NULs are no game, whatever their number (`/dev/zero` aborted,
-/// a small `.bz2` of NULs took 2.5 GiB), nor is a Ctrl-Z at the end.
+/// a small `.bz2` of NULs took 2.5 GiB), nor is a Ctrl-Z at the end. Issue
+/// 23: nor are they read for ever: 1 MiB of them in a row is a read error
+/// (exit 2, `bytes` 1 MiB), not 0 games and exit 0; less is padding.
 #[test]
 fn nul_bytes_are_no_game_and_are_not_kept() {
     let t = common::tempdir();
     let out = t.path().join("r");
-    let ran = stdin_run(&out, |w| write_repeated(w, b"\0", 256 << 20));
-    ran.assert_peak_at_most(PEAK_MIB);
+    let refused = |ran: &support::Ran, out: &Path| {
+        let said: Vec<&str> = ran
+            .stderr
+            .lines()
+            .filter(|l| l.starts_with("pgn-audit:"))
+            .collect();
+        assert_eq!(said, [NUL_RUN]);
+        assert_eq!(ran.status, Some(2));
+        ran.assert_peak_at_most(PEAK_MIB);
+        assert_eq!(counts(out), (0, 0, 0, 0));
+        assert_eq!(summary(out)["bytes"], 1u64 << 20);
+    };
+    let ran = audit_stdin(&["-", "-j", "2", "--no-html"], &out, |w| {
+        write_repeated(w, b"\0", 256 << 20)
+    });
+    refused(&ran, &out);
+    let ran = stdin_run(&out, |w| write_repeated(w, b"\0", (1 << 20) - 1));
     assert_eq!(counts(&out), (0, 0, 0, 0));
-    assert_eq!(summary(&out)["bytes"], 256u64 << 20);
+    assert_eq!(summary(&out)["bytes"], (1u64 << 20) - 1);
+    ran.assert_peak_at_most(PEAK_MIB);
 
     // Four bzip2 streams of 64 MiB of NULs each, a few KB in all.
     let mut bz = Vec::new();
@@ -167,10 +193,10 @@ fn nul_bytes_are_no_game_and_are_not_kept() {
         bz.extend_from_slice(&e.finish().unwrap());
     }
     assert!(bz.len() < 16 << 10, "{} bytes", bz.len());
-    let ran = stdin_run(&out, move |w| w.write_all(&bz));
-    ran.assert_peak_at_most(PEAK_MIB);
-    assert_eq!(counts(&out), (0, 0, 0, 0));
-    assert_eq!(summary(&out)["bytes"], 256u64 << 20);
+    let ran = audit_stdin(&["-", "-j", "2", "--no-html"], &out, move |w| {
+        w.write_all(&bz)
+    });
+    refused(&ran, &out);
 
     // A DOS file's Ctrl-Z, and NUL padding after a last line without end.
     for tail in ["\r\n\x1a", "\0\0\0\x1a"] {

@@ -20,6 +20,7 @@ mod reading;
 mod runtime;
 mod shards;
 mod sources;
+mod threads;
 mod variant;
 
 /// The measuring runner itself: the sample through standard input gives

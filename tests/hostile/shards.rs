@@ -353,3 +353,58 @@ fn a_signal_ends_a_merge_with_130_and_no_half_written_folder() {
     assert_eq!(common::counts(&out), (300_000, 0, 0, 300_000));
     eprintln!("merged 300,000 rows in {:?}", started.elapsed().unwrap());
 }
+
+/// Item 11's option: `--max-window` changes the reports (a stream above
+/// the limit is a read error, below it is read), so summary.json records
+/// it in `options` as `max_window`, the limit in MiB as the run applied it
+/// (rounded down to a power of two), and merge refuses shards audited with
+/// different limits, in one line, exit 2, writing nothing.
+#[test]
+fn merge_refuses_shards_audited_with_another_max_window() {
+    let t = common::tempdir();
+    let audit = |name: &str, extra: &[&str]| {
+        let input = common::write(t.path(), &format!("{name}.pgn"), GAMES.as_bytes());
+        let out = t.path().join(name);
+        let mut args = vec![s(&input), "--no-html"];
+        args.extend(extra);
+        common::run_ok(&args, &out);
+        out
+    };
+    let default = audit("default", &[]);
+    let wide = audit("wide", &["--max-window", "300"]);
+    let also_wide = audit("also-wide", &["--max-window", "256"]);
+    assert_eq!(common::summary(&default)["options"]["max_window"], 128);
+    assert_eq!(common::summary(&wide)["options"]["max_window"], 256);
+
+    let out = t.path().join("merged");
+    let o = merge(&[&default, &wide], &out);
+    assert_eq!(
+        refusal(&o),
+        format!(
+            "pgn-audit: merge: {}: written with other options than {} (--max-window 256 here, \
+             128 there): merge folders written with the same options\n",
+            s(&wide),
+            s(&default)
+        )
+    );
+    assert!(!out.exists());
+
+    let o = merge(&[&wide, &also_wide], &out);
+    assert_eq!(o.status.code(), Some(0), "{o:?}");
+    assert_eq!(common::summary(&out)["options"]["max_window"], 256);
+    assert_eq!(common::counts(&out).0, 2 * 6);
+
+    // A summary.json without the key (written before it was recorded) says
+    // nothing of the limit its run used: refused, not taken for 128.
+    edit_summary(&also_wide, |v| {
+        v["options"].as_object_mut().unwrap().remove("max_window");
+    });
+    let o = merge(&[&wide, &also_wide], &t.path().join("merged-2"));
+    assert_eq!(
+        refusal(&o),
+        format!(
+            "pgn-audit: merge: {}: not a summary of version 3 of the report contract\n",
+            s(&also_wide.join("summary.json"))
+        )
+    );
+}

@@ -135,22 +135,34 @@ fn a_pipe_is_opened_once_and_read_once() {
 /// waits on a FIFO before it) is a read error, exit 2, as a corrupt stream
 /// is: the cut game, `[Even`, is a `parse_error` "the input breaks off in
 /// this game", and summary.json says the size at the start and the bytes
-/// read.
+/// read; the same CSV reports at -j1, -j2 and -j8.
 #[test]
 fn a_file_that_shrinks_while_it_is_read_is_a_read_error() {
-    let t = common::tempdir();
+    let mut reports = Vec::new();
+    for j in ["1", "2", "8"] {
+        let t = common::tempdir();
+        // Each run in a folder of its own: the rows but `source`.
+        reports.push(rows_but_source(&shrunk_run(t.path(), j)));
+    }
+    assert_eq!(reports[0], reports[1], "-j1 and -j2 differ");
+    assert_eq!(reports[0], reports[2], "-j1 and -j8 differ");
+}
+
+/// One run of [`a_file_that_shrinks_while_it_is_read_is_a_read_error`] at
+/// `-j j` in `t`: asserts its outcome and returns its folder.
+fn shrunk_run(t: &Path, j: &str) -> PathBuf {
     let games = common::sample_games();
     let text = first_games(40);
-    let target = common::write(t.path(), "target.pgn", text.as_bytes());
+    let target = common::write(t, "target.pgn", text.as_bytes());
     // Game 5 starts after the first four and their blank lines.
     let fifth = games[..4].join("\n\n").len() + 2;
     assert_eq!(&text[fifth..fifth + 6], "[Event");
     let cut = fifth + 5;
-    let fifo = t.path().join("first.fifo");
+    let fifo = t.join("first.fifo");
     mkfifo(&fifo);
-    let out = t.path().join("out");
+    let out = t.join("out");
     let child = common::bin()
-        .args(["--no-html", "-j", "2", s(&fifo), s(&target), "-o", s(&out)])
+        .args(["--no-html", "-j", j, s(&fifo), s(&target), "-o", s(&out)])
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -205,11 +217,15 @@ fn a_file_that_shrinks_while_it_is_read_is_a_read_error() {
         row["detail"],
         format!("the input breaks off in this game: {cause}")
     );
-    let detail = &common::summary(&out)["source_details"][1];
+    let summary = common::summary(&out);
+    let fifo_detail = &summary["source_details"][0];
+    assert_eq!(fifo_detail["size"], serde_json::Value::Null);
+    let detail = &summary["source_details"][1];
     assert_eq!(detail["size"], text.len() as u64);
     assert_eq!(detail["bytes"], cut as u64);
     assert_eq!(detail["games"], 5);
     assert_eq!(detail["error"], cause);
+    out
 }
 
 /// Bytes that look like compressed data: no text, no magic of any format.
@@ -577,4 +593,183 @@ fn a_stream_that_fails_in_its_first_bytes_keeps_them() {
         "{}",
         errors[0]["detail"]
     );
+}
+
+/// The one line that ends a source at a run of NUL bytes.
+const NUL_RUN: &str = "read error: 1 MiB of NUL bytes in a row: not PGN text (a device such \
+    as /dev/zero, or a part of a file that was never written)";
+
+/// Item 2's other side: the size check holds a regular file to its size at
+/// the start, and nothing else to any: a FIFO, `/dev/stdin`, a process
+/// substitution and a zip member (stored, so smaller than its archive)
+/// give all their 7 games, exit 0, with no error; what is not a regular
+/// file has no `size` (`stat` says 0 for it). `/dev/null` is an empty
+/// source. `/dev/zero`, which never ends, is no hang: its NUL bytes are
+/// padding up to 1 MiB in a row, then a read error, exit 2, 0 games.
+#[test]
+fn the_size_check_holds_regular_files_only() {
+    let t = common::tempdir();
+    let text = first_games(7);
+    let detail = |out: &Path| common::summary(out)["source_details"][0].clone();
+    let whole = |out: &Path, what: &str| {
+        let d = detail(out);
+        assert_eq!(common::counts(out).0, 7, "{what}");
+        assert_eq!(
+            (&d["size"], &d["bytes"], &d["games"], &d["error"]),
+            (
+                &serde_json::Value::Null,
+                &serde_json::json!(text.len()),
+                &serde_json::json!(7),
+                &serde_json::Value::Null
+            ),
+            "{what}"
+        );
+    };
+    // /dev/stdin, a pipe.
+    let out = t.path().join("stdin");
+    let bytes = text.clone().into_bytes();
+    let ran = support::audit_stdin(&["--no-html", "/dev/stdin"], &out, move |w| {
+        w.write_all(&bytes)
+    });
+    assert_eq!(ran.status, Some(0), "{}", ran.stderr);
+    whole(&out, "/dev/stdin");
+    // A process substitution.
+    let plain = common::write(t.path(), "seven.pgn", text.as_bytes());
+    let out = t.path().join("substituted");
+    let o = Command::new("bash")
+        .args(["-c", r#""$0" --no-html -o "$1" <(cat "$2")"#])
+        .arg(env!("CARGO_BIN_EXE_pgn-audit"))
+        .arg(&out)
+        .arg(&plain)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{o:?}");
+    whole(&out, "<(cat seven.pgn)");
+    // A named FIFO.
+    let fifo = t.path().join("games.fifo");
+    mkfifo(&fifo);
+    let out = t.path().join("fifo");
+    let child = common::bin()
+        .args(["--no-html", s(&fifo), "-o", s(&out)])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let path = fifo.clone();
+    let data = text.clone().into_bytes();
+    let writer = std::thread::spawn(move || {
+        let _ = std::fs::OpenOptions::new()
+            .write(true)
+            .open(&path)
+            .and_then(|mut f| f.write_all(&data));
+    });
+    let (status, stderr) = wait_at_most(child, Duration::from_secs(60), "a run on a FIFO");
+    writer.join().unwrap();
+    assert_eq!(status, Some(0), "{stderr}");
+    whole(&out, "a FIFO");
+    // A stored zip member: its 7 games, its archive's size.
+    let archive = stored_zip(&[("seven.pgn", text.as_bytes())]);
+    assert!(archive.len() > text.len());
+    let zip = common::write(t.path(), "seven.zip", &archive);
+    let out = t.path().join("zip");
+    common::run_ok(&["--no-html", s(&zip)], &out);
+    assert_eq!(common::counts(&out).0, 7);
+    let d = detail(&out);
+    assert_eq!(d["name"], format!("{}/seven.pgn", s(&zip)));
+    assert_eq!(
+        (&d["size"], &d["bytes"], &d["error"]),
+        (
+            &serde_json::json!(archive.len()),
+            &serde_json::json!(text.len()),
+            &serde_json::Value::Null
+        )
+    );
+    // /dev/null: empty.
+    let out = t.path().join("null");
+    common::run_ok(&["--no-html", "/dev/null"], &out);
+    assert_eq!(common::counts(&out), (0, 0, 0, 0));
+    assert_eq!(detail(&out)["size"], serde_json::Value::Null);
+    // /dev/zero: never ends; bounded by the NUL run.
+    let out = t.path().join("zero");
+    let child = common::bin()
+        .args(["--no-html", "-j", "2", "/dev/zero", "-o", s(&out)])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (status, stderr) = wait_at_most(child, Duration::from_secs(60), "a run on /dev/zero");
+    assert_eq!(said(&stderr), [format!("pgn-audit: /dev/zero: {NUL_RUN}")]);
+    assert_eq!(status, Some(2));
+    assert_eq!(common::counts(&out), (0, 0, 0, 0));
+    let d = detail(&out);
+    assert_eq!(
+        (&d["size"], &d["bytes"], &d["games"]),
+        (
+            &serde_json::Value::Null,
+            &serde_json::json!(1 << 20),
+            &serde_json::json!(0)
+        )
+    );
+    assert_eq!(d["error"], NUL_RUN);
+}
+
+/// Item 2's hole: NUL bytes pad files, but 1 MiB of them in a row is no
+/// padding (a part of a file never written, a device): the source ends
+/// there with a read error, exit 2, its `bytes` the run's start plus 1
+/// MiB, the games before it whole (padding of 1 MiB less one byte passes),
+/// a game the run breaks off in a `parse_error`, and those after it not
+/// read; plain or gzip, the same at -j1, -j2, -j3 and -j8.
+#[test]
+fn a_mebibyte_of_nul_bytes_ends_the_source_with_a_read_error() {
+    let t = common::tempdir();
+    let games = common::sample_games();
+    let mib = 1 << 20;
+    // Five games, padding just below the limit, a sixth, then the run.
+    let mut between = (games[..5].join("\n\n") + "\n\n").into_bytes();
+    between.extend(vec![0; mib - 1]);
+    between.extend(format!("\n{}\n\n", games[5]).into_bytes());
+    let run_at = between.len();
+    between.extend(vec![0; mib + 10]);
+    between.extend(format!("\n{}\n", games[6]).into_bytes());
+    // Two games, then the run inside the third's movetext.
+    let mut inside = games[..2].join("\n\n").into_bytes();
+    let third = &games[2];
+    let moves = third.find("\n\n").unwrap() + 2;
+    let cut = inside.len() + 2 + moves + 10;
+    inside.extend(format!("\n\n{}", &third[..moves + 10]).into_bytes());
+    inside.extend(vec![0; mib]);
+    inside.extend(format!("{}\n", &third[moves + 10..]).into_bytes());
+    for (name, data, games, bytes) in [
+        ("between", &between, 6, run_at + mib),
+        ("inside", &inside, 3, cut + mib),
+    ] {
+        for (kind, stored) in [("plain", data.clone()), ("gzip", gzip(data))] {
+            let dir = t.path().join(format!("{name}-{kind}"));
+            std::fs::create_dir(&dir).unwrap();
+            let input = common::write(&dir, "games.pgn", &stored);
+            let (out, status, stderr) = same_at_every_thread_count(&dir, &input);
+            assert_eq!(stderr, format!("pgn-audit: {}: {NUL_RUN}", s(&input)));
+            assert_eq!(status, Some(2), "{name}, {kind}");
+            assert_eq!(common::counts(&out).0, games, "{name}, {kind}");
+            let d = &common::summary(&out)["source_details"][0];
+            assert_eq!(d["bytes"], bytes as u64, "{name}, {kind}");
+            assert_eq!(d["error"], NUL_RUN);
+            let errors = common::pick(&out, "errors.csv", &["game", "kind", "detail"]);
+            if name == "inside" {
+                assert_eq!(
+                    errors,
+                    common::strings(&[&[
+                        "3",
+                        "parse_error",
+                        &format!("the input breaks off in this game: {NUL_RUN}")
+                    ]])
+                );
+            } else {
+                assert_eq!(errors, Vec::<Vec<String>>::new(), "{name}, {kind}");
+            }
+        }
+    }
 }

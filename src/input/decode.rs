@@ -1,10 +1,10 @@
 //! Decompression off the reader thread.
 //!
-//! A gzip or bzip2 source (and a zstd one when more than two threads run)
-//! is decompressed on a thread of its own, which hands the decompressed
-//! bytes over in order through a small bounded channel ([`Chunks`]), so the
-//! reader thread only cuts games while decompression runs beside it, and
-//! the next sources can be decompressed ahead.
+//! A gzip, bzip2, xz or zstd source is decompressed on a thread of its
+//! own, which hands the decompressed bytes over in order through a small
+//! bounded channel ([`Chunks`]), so the reader thread only cuts chunks
+//! while decompression runs beside it, and the next sources can be
+//! decompressed ahead.
 //!
 //! A zstd stream made of many frames (as `pzstd` writes them, each frame
 //! announced by a skippable frame) is decompressed frame by frame on the

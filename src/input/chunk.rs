@@ -174,14 +174,17 @@ impl<R: Read> Chunker<R> {
         spare: &mut impl FnMut() -> Option<Vec<u8>>,
     ) -> Chunk {
         let rest = self.filled - len;
+        // A spare is taken whatever its length, which a fill grows where
+        // it must: fresh memory costs the reader a page fault per page.
         let mut next = if last {
             Vec::new()
         } else {
-            spare().unwrap_or_default()
+            spare()
+                .filter(|b| b.len() >= self.chunk_bytes.min(CHUNK_BYTES))
+                .unwrap_or_else(|| vec![0; rest + self.chunk_bytes.min(CHUNK_BYTES) * 2])
         };
-        let room = rest + self.chunk_bytes.min(CHUNK_BYTES) * 2;
-        if next.len() < room && !last {
-            next = vec![0; room.max(next.len())];
+        if next.len() < rest {
+            next.resize(rest, 0);
         }
         next[..rest].copy_from_slice(&self.buf[len..self.filled]);
         let bytes = std::mem::replace(&mut self.buf, next);

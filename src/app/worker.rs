@@ -129,7 +129,7 @@ pub(super) fn audit_batch(batch: &Batch, cut: Option<&str>) -> Vec<Audited> {
                 mark_broken_off(&mut report, cause);
             }
             Audited {
-                offset: span.start,
+                offset: batch.offsets.get(k).copied().unwrap_or(span.start),
                 line: batch.lines[k],
                 range,
                 tags,

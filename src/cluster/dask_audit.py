@@ -632,7 +632,7 @@ def audit_units(args, cwd, binary, version, out, files, piece_size, connected):
                              ("--no-html", args.no_html), ("--excel-safe", args.excel_safe))
              if on]
     options = {"split": args.split, "quirks": args.quirks, "html": not args.no_html,
-               "excel_safe": args.excel_safe}
+               "excel_safe": args.excel_safe, "format": "csv"}
     wants, folders = [], []
     for i, unit in enumerate(units):
         wants.append({"format": IDENTITY_FORMAT, "binary": binary, "version": version,

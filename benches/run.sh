@@ -4,6 +4,7 @@
 # times everything side by side in one run and prints one table.
 #
 #   benches/run.sh [--scratch DIR] [--runs N] [--big]
+#   benches/run.sh --shares [--scratch DIR] [--runs N]
 #   benches/run.sh --driver [--scratch DIR] [--runs N]
 #   benches/run.sh --parquet [--scratch DIR] [--runs N]
 #
@@ -12,6 +13,11 @@
 #   --runs N       rounds, one run of every command each (default 5);
 #                  medians are shown
 #   --big          also make a 2 GB corpus and measure peak RSS on it
+#   --shares       only the CPU share of each thread outside the pool
+#                  (printed after the table too): pgn-audit -j2 on the plain
+#                  and the pzstd corpus, each thread's CPU time polled from
+#                  /proc/PID/task/*/sched (or stat) every 5 ms, over the
+#                  total of the process (wait4); target <= 0.03 each
 #   --driver       only the Dask driver (src/cluster/dask_audit.py): a month
 #                  of 1M short games in 4 MB pzstd frames, cut into pieces,
 #                  on a cluster of 1 and of 2 workers (1 thread each), and
@@ -35,6 +41,7 @@ fi
 runs=5
 big=0
 driver=0
+shares=0
 parquet_only=0
 while [[ $# -gt 0 ]]; do
     case "$1" in
@@ -42,8 +49,9 @@ while [[ $# -gt 0 ]]; do
         --runs) runs="$2"; shift 2 ;;
         --big) big=1; shift ;;
         --driver) driver=1; shift ;;
+        --shares) shares=1; shift ;;
         --parquet) parquet_only=1; shift ;;
-        -h|--help) sed -n 2,27p "$0"; exit 0 ;;
+        -h|--help) sed -n 2,33p "$0"; exit 0 ;;
         *) echo "unknown option: $1" >&2; exit 2 ;;
     esac
 done
@@ -300,6 +308,101 @@ for plies in (100, 5000):
 PY
 fi
 
+# -------------------------------------- CPU shares outside the pool
+# The threads that are not the pool's (the writer on the main thread, the
+# reader, the decompressor) bound what any number of cores can gain: a run
+# takes at least the CPU time of the busiest of them.
+cpu_shares() {
+    python3 - "$runs" "$1" "$corpora/200mb.pgn" "$corpora/200mb.pzstd.pgn.zst" "$scratch/shares" <<'PY'
+import os, subprocess, sys, time
+runs, audit, plain, pzstd, out = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5]
+tick = os.sysconf("SC_CLK_TCK")
+
+def threads(pid):
+    """Each thread of `pid` now: its name and CPU seconds, from the
+    scheduler's own count (sum_exec_runtime in /proc/PID/task/TID/sched,
+    to the microsecond) where the kernel has it, else from stat's ticks."""
+    got = {}
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return got
+    for tid in tids:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/stat") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        name = stat[stat.index("(") + 1:stat.rindex(")")]
+        fields = stat[stat.rindex(")") + 2:].split()
+        seconds = (int(fields[11]) + int(fields[12])) / tick
+        try:
+            with open(f"/proc/{pid}/task/{tid}/sched") as f:
+                for line in f:
+                    if line.startswith("se.sum_exec_runtime"):
+                        seconds = float(line.split(":")[1]) / 1000
+                        break
+        except (OSError, ValueError):
+            pass
+        got[int(tid)] = (name, seconds)
+    return got
+
+def run(path):
+    """CPU seconds by thread group over one run at -j2, and the total."""
+    p = subprocess.Popen([audit, "-j2", "--quiet", "-o", out, path],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    last = {}
+    while True:
+        last.update(threads(p.pid))
+        pid, status, usage = os.wait4(p.pid, os.WNOHANG)
+        if pid:
+            break
+        time.sleep(0.005)
+    p.returncode = os.waitstatus_to_exitcode(status)
+    if p.returncode != 0:
+        sys.exit(f"benches/run.sh: pgn-audit failed ({p.returncode}) on {path}")
+    groups = {}
+    for tid, (name, seconds) in last.items():
+        group = "main (writer)" if tid == p.pid else "pool" if name.startswith("audit-") else name
+        groups[group] = groups.get(group, 0) + seconds
+    return groups, usage.ru_utime + usage.ru_stime
+
+load = os.getloadavg()[0]
+rows = []
+for label, path in (("plain", plain), ("pzstd", pzstd)):
+    run(path)  # warm-up
+    sums, total = {}, 0.0
+    for _ in range(runs):
+        groups, cpu = run(path)
+        total += cpu
+        for g, sec in groups.items():
+            sums[g] = sums.get(g, 0) + sec
+    rows.append((label, {g: sec / total for g, sec in sums.items()}, total / runs))
+print()
+print(f"CPU share of each thread at -j2 ({runs} runs each, /proc/PID/task polled every 5 ms; "
+      f"load average {load:.2f} before, {os.getloadavg()[0]:.2f} after, {os.cpu_count()} cores)")
+print()
+names = ["reader", "decode", "main (writer)", "pool"]
+print("| input | " + " | ".join(names) + " | CPU s per run |")
+print("|---|" + "---:|" * (len(names) + 1))
+for label, share, cpu in rows:
+    print(f"| {label} | " + " | ".join(f"{share.get(n, 0):.3f}" for n in names) + f" | {cpu:.2f} |")
+print()
+print("| target | measured | limit | met |")
+print("|---|---:|---:|:-:|")
+for label, share, _ in rows:
+    outside = max(v for g, v in share.items() if g != "pool")
+    print(f"| {label}: the busiest thread outside the pool | {outside:.3f} | ≤ 0.03 | "
+          f"{'yes' if outside <= 0.03 else 'NO'} |")
+PY
+}
+if [[ $shares == 1 ]]; then
+    echo "building pgn-audit" >&2
+    (cd "$here" && cargo build -q --release)
+    cpu_shares "${CARGO_TARGET_DIR:-$here/target}/release/pgn-audit"
+    exit 0
+fi
+
 # ------------------------------------------------- pgn-reader's examples
 # Built from the registry copy of the crate, in a scratch cargo project
 # (their sources are not part of this repository).
@@ -431,3 +534,4 @@ if big:
     small, large = g(f"pgn-audit -j{threads}")[1], g(f"pgn-audit -j{threads}, 2 GB")[1]
     print(f"| peak RSS 2 GB / 200 MB | {large / small:.2f} | ≤ 1.10 | {'yes' if large <= 1.10 * small else 'NO'} |")
 PY
+cpu_shares "$audit"

@@ -133,6 +133,9 @@ const THREADS_PER_CORE: usize = 4;
 /// `-j 8` means the same everywhere.
 const THREADS_ALWAYS: usize = 8;
 
+/// The hidden environment variable that sets [`Config::chunk_bytes`].
+const CHUNK_BYTES_VAR: &str = "PGN_AUDIT_CHUNK_BYTES";
+
 /// A validated run configuration.
 #[derive(Debug, Clone)]
 pub(crate) struct Config {
@@ -165,6 +168,11 @@ pub(crate) struct Config {
     /// The largest zstd window or xz dictionary a source may ask for
     /// (`--max-window`).
     pub(crate) window: input::MaxWindow,
+    /// About how many bytes of text go into a chunk of a source: the
+    /// hidden variable `PGN_AUDIT_CHUNK_BYTES` for the tests, whose reports
+    /// are the same whatever its value; 0 cuts every source into games on
+    /// the reader thread, by one splitter.
+    pub(crate) chunk_bytes: usize,
 }
 
 impl Config {
@@ -190,6 +198,10 @@ impl Config {
             fail_on_findings: args.fail_on_findings,
             piece: args.piece,
             window: input::MaxWindow::mib(args.max_window),
+            chunk_bytes: std::env::var(CHUNK_BYTES_VAR)
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(input::CHUNK_BYTES),
         }
     }
 }
@@ -204,18 +216,27 @@ fn most_threads(cores: usize) -> usize {
 /// What the reader and the workers send to the writer, numbered in input
 /// order.
 enum Message {
+    /// Games of a source: a batch the reader cut, or a part of a chunk.
     Batch {
         source: usize,
-        /// The source offset just past the batch's last game: what an
-        /// interrupted run counts as read of the source.
-        end: u64,
-        /// The batch's buffer, which its games index.
-        bytes: Vec<u8>,
+        /// The source offset just past the last game, if there is one: what
+        /// an interrupted run counts as read of the source.
+        end: Option<u64>,
+        /// The buffer the games index.
+        bytes: Arc<Vec<u8>>,
         games: Vec<Audited>,
+        /// The line ends of the whole chunk, on its last part (0 for the
+        /// other parts, and for a batch the reader cut): the lines of the
+        /// next chunk count on from them.
+        lines: u64,
+        /// The rest of the chunk, to audit once this part is written.
+        more: Option<Box<worker::ChunkJob>>,
     },
     SourceEnd {
         source: usize,
-        bytes: u64,
+        /// The bytes read of the source; `None` where the reading stopped
+        /// early: then the end of the last game written.
+        bytes: Option<u64>,
         /// The error that ended the source, if one did.
         error: Option<PathError>,
     },
@@ -442,12 +463,16 @@ impl Stages<'_> {
             Some(p) => (Some(p.opened), Some((p.bounds, p.found))),
             None => (None, None),
         };
-        let (spare_tx, spare_rx) = mpsc::channel::<Vec<u8>>();
+        // As many spare buffers kept as there are messages in flight: more
+        // would only pile up where the reader allocates its own.
+        let in_flight = self.config.threads * 2 + 2;
+        let (spare_tx, spare_rx) = mpsc::sync_channel::<Vec<u8>>(in_flight);
         let reader = Reader {
             sources: self.sources.to_vec(),
             sizes: self.stats.iter().map(|stat| stat.size).collect(),
             window: self.config.window,
-            pool,
+            pool: pool.clone(),
+            chunk_bytes: self.config.chunk_bytes,
             spares: spare_rx,
             interrupted: signals.interrupted.clone(),
             raw_read: raw_read.clone(),
@@ -465,9 +490,10 @@ impl Stages<'_> {
             write_failed: false,
             games_before: 0,
             open_source: None,
+            pool,
         };
         let ended = ordered::in_order(
-            self.config.threads * 2 + 2,
+            in_flight,
             &signals.signalled,
             move |outbox| reader.run(&outbox),
             |message| sink.take(message),
@@ -641,27 +667,55 @@ fn merge_folders(args: &MergeArgs) -> Result<Exit, Failure> {
     })
 }
 
-/// The whole-input path without files or threads: `data` cut into games and
-/// batches exactly as a source is, every game read and audited (a panic is
-/// not caught here: this is what the fuzzer and the property tests drive).
-pub fn audit_bytes(data: &[u8], batch_bytes: usize) -> Summary {
+/// The whole-input path without files or threads: `data` cut into chunks
+/// of about `chunk_bytes` and each chunk into games exactly as a source is
+/// (a stretch without sync points into batches, by one splitter), every
+/// game read and audited (a panic is not caught here: this is what the
+/// fuzzer and the property tests drive).
+pub fn audit_bytes(data: &[u8], chunk_bytes: usize) -> Summary {
     let mut summary = Summary::default();
-    let (bytes, _) = input::read_batches(
+    let mut add = |game: &[u8]| {
+        let report = audit::audit_game(&Game::parse(game));
+        let class = report.class();
+        summary.add_game(&report, class);
+    };
+    let _ = input::read_chunks(
         data,
-        batch_bytes.max(1),
+        chunk_bytes,
         || None,
-        |batch| {
-            for span in &batch.games {
-                let game = &batch.bytes[batch.range(*span)];
-                let report = audit::audit_game(&Game::parse(game));
-                let class = report.class();
-                summary.add_game(&report, class);
+        |portion| {
+            match portion {
+                input::Portion::Chunk(chunk) => {
+                    let text = &chunk.bytes[..chunk.len];
+                    let mut games = input::ChunkGames::new(chunk.base);
+                    let mut found = Vec::new();
+                    while games.next_games(text, 4096, &mut found) {
+                        for g in found.drain(..) {
+                            add(chunk_text(text, chunk.base, g.span));
+                        }
+                    }
+                    for g in found {
+                        add(chunk_text(text, chunk.base, g.span));
+                    }
+                }
+                input::Portion::Batch(batch) => {
+                    for span in &batch.games {
+                        add(&batch.bytes[batch.range(*span)]);
+                    }
+                }
+                input::Portion::StretchLines(_) => {}
             }
             ControlFlow::Continue(())
         },
     );
-    summary.bytes = bytes;
+    summary.bytes = data.len() as u64;
     summary
+}
+
+/// The text of the game `span` of a chunk whose text `text` starts at `base`.
+fn chunk_text(text: &[u8], base: u64, span: input::GameSpan) -> &[u8] {
+    let at = |offset: u64| usize::try_from(offset - base).unwrap_or(usize::MAX);
+    &text[at(span.start)..at(span.end)]
 }
 
 #[cfg(test)]

@@ -1271,3 +1271,97 @@ fn slurm_dry_run_prints_a_job_script_of_one_worker_with_the_job_s_cores() {
         assert!(!t.path().join("merged.shards").exists());
     }
 }
+
+/// Waits until `n` workers are connected to `cluster`'s scheduler.
+fn wait_for_workers(cluster: &Cluster, n: usize) {
+    let o = python()
+        .args([
+            "-c",
+            "import sys\nfrom distributed import Client\n\
+             with Client(scheduler_file=sys.argv[1]) as c:\n    c.wait_for_workers(int(sys.argv[2]), timeout=120)",
+        ])
+        .arg(&cluster.file)
+        .arg(n.to_string())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+}
+
+/// The driver's `default_piece_size(ARGS)` (`size, format, cores`), as
+/// Python computes it.
+fn default_piece_size(args: &str) -> u64 {
+    let o = python()
+        .args([
+            "-c",
+            &format!(
+                "import sys\nsys.path.insert(0, sys.argv[1])\nimport dask_audit\n\
+                 print(dask_audit.default_piece_size({args}))"
+            ),
+        ])
+        .arg(Path::new(DRIVER).parent().unwrap())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    String::from_utf8_lossy(&o.stdout).trim().parse().unwrap()
+}
+
+/// Issue 27: without `--piece-size`, one large file gives every core of
+/// the cluster work. A pzstd file of 12 copies of the sample on two
+/// workers of one core each (the least text of a piece lowered to 1 MB to
+/// keep the file small) is cut into at least four pieces, which both
+/// workers audit, merged into one run's reports; and the defaults cut
+/// 2,400 copies of the sample as pzstd (2.4 GB of text, 503 MB stored) on
+/// 2 cores into at least 4 pieces of at least 256 MiB of text each, a
+/// Lichess month (30 GB stored) on 64 cores into 192, and keep a file of
+/// less than a least piece whole.
+#[test]
+#[cfg_attr(
+    not(oracle_dask),
+    ignore = "needs dask.distributed: run tests/setup-oracles"
+)]
+fn the_default_plan_gives_every_core_of_the_cluster_pieces() {
+    const MIB: u64 = 1 << 20;
+    let copies_2400: u64 = 2400 * 209_438;
+    let piece = default_piece_size(&format!("{copies_2400}, 'zstd', 2"));
+    assert!(copies_2400.div_ceil(piece) >= 4, "{piece}");
+    assert!(piece * 4 >= 256 * MIB, "{piece}");
+    let month = 30_000_000_000u64;
+    assert_eq!(
+        month.div_ceil(default_piece_size(&format!("{month}, 'zstd', 64"))),
+        192
+    );
+    assert_eq!(default_piece_size("10 * 2**20, 'plain', 8"), 256 * MIB);
+    assert_eq!(default_piece_size("10 * 2**20, 'zstd', 8"), 64 * MIB);
+
+    let t = tempdir();
+    let sample = std::fs::read(corpus("lichess_2025-05_sample.pgn")).unwrap();
+    let mut text = Vec::new();
+    for _ in 0..12 {
+        text.extend_from_slice(&sample);
+        text.extend_from_slice(b"\n");
+    }
+    let (stored, _) = pzstd(&text, 256 << 10);
+    let file = write(t.path(), "copies.pgn.zst", &stored);
+    let name = s(&file).to_owned();
+    let single = t.path().join("single");
+    run_ok(&[&name, "-j", "2"], &single);
+    let cluster = Cluster::start(t.path(), 2, 1);
+    wait_for_workers(&cluster, 2);
+    let out = t.path().join("merged");
+    let args = [
+        name.clone(),
+        "--min-piece-text".to_owned(),
+        "1000000".to_owned(),
+    ];
+    let log = drive(&cluster.file, &pgn_audit(), &out, &args);
+    let shards = shard_folders(&out);
+    // Three pieces per core, each of at least 250,000 stored bytes (1 MB
+    // of text as zstd): six of about a sixth of the file.
+    let size = (stored.len() as u64).div_ceil(6);
+    assert!(size > 250_000);
+    assert_eq!(units(&out).len(), plan(&name, size).len(), "{log}");
+    assert!(shards.len() >= 4, "{shards:?}");
+    assert_same_run(&single, &out);
+    let per = games_per_worker(&shards, &name);
+    assert_eq!(per.len(), 2, "both workers audit pieces: {per:?}");
+}

@@ -16,6 +16,7 @@ mod boundaries;
 mod boundaries_crosscheck;
 mod castling;
 mod castling_crosscheck;
+mod chunks;
 mod claims;
 mod claims_crosscheck;
 mod cli;

@@ -12,7 +12,7 @@ use common::*;
 use proptest::prelude::*;
 
 /// Every report a run writes, summary.json without its timing.
-fn reports(dir: &Path) -> Vec<(String, Vec<u8>)> {
+pub(crate) fn reports(dir: &Path) -> Vec<(String, Vec<u8>)> {
     let mut out = Vec::new();
     for name in [
         "castling.csv",
@@ -99,7 +99,7 @@ fn audit_pieces(file: &Path, plan: &[String], root: &Path, args: &[&str]) -> Vec
 
 /// The error line of a run that must fail with exit status 2.
 /// The `pgn-audit:` lines a run or merge said on standard error.
-fn error_lines(o: &Output) -> Vec<String> {
+pub(crate) fn error_lines(o: &Output) -> Vec<String> {
     String::from_utf8_lossy(&o.stderr)
         .lines()
         .filter(|l| l.starts_with("pgn-audit: "))
@@ -118,7 +118,7 @@ fn error_of(o: &Output) -> String {
 /// tagless games, CRLF line ends, a BOM, NUL and Ctrl-Z padding, comment
 /// blocks between games, an open comment that a tag line ends, tags after
 /// a blank line inside an open comment.
-fn damaged() -> Vec<u8> {
+pub(crate) fn damaged() -> Vec<u8> {
     let games = sample_games();
     let mut out = Vec::new();
     for (i, g) in games.iter().take(120).enumerate() {
@@ -233,7 +233,7 @@ fn a_piece_records_its_bounds_its_own_range_and_its_seam() {
 
 /// `data` as pzstd writes it: frames of `step` bytes of text, each
 /// announced by a skippable frame that holds its size.
-fn pzstd(data: &[u8], step: usize) -> (Vec<u8>, Vec<u64>) {
+pub(crate) fn pzstd(data: &[u8], step: usize) -> (Vec<u8>, Vec<u64>) {
     let mut out = Vec::new();
     let mut starts = Vec::new();
     for piece in data.chunks(step) {
@@ -493,7 +493,7 @@ const PALETTE: &[&[u8]] = &[
 
 /// Texts of whole files to draw from: the fixtures, and the fuzz corpora
 /// where present.
-fn files() -> Vec<Vec<u8>> {
+pub(crate) fn files() -> Vec<Vec<u8>> {
     let mut found = Vec::new();
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut dirs = vec![root.join("corpora/fixtures"), root.join("fuzz/corpus")];
@@ -520,14 +520,14 @@ fn files() -> Vec<Vec<u8>> {
 /// `frame` bytes (maybe damaged at `damage`, flipped or cut there), cut at
 /// `cuts` (fractions of the stored size).
 #[derive(Debug, Clone)]
-struct Case {
-    parts: Vec<(u8, usize)>,
-    frame: Option<usize>,
-    damage: Option<(bool, u32)>,
-    cuts: Vec<u32>,
+pub(crate) struct Case {
+    pub(crate) parts: Vec<(u8, usize)>,
+    pub(crate) frame: Option<usize>,
+    pub(crate) damage: Option<(bool, u32)>,
+    pub(crate) cuts: Vec<u32>,
 }
 
-fn case() -> impl Strategy<Value = Case> {
+pub(crate) fn case() -> impl Strategy<Value = Case> {
     (
         prop::collection::vec((0u8..4, any::<usize>()), 1..40),
         prop::option::of(64usize..4000),
@@ -543,7 +543,7 @@ fn case() -> impl Strategy<Value = Case> {
 }
 
 /// The stored bytes of a case, and the offsets a piece may start at.
-fn stored(case: &Case, games: &[String], files: &[Vec<u8>]) -> (Vec<u8>, Vec<u64>) {
+pub(crate) fn stored(case: &Case, games: &[String], files: &[Vec<u8>]) -> (Vec<u8>, Vec<u64>) {
     let mut text = Vec::new();
     for &(kind, k) in &case.parts {
         match kind {

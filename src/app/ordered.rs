@@ -1,9 +1,12 @@
 //! The writer's end of the pipeline. The reader numbers every message in
 //! input order, the workers send them in whatever order they finish, and
 //! [`in_order`] hands them on in their numbers' order, with at most
-//! `capacity` batches in flight (back-pressure on the reader). A reader
-//! that panics, or a numbered message that never arrives, makes the stage
-//! an error: the messages handed on are then not the whole input.
+//! `capacity` messages in flight (back-pressure on the reader). A message
+//! may come in parts (a chunk's games, a part at a time): its parts are
+//! handed on in their order, and its slot is free once its last part is
+//! written. A reader that panics, or a numbered message that never arrives,
+//! makes the stage an error: the messages handed on are then not the whole
+//! input.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -11,51 +14,68 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc;
 use std::time::Duration;
 
-/// Numbered items that arrive in any order, handed on in their order.
+/// A part's place in the order: its message's number and its own.
+type Place = (u64, u32);
+
+/// Numbered items, in parts, that arrive in any order, handed on in their
+/// order.
 pub(super) struct Reorder<T> {
-    arrived: BTreeMap<u64, T>,
-    next: u64,
+    /// Each part with whether it is its message's last.
+    arrived: BTreeMap<Place, (bool, T)>,
+    next: Place,
 }
 
 impl<T> Reorder<T> {
     pub(super) fn new() -> Reorder<T> {
         Reorder {
             arrived: BTreeMap::new(),
-            next: 0,
+            next: (0, 0),
         }
     }
 
-    /// Takes item `seq`.
-    pub(super) fn arrive(&mut self, seq: u64, item: T) {
-        self.arrived.insert(seq, item);
+    /// Takes part `place` of a message, its last one if `last`.
+    pub(super) fn arrive(&mut self, place: Place, last: bool, item: T) {
+        self.arrived.insert(place, (last, item));
     }
 
-    /// The next item in order, once it has arrived.
-    pub(super) fn pop(&mut self) -> Option<T> {
-        let item = self.arrived.remove(&self.next)?;
-        self.next += 1;
-        Some(item)
+    /// The next part in order, once it has arrived, and whether it ends its
+    /// message.
+    pub(super) fn pop(&mut self) -> Option<(bool, T)> {
+        let (last, item) = self.arrived.remove(&self.next)?;
+        self.next = if last {
+            (self.next.0 + 1, 0)
+        } else {
+            (self.next.0, self.next.1 + 1)
+        };
+        Some((last, item))
     }
 
-    /// How many items were handed on.
+    /// How many messages were handed on whole.
     pub(super) fn handed(&self) -> u64 {
-        self.next
+        self.next.0
     }
 
-    /// How many arrived items wait for an earlier one.
+    /// How many arrived parts wait for an earlier one.
     pub(super) fn waiting(&self) -> usize {
         self.arrived.len()
     }
 
-    /// Takes every item that waits for an earlier one.
-    pub(super) fn drain(&mut self) -> impl Iterator<Item = T> + use<T> {
+    /// Takes every part that waits for an earlier one.
+    pub(super) fn drain(&mut self) -> impl Iterator<Item = (bool, T)> + use<T> {
         std::mem::take(&mut self.arrived).into_values()
     }
 }
 
-/// What travels to the writer: the number, whether the message holds a
-/// slot, and the message (`None` from a ticket dropped unsent).
-type Numbered<T> = (u64, bool, Option<T>);
+/// What travels to the writer.
+struct Numbered<T> {
+    place: Place,
+    /// The message's last part: its slot, if it holds one, is freed.
+    last: bool,
+    /// The message holds a slot.
+    slot: bool,
+    /// `None` from a ticket dropped unsent.
+    item: Option<T>,
+}
 
 /// The reader's side of the stage: numbers the messages and bounds the
 /// ones in flight.
@@ -81,35 +101,80 @@ impl<T> Outbox<T> {
     fn ticket(&self, slot: bool) -> Ticket<T> {
         Ticket {
             seq: self.issued.fetch_add(1, Ordering::SeqCst),
+            part: 0,
             slot,
             tx: Some(self.tx.clone()),
         }
     }
 }
 
-/// A message's place in the order, to be sent from any thread.
+/// A message's place in the order, to be sent from any thread, whole or
+/// in parts.
 pub(super) struct Ticket<T> {
     seq: u64,
+    /// The number of the next part.
+    part: u32,
     slot: bool,
     /// Until sent.
     tx: Option<mpsc::Sender<Numbered<T>>>,
 }
 
 impl<T> Ticket<T> {
-    /// Sends the message; one the writer no longer waits for is dropped.
+    /// Sends the message, or its last part; one the writer no longer waits
+    /// for is dropped.
     pub(super) fn send(mut self, item: T) {
+        self.post(true, Some(item));
+    }
+
+    /// The place of the message's next part, which is not its last: the
+    /// ticket goes on with the parts after it.
+    pub(super) fn next_part(&mut self) -> Part<T> {
+        let part = Part {
+            place: (self.seq, self.part),
+            slot: self.slot,
+            tx: self.tx.clone(),
+        };
+        self.part += 1;
+        part
+    }
+
+    fn post(&mut self, last: bool, item: Option<T>) {
         if let Some(tx) = self.tx.take() {
-            let _ = tx.send((self.seq, self.slot, Some(item)));
+            let _ = tx.send(Numbered {
+                place: (self.seq, self.part),
+                last,
+                slot: self.slot,
+                item,
+            });
         }
     }
 }
 
 /// A ticket dropped unsent (the worker that held it panicked) tells the
-/// writer that its message will never come.
+/// writer that its message, or the rest of it, will never come.
 impl<T> Drop for Ticket<T> {
     fn drop(&mut self) {
-        if let Some(tx) = self.tx.take() {
-            let _ = tx.send((self.seq, self.slot, None));
+        self.post(true, None);
+    }
+}
+
+/// A part of a message that is not its last (see [`Ticket::next_part`]).
+/// Unsent, it is simply missing: the ticket's drop then says so.
+pub(super) struct Part<T> {
+    place: Place,
+    slot: bool,
+    tx: Option<mpsc::Sender<Numbered<T>>>,
+}
+
+impl<T> Part<T> {
+    pub(super) fn send(self, item: T) {
+        if let Some(tx) = self.tx {
+            let _ = tx.send(Numbered {
+                place: self.place,
+                last: false,
+                slot: self.slot,
+                item: Some(item),
+            });
         }
     }
 }
@@ -126,21 +191,28 @@ struct Inbox<T> {
 }
 
 impl<T> Inbox<T> {
-    fn take(&mut self, seq: u64, slot: bool, item: Option<T>, write: &mut impl FnMut(T)) {
-        match item {
+    fn take(&mut self, n: Numbered<T>, write: &mut impl FnMut(T)) {
+        // A part not written is dropped: a ticket it holds (the rest of its
+        // message) then frees the slot.
+        let free_at_end = |inbox: &Self, last: bool, slot: bool| {
+            if last {
+                inbox.free(slot);
+            }
+        };
+        match n.item {
             Some(item) if !self.lost => {
-                self.order.arrive(seq, (slot, item));
-                while let Some((slot, item)) = self.order.pop() {
+                self.order.arrive(n.place, n.last, (n.slot, item));
+                while let Some((last, (slot, item))) = self.order.pop() {
                     write(item);
-                    self.free(slot);
+                    free_at_end(self, last, slot);
                 }
             }
-            Some(_) => self.free(slot),
+            Some(_) => free_at_end(self, n.last, n.slot),
             None => {
                 self.lost = true;
-                self.free(slot);
-                for (slot, _) in self.order.drain() {
-                    self.free(slot);
+                self.free(n.slot);
+                for (last, (slot, _)) in self.order.drain() {
+                    free_at_end(self, last, slot);
                 }
             }
         }
@@ -212,7 +284,7 @@ pub(super) fn in_order<T: Send + 'static>(
     };
     loop {
         match rx.recv_timeout(Duration::from_millis(50)) {
-            Ok((seq, slot, item)) => inbox.take(seq, slot, item, &mut write),
+            Ok(n) => inbox.take(n, &mut write),
             Err(mpsc::RecvTimeoutError::Disconnected) => break,
             Err(mpsc::RecvTimeoutError::Timeout) if stop.load(Ordering::SeqCst) => {
                 if inbox.lost {
@@ -257,20 +329,70 @@ mod tests {
     #[test]
     fn reorder_hands_items_on_in_their_order() {
         let mut r = Reorder::new();
-        r.arrive(2, 'c');
-        r.arrive(1, 'b');
-        assert_eq!(r.pop(), None);
+        let pop = |r: &mut Reorder<char>| r.pop().map(|(_, c)| c);
+        r.arrive((2, 0), true, 'c');
+        r.arrive((1, 0), true, 'b');
+        assert_eq!(pop(&mut r), None);
         assert_eq!(r.waiting(), 2);
-        r.arrive(0, 'a');
+        r.arrive((0, 0), true, 'a');
         assert_eq!(
-            (r.pop(), r.pop(), r.pop(), r.pop()),
+            (pop(&mut r), pop(&mut r), pop(&mut r), pop(&mut r)),
             (Some('a'), Some('b'), Some('c'), None)
         );
         assert_eq!((r.handed(), r.waiting()), (3, 0));
-        r.arrive(4, 'e');
-        assert_eq!(r.pop(), None);
-        r.arrive(3, 'd');
-        assert_eq!((r.pop(), r.pop()), (Some('d'), Some('e')));
+        r.arrive((4, 0), true, 'e');
+        assert_eq!(pop(&mut r), None);
+        r.arrive((3, 0), true, 'd');
+        assert_eq!((pop(&mut r), pop(&mut r)), (Some('d'), Some('e')));
+    }
+
+    /// A message's parts are handed on in their order, before the next
+    /// message, however they arrive; it is handed on once its last is.
+    #[test]
+    fn parts_are_handed_on_in_their_order() {
+        let mut r = Reorder::new();
+        r.arrive((1, 0), true, 'd');
+        r.arrive((0, 2), true, 'c');
+        r.arrive((0, 0), false, 'a');
+        assert_eq!(r.pop(), Some((false, 'a')));
+        assert_eq!((r.pop(), r.handed()), (None, 0));
+        r.arrive((0, 1), false, 'b');
+        assert_eq!(
+            (r.pop(), r.pop(), r.pop(), r.pop()),
+            (
+                Some((false, 'b')),
+                Some((true, 'c')),
+                Some((true, 'd')),
+                None
+            )
+        );
+        assert_eq!(r.handed(), 2);
+    }
+
+    /// A message sent in parts from threads of their own, its last part
+    /// first: written in order, its slot held until the end.
+    #[test]
+    fn a_message_in_parts_is_written_in_order() {
+        let stop = AtomicBool::new(false);
+        let mut written = Vec::new();
+        let ended = in_order(
+            1,
+            &stop,
+            |outbox: Outbox<u32>| {
+                let mut ticket = outbox.slot().unwrap();
+                let parts: Vec<_> = (0..3).map(|_| ticket.next_part()).collect();
+                ticket.send(3);
+                for (i, p) in parts.into_iter().enumerate().rev() {
+                    std::thread::spawn(move || p.send(u32::try_from(i).unwrap()))
+                        .join()
+                        .unwrap();
+                }
+                outbox.slot().unwrap().send(4);
+            },
+            |m| written.push(m),
+        );
+        assert_eq!(ended.unwrap(), Ended::Complete);
+        assert_eq!(written, [0, 1, 2, 3, 4]);
     }
 
     /// Messages sent from other threads in reverse order are written in

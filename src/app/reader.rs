@@ -1,7 +1,11 @@
 //! The reader stage, on a thread of its own: every source in order, opened
-//! a few ahead, cut into batches of whole games; each batch is audited on
+//! a few ahead, read into chunks cut at sync points (see
+//! `pgn_audit_input::Chunker`); each chunk is cut into games and audited on
 //! the pool and sent to the writer with its number in input order, then a
-//! message for the source's end. Stops early when interrupted.
+//! message for the source's end. The reader only reads bytes and looks
+//! back from a chunk's end for its last sync point; a stretch without one
+//! (past `Chunker::max_len`) is cut into batches here, by one splitter, as
+//! before. Stops early when interrupted.
 
 use std::cell::RefCell;
 use std::collections::VecDeque;
@@ -13,9 +17,10 @@ use std::sync::mpsc;
 
 use super::Message;
 use super::ordered::Outbox;
-use super::worker::audit_batch;
+use super::worker::{ChunkJob, audit_batch};
 use pgn_audit_input::{
-    self as input, Batch, Compression, Opened, ParquetSource, PathError, Source,
+    self as input, Batch, Chunk, ChunkGames, Compression, Opened, ParquetSource, PathError,
+    Portion, Source,
 };
 
 /// How many sources after the one being read are opened (and decompressed)
@@ -38,6 +43,9 @@ pub(super) struct Reader {
     pub(super) raw_read: Arc<AtomicU64>,
     /// With `--piece`, the one source's piece, already opened.
     pub(super) piece: Option<Opened>,
+    /// About how many bytes go into a chunk; 0: every source is cut into
+    /// batches here, by one splitter (the tests' reference).
+    pub(super) chunk_bytes: usize,
 }
 
 /// A read error seen as it happens, with the bytes read before it.
@@ -70,7 +78,7 @@ impl Reader {
                 Ok(opened) => self.read_source(index, opened, outbox),
                 Err(e) => outbox.number().send(Message::SourceEnd {
                     source: index,
-                    bytes: 0,
+                    bytes: Some(0),
                     error: Some(e),
                 }),
             }
@@ -88,8 +96,9 @@ impl Reader {
         )
     }
 
-    /// Cuts source `index` into batches, each audited on the pool, then
-    /// sends its end with the read error that ended it, if one did.
+    /// Reads source `index` into chunks, each cut into games and audited
+    /// on the pool (a stretch without sync points into batches, cut here),
+    /// then sends its end with the read error that ended it, if one did.
     fn read_source(&self, index: usize, opened: Opened, outbox: &Outbox<Message>) {
         if let Some(table) = opened.parquet {
             return self.read_parquet(index, table, outbox);
@@ -102,23 +111,90 @@ impl Reader {
             failed: &failed,
         };
         let spare = || self.spares.try_recv().ok();
-        // The end of the last game handed out, and whether the reading
-        // stopped early: an interrupted source counts its bytes up to the
-        // end of the last game written, not of what was read ahead.
-        let mut handed_out = 0;
-        let mut stopped = false;
-        let (read, error) = input::read_batches(spy, input::BATCH_BYTES, spare, |batch| {
-            let end = batch.base + batch.len as u64;
-            let flow = self.dispatch(index, batch, compression, &failed, outbox);
-            match flow {
-                ControlFlow::Continue(()) => handed_out = end,
-                ControlFlow::Break(()) => stopped = true,
+        if self.chunk_bytes == 0 {
+            let mut stopped = false;
+            let (read, error) = input::read_batches(spy, input::BATCH_BYTES, spare, |batch| {
+                let flow = self.dispatch(index, batch, compression, &failed, outbox);
+                stopped |= flow.is_break();
+                flow
+            });
+            let bytes = (!stopped).then_some(read);
+            return self.end_source(index, bytes, read, error, compression, outbox);
+        }
+        let read = input::read_chunks(spy, self.chunk_bytes, spare, |portion| match portion {
+            Portion::Chunk(chunk) => {
+                self.dispatch_chunk(index, chunk, compression, &failed, outbox)
             }
-            flow
+            Portion::Batch(batch) => self.dispatch(index, batch, compression, &failed, outbox),
+            Portion::StretchLines(lines) => {
+                outbox.number().send(Message::Batch {
+                    source: index,
+                    end: None,
+                    bytes: Arc::new(Vec::new()),
+                    games: Vec::new(),
+                    lines,
+                    more: None,
+                });
+                ControlFlow::Continue(())
+            }
         });
-        let bytes = if stopped { handed_out } else { read };
+        let total = read.reader.read;
+        let bytes = (!read.stopped).then_some(total);
+        self.end_source(index, bytes, total, read.error, compression, outbox);
+    }
+
+    /// Hands a chunk to the pool once the writer has room for it; breaks
+    /// when interrupted or when the writer is gone.
+    fn dispatch_chunk(
+        &self,
+        index: usize,
+        chunk: Chunk,
+        compression: Compression,
+        failed: &Failed,
+        outbox: &Outbox<Message>,
+    ) -> ControlFlow<()> {
+        if self.interrupted.load(Ordering::SeqCst) {
+            return ControlFlow::Break(());
+        }
+        let Some(ticket) = outbox.slot() else {
+            return ControlFlow::Break(());
+        };
+        let cut = chunk
+            .last
+            .then(|| {
+                let failed = failed.borrow();
+                let (at, e) = failed.as_ref()?;
+                Some(read_error(compression, *at, e))
+            })
+            .flatten();
+        let job = ChunkJob {
+            source: index,
+            games: ChunkGames::new(chunk.base),
+            text: Arc::new(chunk.bytes),
+            len: chunk.len,
+            base: chunk.base,
+            cut,
+            ticket,
+        };
+        self.pool.spawn(move || job.run());
+        ControlFlow::Continue(())
+    }
+
+    /// Sends the end of source `index`: the bytes it counts (`None` when
+    /// the reading stopped early: the end of the last game written, which
+    /// the writer knows), and the read error that ended it, said with the
+    /// `read` bytes before it.
+    fn end_source(
+        &self,
+        index: usize,
+        bytes: Option<u64>,
+        read: u64,
+        error: Option<io::Error>,
+        compression: Compression,
+        outbox: &Outbox<Message>,
+    ) {
         let error = error.map(|e| {
-            let cause = read_error(compression, bytes, &e);
+            let cause = read_error(compression, read, &e);
             PathError::caused(&self.sources[index].name, cause, e)
         });
         outbox.number().send(Message::SourceEnd {
@@ -152,7 +228,7 @@ impl Reader {
         });
         outbox.number().send(Message::SourceEnd {
             source: index,
-            bytes: handed_out,
+            bytes: Some(handed_out),
             error,
         });
     }
@@ -178,9 +254,11 @@ impl Reader {
             let games = audit_batch(&batch, cut.as_deref());
             ticket.send(Message::Batch {
                 source: index,
-                end: batch.base + batch.len as u64,
-                bytes: batch.bytes,
+                end: Some(batch.base + batch.len as u64),
+                bytes: Arc::new(batch.bytes),
                 games,
+                lines: 0,
+                more: None,
             });
         });
         ControlFlow::Continue(())

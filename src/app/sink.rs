@@ -4,7 +4,7 @@
 //! be written stops the reader; the run then ends without a summary.json.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::mpsc;
+use std::sync::{Arc, mpsc};
 use std::time::Instant;
 
 use indicatif::ProgressBar;
@@ -28,13 +28,30 @@ pub(super) struct Sink<'a> {
     /// Set when a report cannot be written: the reader stops.
     pub(super) interrupted: &'a AtomicBool,
     /// Buffers of written batches, back to the reader.
-    pub(super) spares: mpsc::Sender<Vec<u8>>,
+    pub(super) spares: mpsc::SyncSender<Vec<u8>>,
     /// A report could not be written: nothing more is.
     pub(super) write_failed: bool,
     /// Games written before the current source.
     pub(super) games_before: u64,
-    /// The source being written, and its bytes so far, until its end.
-    pub(super) open_source: Option<(usize, u64)>,
+    /// The source being written, until its end.
+    pub(super) open_source: Option<OpenSource>,
+    /// Where the rest of a chunk is audited once a part of it is written.
+    pub(super) pool: Arc<rayon::ThreadPool>,
+}
+
+/// What the writer counts of the source being written: its games are
+/// numbered and their lines counted on here, in input order, since each
+/// chunk counts from its own start.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct OpenSource {
+    source: usize,
+    /// The end of its last game written: the bytes an interrupted run
+    /// counts.
+    end: u64,
+    /// Its games written.
+    games: u64,
+    /// The line ends before the chunk being written.
+    lines: u64,
 }
 
 impl Sink<'_> {
@@ -46,16 +63,45 @@ impl Sink<'_> {
                 end,
                 bytes,
                 games,
+                lines,
+                more,
             } => {
+                // The rest of the chunk is audited while this part is
+                // written (even after a write failure: its parts must
+                // still come for the stage to end).
+                if let Some(job) = more {
+                    self.pool.spawn(move || job.run());
+                }
+                let open = match self.open_source {
+                    Some(open) if open.source == source => open,
+                    _ => OpenSource {
+                        source,
+                        end: 0,
+                        games: 0,
+                        lines: 0,
+                    },
+                };
                 if !self.write_failed {
-                    self.open_source = Some((source, end));
-                    self.write_batch(source, &bytes, &games);
-                    let _ = self.spares.send(bytes);
+                    self.write_batch(open, &bytes, &games);
                     self.bar.set_position(self.raw_read.load(Ordering::Relaxed));
                     self.bar.set_message(crate::progress::message(
                         self.reports.summary.games,
                         self.started.elapsed().as_secs_f64(),
                     ));
+                }
+                self.open_source = Some(OpenSource {
+                    end: end.unwrap_or(open.end),
+                    games: open.games + games.len() as u64,
+                    lines: open.lines + lines,
+                    ..open
+                });
+                if let Ok(bytes) = Arc::try_unwrap(bytes) {
+                    let _ = self.spares.try_send(bytes);
+                }
+                // Their memory is freed on the pool: a free per game's tag
+                // and finding was a third of this thread's time.
+                if !games.is_empty() {
+                    self.pool.spawn(move || drop(games));
                 }
             }
             Message::SourceEnd {
@@ -63,20 +109,25 @@ impl Sink<'_> {
                 bytes,
                 error,
             } => {
-                self.open_source = None;
-                self.source_end(source, bytes, error);
+                let written = self
+                    .open_source
+                    .take()
+                    .filter(|o| o.source == source)
+                    .map_or(0, |o| o.end);
+                self.source_end(source, bytes.unwrap_or(written), error);
             }
         }
     }
 
-    /// Writes a batch's games; on an error says so and stops the reader.
-    fn write_batch(&mut self, source: usize, bytes: &[u8], games: &[Audited]) {
-        for g in games {
+    /// Writes a batch's games, numbered and their lines counted on from
+    /// `open`; on an error says so and stops the reader.
+    fn write_batch(&mut self, open: OpenSource, bytes: &[u8], games: &[Audited]) {
+        for (k, g) in games.iter().enumerate() {
             let id = GameId {
-                source: &self.sources[source].name,
-                game: g.index,
+                source: &self.sources[open.source].name,
+                game: open.games + k as u64 + 1,
                 offset: g.offset,
-                line: g.line,
+                line: open.lines + g.line,
                 tags: &g.tags,
             };
             if let Err(e) = self
@@ -109,8 +160,8 @@ impl Sink<'_> {
     /// Interrupted while the reader waits for input: the source being read
     /// counts with the bytes of its games written.
     pub(super) fn stopped(&mut self) {
-        if let Some((source, bytes)) = self.open_source.take() {
-            self.count_source(source, bytes, None);
+        if let Some(open) = self.open_source.take() {
+            self.count_source(open.source, open.end, None);
         }
     }
 

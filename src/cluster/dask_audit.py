@@ -4,9 +4,13 @@
 The inputs are resolved by the binary (`pgn-audit sources`): the files
 and their order are those one pgn-audit run reads. One task per unit of
 work: a whole input file (a zip archive with all its members), or, for a
-file larger than `--piece-size` stored bytes, each piece that `pgn-audit
-plan` gives (byte ranges of a plain file, frame ranges of a pzstd or
-Lichess .zst file). A worker runs the pgn-audit binary on its unit
+file larger than a piece, each piece that `pgn-audit plan` gives (byte
+ranges of a plain file, frame ranges of a pzstd or Lichess .zst file).
+A piece holds `--piece-size` stored bytes, or by default a share of the
+file that gives every core of the cluster work: about PIECES_PER_CORE
+pieces per core of the workers connected when the driver starts, but no
+piece of less than `--min-piece-text` bytes of text (estimated from the
+stored bytes), so that a piece's start-up stays small beside its work. A worker runs the pgn-audit binary on its unit
 (`--piece START..END` for a piece) into a shard folder of its own
 (written under a temporary name, renamed when complete), and the driver
 merges the shards, in input order and each file's pieces in plan order,
@@ -19,7 +23,7 @@ and the exit status and read-error lines are that run's.
     python3 dask_audit.py --scheduler-file sched.json -o reports INPUT...
     python3 dask_audit.py --slurm 20 -o reports INPUT...           # dask-jobqueue
     python3 dask_audit.py --slurm 20 --slurm-dry-run -o reports INPUT...  # its job script
-    python3 dask_audit.py --piece-size 500000000 -o reports month.pgn.zst
+    python3 dask_audit.py --piece-size 500000000 -o reports month.pgn.zst  # pieces of 500 MB
 
 Workers are started with one thread and the resource `cores` (the cores
 pgn-audit may use there): `dask worker --nthreads 1 --resources cores=8`.
@@ -65,9 +69,26 @@ SHARD_NAME = re.compile(r"[0-9]{6}-.")
 #: The exit status of pgn-audit for an input error, and of this driver for
 #: any usage, input or cluster error.
 EXIT_ERROR = 2
-#: Stored bytes above which a file is audited in pieces, and about how
-#: many each piece holds (`--piece-size`).
-PIECE_SIZE = 10**9
+#: Pieces per core of the cluster that a large file is cut into by
+#: default: several, so that a core that finishes early takes another and
+#: none waits for the last piece of a slower one.
+PIECES_PER_CORE = 3
+#: The least text a default piece holds (`--min-piece-text`), in bytes.
+MIN_PIECE_TEXT = 256 << 20
+#: Bytes of text per stored byte, as the default plan estimates a file's
+#: text from its size: zstd compresses Lichess's PGN about 4.8 times at
+#: level 3 (7 times as Lichess writes it); a lower estimate makes pieces
+#: larger, never smaller than MIN_PIECE_TEXT.
+TEXT_PER_STORED = {"plain": 1, "zstd": 4}
+
+
+def default_piece_size(size, fmt, cores, min_text=MIN_PIECE_TEXT):
+    """The stored bytes of a default piece of a file of `size` stored bytes
+    in format `fmt` on a cluster of `cores` cores: PIECES_PER_CORE pieces
+    per core, none of less than `min_text` bytes of text."""
+    least = max(1, min_text // TEXT_PER_STORED.get(fmt, 1))
+    pieces = PIECES_PER_CORE * max(1, cores)
+    return max(least, -(-size // pieces))
 
 
 class Refused(Exception):
@@ -518,9 +539,17 @@ def main(argv=None):
                     help="end a task that runs longer (it is retried)")
     ap.add_argument("--worker-wait", type=float, default=600, metavar="SECONDS",
                     help="how long to wait for a first worker (default 600)")
-    ap.add_argument("--piece-size", type=int, default=PIECE_SIZE, metavar="BYTES",
-                    help="audit a file of more stored bytes in pieces of about BYTES, "
-                         f"one task each (default {PIECE_SIZE})")
+    ap.add_argument("--piece-size", type=int, metavar="BYTES",
+                    help="audit a file of more stored bytes in pieces of about BYTES, one "
+                         "task each (default: planned from the file's size and the cluster's "
+                         f"cores: about {PIECES_PER_CORE} pieces per core of the workers "
+                         "connected at the start, each of at least --min-piece-text bytes of "
+                         "text, estimated from the stored bytes (a zstd file as "
+                         f"{TEXT_PER_STORED['zstd']} times its size); a plan that changes with "
+                         "the cluster recomputes the shards of the old one)")
+    ap.add_argument("--min-piece-text", type=int, default=MIN_PIECE_TEXT, metavar="BYTES",
+                    help="the least text a default piece holds "
+                         f"(default {MIN_PIECE_TEXT}, {MIN_PIECE_TEXT >> 20} MiB)")
     ap.add_argument("--binary", default="pgn-audit")
     ap.add_argument("--split", action="store_true", help="pass --split to pgn-audit")
     ap.add_argument("--quirks", action="store_true", help="pass --quirks to pgn-audit")
@@ -532,8 +561,10 @@ def main(argv=None):
     args = ap.parse_args(argv)
     if args.threads is not None and args.threads < 1:
         ap.error("--threads must be at least 1")
-    if args.piece_size < 1:
+    if args.piece_size is not None and args.piece_size < 1:
         ap.error("--piece-size must be at least 1")
+    if args.min_piece_text < 1:
+        ap.error("--min-piece-text must be at least 1")
     if args.slurm_dry_run and not args.slurm:
         ap.error("--slurm-dry-run needs --slurm JOBS")
     try:
@@ -564,7 +595,39 @@ def drive(args):
     binary, version = binary_identity(args.binary)
     out = os.path.abspath(args.out)
     files = resolve(binary["path"], args.inputs, out)
-    units = [u for f in files for u in units_of(f, cwd, binary["path"], args.piece_size)]
+    # The default plan needs the cluster's cores: connected first where a
+    # file may be cut.
+    connected = None
+    if args.piece_size is None and any(may_be_cut(f, args.min_piece_text) for f in files):
+        connected = connect(args)
+    cores = sum(worker_cores(connected[0])) if connected else 0
+
+    def piece_size(file):
+        if args.piece_size is not None:
+            return args.piece_size
+        return default_piece_size(file["size"] or 0, file["format"], cores, args.min_piece_text)
+
+    try:
+        return audit_units(args, cwd, binary, version, out, files, piece_size, connected)
+    finally:
+        if connected is not None:
+            connected[0].close()
+            if connected[1] is not None:
+                connected[1].close()
+
+
+def may_be_cut(file, min_text):
+    """Whether the default plan may cut `file`: a plain or zstd file of
+    more than a least piece."""
+    fmt = file["format"]
+    return (fmt in TEXT_PER_STORED and file["size"] is not None
+            and file["size"] > default_piece_size(0, fmt, 1, min_text))
+
+
+def audit_units(args, cwd, binary, version, out, files, piece_size, connected):
+    """Plans the units of `files`, audits those no shard of an earlier run
+    holds on the cluster (`connected`, or one connected now), and merges."""
+    units = [u for f in files for u in units_of(f, cwd, binary["path"], piece_size(f))]
     shards = os.path.abspath(args.shards or out.rstrip("/") + ".shards")
     for folder in (out, shards):
         os.makedirs(folder, exist_ok=True)
@@ -603,15 +666,16 @@ def drive(args):
 
     failed = 0
     if todo:
-        client, cluster, threads = connect(args)
+        client, cluster, threads = connected or connect(args)
         tasks = [{"identity": w, "folder": f, "cwd": cwd, "threads": threads,
                   "timeout": args.timeout} for w, f in todo]
         try:
             failed = run_tasks(client, tasks, args.retries)
         finally:
-            client.close()
-            if cluster is not None:
-                cluster.close()
+            if connected is None:
+                client.close()
+                if cluster is not None:
+                    cluster.close()
     print(f"dask_audit: computed {len(todo)} shards, reused {reused}", file=sys.stderr)
     if failed:
         print(f"dask_audit: {out}: not merged: {failed} of {len(units)} shards failed",

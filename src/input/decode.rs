@@ -1,10 +1,10 @@
 //! Decompression off the reader thread.
 //!
-//! A gzip or bzip2 source (and a zstd one when more than two threads run)
-//! is decompressed on a thread of its own, which hands the decompressed
-//! bytes over in order through a small bounded channel ([`Chunks`]), so the
-//! reader thread only cuts games while decompression runs beside it, and
-//! the next sources can be decompressed ahead.
+//! A gzip, bzip2, xz or zstd source is decompressed on a thread of its
+//! own, which hands the decompressed bytes over in order through a small
+//! bounded channel ([`Chunks`]), so the reader thread only cuts chunks
+//! while decompression runs beside it, and the next sources can be
+//! decompressed ahead.
 //!
 //! A zstd stream made of many frames (as `pzstd` writes them, each frame
 //! announced by a skippable frame) is decompressed frame by frame on the
@@ -94,23 +94,32 @@ fn channel() -> (Sender, Chunks) {
     (tx, chunks)
 }
 
-/// Runs `work` on a new thread that feeds the returned [`Chunks`]. A
-/// panic there reaches the reader as an error that says so.
+/// Runs `work` on a new thread, `decode`, that feeds the returned
+/// [`Chunks`]. A panic there, or a thread that cannot start, reaches the
+/// reader as an error that says so.
 pub(super) fn spawn(work: impl FnOnce(&Sender) + Send + 'static) -> Chunks {
     let (tx, chunks) = channel();
-    std::thread::spawn(move || {
-        let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(&tx)));
-        if let Err(panic) = caught {
-            let what = panic
-                .downcast_ref::<&str>()
-                .map(|s| (*s).to_owned())
-                .or_else(|| panic.downcast_ref::<String>().cloned())
-                .unwrap_or_default();
-            let _ = tx.send(Piece::Failed(io::Error::other(format!(
-                "the decompressor failed: {what}"
-            ))));
-        }
-    });
+    let unstarted = tx.clone();
+    let started = std::thread::Builder::new()
+        .name("decode".to_owned())
+        .spawn(move || {
+            let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(&tx)));
+            if let Err(panic) = caught {
+                let what = panic
+                    .downcast_ref::<&str>()
+                    .map(|s| (*s).to_owned())
+                    .or_else(|| panic.downcast_ref::<String>().cloned())
+                    .unwrap_or_default();
+                let _ = tx.send(Piece::Failed(io::Error::other(format!(
+                    "the decompressor failed: {what}"
+                ))));
+            }
+        });
+    if let Err(e) = started {
+        let _ = unstarted.try_send(Piece::Failed(io::Error::other(format!(
+            "cannot start the decompressor: {e}"
+        ))));
+    }
     chunks
 }
 

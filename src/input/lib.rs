@@ -13,6 +13,7 @@
 
 mod archive;
 mod batch;
+mod chunk;
 mod decode;
 mod nul;
 pub mod piece;
@@ -20,7 +21,11 @@ mod split;
 mod table;
 
 pub use archive::Member;
-pub use batch::{BATCH_BYTES, Batch, GAME_CAP, read_batches};
+pub use batch::{BATCH_BYTES, Batch, GAME_CAP, read_batches, read_batches_at};
+pub use chunk::{
+    CHUNK_BYTES, Chunk, ChunkGame, ChunkGames, Chunker, ChunksRead, Portion, Step, UntilSync,
+    read_chunks,
+};
 pub use decode::MaxWindow;
 pub use nul::{NUL_RUN_LIMIT, NulRun};
 pub use split::{GameSpan, Splitter};
@@ -526,9 +531,9 @@ const LAYERS: usize = 2;
 
 /// Opens a source, decompressing by magic bytes. `raw_read` counts the
 /// bytes read from the file or standard input. A gzip, bzip2 or xz source is
-/// decompressed on a thread of its own from now on; a zstd one, with more
-/// than two threads, frame by frame on `pool`, `threads` frames at a time,
-/// and with two or fewer as it is read, on the reader thread. What comes
+/// decompressed on a thread of its own from now on; a zstd one frame by
+/// frame on `pool`, up to `threads` frames at a time, where its frames can
+/// be walked (`pzstd`, Lichess), else on a thread of its own. What comes
 /// out of a decompressor is told by its own first bytes in turn: another
 /// compression is decompressed again (up to [`LAYERS`] in all), and
 /// anything that is not PGN text is refused.
@@ -619,8 +624,8 @@ pub fn open(
         }
         // An inner layer is decoded as it is read, whatever the thread
         // count, so that its faults fall where they fall at -j1.
-        let threads = if layers.is_empty() { threads } else { 1 };
-        stream = decoder(compression, again, pool, threads, window).map_err(err)?;
+        let on_pool = layers.is_empty();
+        stream = decoder(compression, again, pool, threads, on_pool, window).map_err(err)?;
         layers.push(compression);
     }
 }
@@ -771,29 +776,27 @@ fn is_binary(head: &[u8]) -> bool {
     !pgn_like && head.iter().filter(control).count() >= 8
 }
 
-/// The decompressed bytes of `stream`, compressed with `compression`.
+/// The decompressed bytes of `stream`, compressed with `compression`: zstd
+/// frames on `pool` where `on_pool`, else as they are read.
 fn decoder(
     compression: Compression,
     stream: impl Read + Send + 'static,
     pool: &Arc<rayon::ThreadPool>,
     threads: usize,
+    on_pool: bool,
     window: MaxWindow,
 ) -> io::Result<Box<dyn Read + Send>> {
     let buffered = |stream| BufReader::with_capacity(1 << 20, stream);
     Ok(match compression {
         Compression::None => Box::new(stream),
-        // Frames in parallel only where a core is left over: with two or
-        // fewer, the audit keeps every core busy, and frames decoded on the
-        // pool only take turns with it (measured: 1.23x the plain input's
-        // time at -j2, against 1.06x for one decoder thread). Nor a decoder
-        // thread of its own then: decoding on the reader thread, straight
-        // into the batch buffers, saves a copy of every byte and a hand-over
-        // per MiB (zstd 1.06x -> 1.02x, pzstd 1.08x -> 1.06x the plain
-        // input's time at -j2, 15 interleaved rounds); the reader thread
-        // still cuts games while the workers audit.
-        Compression::Zstd if threads <= 2 => {
+        Compression::Zstd if !on_pool => {
             Box::new(decode::ZstdStream::new(buffered(stream), window)?)
         }
+        // Frames on the pool at any thread count, so that the threads
+        // outside it only walk frame headers and pass the output on (at
+        // -j2 the reader thread's zstd decoding was 18 % of all the CPU
+        // time, which no number of cores could take over); a stream that
+        // cannot be walked frame by frame is decoded on the decoder thread.
         Compression::Zstd => Box::new(decode::spawn_zstd(
             buffered(stream),
             pool.clone(),

@@ -399,14 +399,14 @@ enum After {
 
 /// A scan for the next sync point, from an offset where it began afresh.
 #[derive(Debug, Clone, Copy)]
-struct SyncScan {
+pub(super) struct SyncScan {
     at: After,
     /// The offset of the next byte to scan.
-    pos: u64,
+    pub(super) pos: u64,
 }
 
 impl SyncScan {
-    fn from(pos: u64) -> SyncScan {
+    pub(super) fn from(pos: u64) -> SyncScan {
         SyncScan {
             at: After::Other,
             pos,
@@ -416,7 +416,7 @@ impl SyncScan {
     /// Scans `window` (whose first byte is at `wstart`) from `self.pos` on;
     /// returns the sync point found, or stops at the window's end (or at a
     /// `[` whose line is still to come, unless at `eof`).
-    fn scan(&mut self, window: &[u8], wstart: u64, eof: bool) -> Option<u64> {
+    pub(super) fn scan(&mut self, window: &[u8], wstart: u64, eof: bool) -> Option<u64> {
         let mut i = buf_index(self.pos - wstart);
         while i < window.len() {
             let b = window[i];

@@ -1,5 +1,5 @@
 //! Parquet out and in (issue 29, contract v3 "Parquet"): `--format parquet`
-//! writes the CSV reports' rows as typed Parquet tables, which pyarrow
+//! writes the CSV reports' rows as typed Parquet tables, which DuckDB
 //! reads back equal to the CSV reports; merge joins Parquet folders as one
 //! run writes them; a Parquet table of games in the Lichess dataset's
 //! schema audits to the rows of the same games as PGN.
@@ -33,7 +33,8 @@ const INTEGER_COLUMNS: [&str; 7] = [
 ];
 
 /// Runs `tests/parquet/SCRIPT ARGS` with the tests' Python and returns
-/// what it printed; a failure (pyarrow missing included) fails the test.
+/// what it printed; a failure (pyarrow or DuckDB missing included) fails
+/// the test.
 fn python_script(script: &str, args: &[&str]) -> String {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/parquet")
@@ -44,7 +45,7 @@ fn python_script(script: &str, args: &[&str]) -> String {
         });
     assert!(
         out.status.success(),
-        "{script} failed (run tests/setup-oracles for pyarrow): {}",
+        "{script} failed (run tests/setup-oracles for pyarrow and DuckDB): {}",
         String::from_utf8_lossy(&out.stderr)
     );
     String::from_utf8(out.stdout).unwrap()
@@ -81,9 +82,13 @@ fn findings_rich(dir: &Path) -> PathBuf {
     write(dir, "rich.pgn", (games.join("\n\n") + "\n").as_bytes())
 }
 
+/// Issue 29: `--format parquet` reports, read back by DuckDB, equal the CSV
+/// reports of the same input cell for cell, their integer columns BIGINT
+/// and the others VARCHAR, on corpora/ and a findings-rich file; only
+/// `options.format` tells the summaries apart.
 #[test]
-#[cfg_attr(not(oracle_pyarrow), ignore = "needs pyarrow: run tests/setup-oracles")]
-fn parquet_reports_read_back_by_pyarrow_equal_the_csv_reports() {
+#[cfg_attr(not(oracle_duckdb), ignore = "needs DuckDB: run tests/setup-oracles")]
+fn parquet_reports_read_back_by_duckdb_equal_the_csv_reports() {
     let t = tempdir();
     let rich = findings_rich(t.path());
     let corpora = corpus("");
@@ -116,8 +121,8 @@ fn parquet_reports_read_back_by_pyarrow_equal_the_csv_reports() {
         assert_eq!(names, header.iter().collect::<Vec<_>>(), "{name}");
         for (column, kind) in &columns {
             let want = match INTEGER_COLUMNS.contains(&column.as_str()) {
-                true => "int64",
-                false => "string",
+                true => "BIGINT",
+                false => "VARCHAR",
             };
             assert_eq!(kind, want, "{name}: {column}");
         }
@@ -496,6 +501,64 @@ fn two_million_parquet_rows_stay_within_the_memory_bound() {
     );
 }
 
+/// Issue 29: the bundled sample written by pyarrow as a table in exactly
+/// the Lichess dataset's 18 columns (ratings int64, `UTCDate` a date,
+/// `UTCTime` a time) audits to the PGN sample's rows but for `source`,
+/// `offset` and `line`, and for `date` and `round`, which that table has
+/// no column for (`""`; its `UTCDate` is a tag of its own).
+#[test]
+#[cfg_attr(not(oracle_pyarrow), ignore = "needs pyarrow: run tests/setup-oracles")]
+fn the_sample_in_the_lichess_schema_audits_as_the_pgn_sample() {
+    let t = tempdir();
+    let path = t.path().join("lichess.parquet");
+    let n = python_script("lichess_parquet.py", &[SAMPLE, s(&path), "64"]);
+    assert_eq!(n.trim(), "438");
+    let pgn = t.path().join("pgn");
+    let parquet = t.path().join("parquet");
+    run_ok(&[SAMPLE, "--quirks", "-j", "2"], &pgn);
+    run_ok(&[s(&path), "--quirks", "-j", "2"], &parquet);
+    let mut compared = 0;
+    for file in REPORTS {
+        let strip = |out: &Path| -> Vec<Vec<String>> {
+            records(out, file)
+                .into_iter()
+                .map(|mut r| {
+                    if out == parquet {
+                        let game: u64 = r["game"].parse().unwrap();
+                        assert_eq!(r["offset"], (game - 1).to_string(), "{file}");
+                        assert_eq!(r["line"], game.to_string(), "{file}");
+                        assert_eq!(r["source"], s(&path), "{file}");
+                        assert_eq!((r["date"].as_str(), r["round"].as_str()), ("", ""));
+                    }
+                    for c in ["source", "offset", "line", "date", "round"] {
+                        r.remove(c);
+                    }
+                    r.into_values().collect()
+                })
+                .collect()
+        };
+        let want = strip(&pgn);
+        assert_eq!(strip(&parquet), want, "{file}");
+        compared += want.len();
+    }
+    assert_eq!(compared, 9, "the sample's rows, all reports");
+    let (a, b) = (stable_summary(&pgn), stable_summary(&parquet));
+    for key in [
+        "games",
+        "clean",
+        "flagged",
+        "incomplete",
+        "claims",
+        "notation_quirks",
+    ] {
+        assert_eq!(a[key], b[key], "{key}");
+    }
+}
+
+/// The findings-rich file as a Lichess table with the columns it needs to
+/// give the same identity (`Date`, `Round`) and positions (`FEN`) added:
+/// every report's rows are the PGN file's but for `source`, `offset` and
+/// `line`.
 #[test]
 #[cfg_attr(not(oracle_pyarrow), ignore = "needs pyarrow: run tests/setup-oracles")]
 fn a_lichess_parquet_file_audits_to_the_rows_of_the_pgn_sample() {
@@ -550,5 +613,201 @@ fn a_lichess_parquet_file_audits_to_the_rows_of_the_pgn_sample() {
         "notation_quirks",
     ] {
         assert_eq!(a[key], b[key], "{key}");
+    }
+}
+
+/// A Parquet file is read by its footer and audited whole, its row groups
+/// in parallel: `plan` and `--piece` refuse it with one line, as they
+/// refuse a zip archive, instead of cutting its bytes as if they were PGN
+/// text; `sources` names its format.
+#[test]
+fn a_parquet_file_is_not_cut_into_pieces() {
+    let t = tempdir();
+    let path = t.path().join("games.parquet");
+    let moves = "1. e4 e5 2. Nf3 Nc6 *";
+    parquet_table(&path, &["Event", "movetext"], 3000, 1000, |r, c| {
+        Some(if c == 0 {
+            format!("E{r}")
+        } else {
+            moves.into()
+        })
+    });
+    let refused = format!(
+        "pgn-audit: {}: a Parquet file cannot be cut into pieces: audit it whole (its row groups are audited in parallel)\n",
+        path.display()
+    );
+    let o = bin()
+        .args(["plan", s(&path), "--piece-size", "1000"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(String::from_utf8_lossy(&o.stderr), refused);
+    assert!(o.stdout.is_empty());
+    let out = t.path().join("out");
+    let o = run(&[s(&path), "--piece", "0..1000", "--quiet"], &out);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(String::from_utf8_lossy(&o.stderr), refused);
+    assert!(!out.join("summary.json").exists());
+    let o = bin()
+        .args(["sources", s(&path), "-o"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let line: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(line["format"], "parquet");
+}
+
+/// The text column `name` of the Parquet report at `path`, row by row.
+fn parquet_text_column(path: &Path, name: &str) -> Vec<String> {
+    use arrow_array::cast::AsArray;
+    let reader = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(
+        std::fs::File::open(path).unwrap(),
+    )
+    .unwrap()
+    .build()
+    .unwrap();
+    let mut cells = Vec::new();
+    for batch in reader {
+        let batch = batch.unwrap();
+        let column = batch.column_by_name(name).unwrap().as_string::<i32>();
+        cells.extend(column.iter().map(|c| c.unwrap().to_owned()));
+    }
+    cells
+}
+
+/// A Parquet cell holds the value itself: a control character or a line
+/// separator that the CSV report writes as U+FFFD (so that no line breaks)
+/// is kept, and a formula-like cell gets no `'`; `--excel-safe`, a
+/// spreadsheet's concern, is refused with `--format parquet`. Merge finds
+/// the sources of such a folder by their names as they are, and copies it
+/// byte for byte.
+#[test]
+fn a_parquet_cell_is_the_value_itself() {
+    let t = tempdir();
+    let game = "[Event \"a\u{1}b\"]\n[White \"=1+2\"]\n[Black \"x\u{2028}y\"]\n\n\
+                1. e4 e5 2. Ke2 Ke7 3. Ke1 Ke8 4. Nf3 Nf6 5. Bc4 Bc5 6. O-O *\n";
+    let input = write(t.path(), "bell\u{7}.pgn", game.as_bytes());
+    let csv = t.path().join("csv");
+    let parquet = t.path().join("parquet");
+    run_ok(&[s(&input)], &csv);
+    run_ok(&[s(&input), "--format", "parquet"], &parquet);
+    let want = |cell: &str| vec![cell.to_owned()];
+    let castling = parquet.join("castling.parquet");
+    assert_eq!(parquet_text_column(&castling, "event"), want("a\u{1}b"));
+    assert_eq!(parquet_text_column(&castling, "white"), want("=1+2"));
+    assert_eq!(parquet_text_column(&castling, "black"), want("x\u{2028}y"));
+    assert_eq!(parquet_text_column(&castling, "source"), want(s(&input)));
+    assert_eq!(
+        pick(&csv, "castling.csv", &["source", "event", "white", "black"]),
+        vec![vec![
+            s(&input).replace('\u{7}', "\u{fffd}"),
+            "a\u{fffd}b".to_owned(),
+            "=1+2".to_owned(),
+            "x\u{fffd}y".to_owned()
+        ]]
+    );
+    let merged = t.path().join("merged");
+    let o = bin()
+        .arg("merge")
+        .arg(&parquet)
+        .arg("-o")
+        .arg(&merged)
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert_eq!(parquet_reports(&merged), parquet_reports(&parquet));
+    let out = t.path().join("safe");
+    let o = run(&[s(&input), "--format", "parquet", "--excel-safe"], &out);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&o.stderr),
+        "pgn-audit: --excel-safe: Parquet reports hold typed values, not spreadsheet text: use it with --format csv\n"
+    );
+    assert!(!out.exists(), "nothing is written");
+}
+
+/// A Parquet file is read from its footer, as it is stored: one inside a
+/// compression is refused with one line, and the run goes on.
+#[test]
+fn a_compressed_parquet_file_is_refused_with_one_line() {
+    let t = tempdir();
+    let path = t.path().join("games.parquet");
+    parquet_table(&path, &["movetext"], 3, 10, |_, _| Some("1. e4 *".into()));
+    let gz = write(
+        t.path(),
+        "games.parquet.gz",
+        &gzip(&std::fs::read(&path).unwrap()),
+    );
+    let out = t.path().join("out");
+    let o = run(&[s(&gz), s(&path), "--quiet"], &out);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&o.stderr),
+        format!(
+            "pgn-audit: {}: refused: a Parquet file inside gzip: a Parquet file is read as it is stored, not decompressed\n",
+            gz.display()
+        )
+    );
+    assert_eq!(summary(&out)["games"], 3);
+}
+
+/// A row group that cannot be read is the source's read error: one line,
+/// exit 2, the games of the row groups before it reported, and the same
+/// reports at every thread count.
+#[test]
+fn a_corrupt_row_group_is_a_read_error_after_the_rows_before_it() {
+    let t = tempdir();
+    let path = t.path().join("games.parquet");
+    let n = 4000;
+    parquet_table(&path, &["Event", "movetext"], n, 1000, |r, c| {
+        Some(match c {
+            0 => format!("E{r}"),
+            _ => format!("1. e4 e5 2. Nf3 {{ row {r} }} Nc6 *"),
+        })
+    });
+    let mut bytes = std::fs::read(&path).unwrap();
+    let middle = bytes.len() / 2;
+    for b in &mut bytes[middle..middle + 4000] {
+        *b ^= 0x55;
+    }
+    std::fs::write(&path, &bytes).unwrap();
+    let mut first = None;
+    for j in ["1", "2"] {
+        let out = t.path().join(format!("j{j}"));
+        let o = run(&[s(&path), "--quiet", "-j", j], &out);
+        assert_eq!(o.status.code(), Some(2));
+        let e = String::from_utf8_lossy(&o.stderr).into_owned();
+        assert_eq!(e.lines().count(), 1, "{e}");
+        assert!(
+            e.starts_with(&format!(
+                "pgn-audit: {}: Parquet read error: ",
+                path.display()
+            )),
+            "{e}"
+        );
+        let v = summary(&out);
+        let games = v["games"].as_u64().unwrap();
+        assert!(
+            games > 0 && games < n as u64 && games.is_multiple_of(1000),
+            "{games}"
+        );
+        assert_eq!(
+            v["source_details"][0]["error"],
+            e["pgn-audit: ".len()..]
+                .trim_end()
+                .split_once(": ")
+                .unwrap()
+                .1
+        );
+        let reports = (csv_reports(&out), stable_summary(&out));
+        match &first {
+            None => first = Some(reports),
+            Some(f) => assert!(f == &reports, "-j{j} differs"),
+        }
     }
 }

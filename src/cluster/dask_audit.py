@@ -132,7 +132,7 @@ def resolve(binary, inputs, out):
 def units_of(file, cwd, binary, piece_size):
     """The units a task each audits of `file` (one of `resolve`'s), in
     plan order: the whole file (`start`, `end`: None) when it holds at
-    most `piece_size` stored bytes, is an archive, or `pgn-audit plan`
+    most `piece_size` stored bytes, is an archive or a Parquet file, or `pgn-audit plan`
     gives it one piece, else each piece of the plan. A unit names its file
     as given (`source`) and the sources it holds, finds the file through
     its absolute path, and holds its state (size, modification time) as
@@ -142,7 +142,7 @@ def units_of(file, cwd, binary, piece_size):
     whole = {"source": file["path"], "sources": file["sources"], "path": path,
              "start": None, "end": None, "size": file["size"], "mtime_ns": file["mtime_ns"],
              "modified": file["modified"]}
-    if file["size"] is None or file["size"] <= piece_size or file["format"] == "zip":
+    if file["size"] is None or file["size"] <= piece_size or file["format"] in ("zip", "parquet"):
         return [whole]
     out = subprocess.run([binary, "plan", path, "--piece-size", str(piece_size)],
                          stdin=subprocess.DEVNULL, capture_output=True, text=True)

@@ -71,7 +71,7 @@ pub struct Source {
 impl Source {
     /// How the file that holds this source is stored, told by its first
     /// bytes as [`open`] tells them: `plain`, `zstd`, `gzip`, `bzip2`, `xz`,
-    /// or `zip` (for an archive's member too). `None` for standard input
+    /// `parquet`, or `zip` (for an archive's member too). `None` for standard input
     /// (not read here), a file that cannot be read, and a format that is
     /// refused (opening it says why).
     pub fn stored_format(&self) -> Option<&'static str> {
@@ -87,6 +87,8 @@ impl Source {
         let head = &head[..sniffed];
         if archive::is_zip(head) {
             Some("zip")
+        } else if table::is_parquet(head) {
+            Some("parquet")
         } else if refused_format(head).is_some() {
             None
         } else {

@@ -147,6 +147,13 @@ fn cuts(path: &Path, name: &str) -> Result<Cuts, PathError> {
             "a zip archive cannot be cut into pieces: audit it whole".to_owned(),
         ));
     }
+    if super::table::is_parquet(&head[..got]) {
+        return Err(PathError::new(
+            name.to_owned(),
+            "a Parquet file cannot be cut into pieces: audit it whole (its row groups are audited in parallel)"
+                .to_owned(),
+        ));
+    }
     if let Some(format) = super::refused_format(&head[..got]) {
         return Err(PathError::new(
             name.to_owned(),

@@ -190,6 +190,154 @@ fn merge_refuses_a_shard_that_breaks_an_identity() {
     }
 }
 
+/// Rewrites the rows of the Parquet report `file` of `dir` through `edit`,
+/// each row its cells as text (an integer in decimal), the file's schema
+/// kept.
+fn edit_parquet_rows(dir: &Path, file: &str, edit: impl FnOnce(&mut Vec<Vec<String>>)) {
+    use arrow_array::cast::AsArray;
+    use arrow_array::types::Int64Type;
+    use arrow_array::{ArrayRef, Int64Array, RecordBatch, StringArray};
+    use arrow_schema::DataType;
+    use std::sync::Arc;
+    let path = dir.join(file);
+    let reader = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(
+        std::fs::File::open(&path).unwrap(),
+    )
+    .unwrap();
+    let schema = reader.schema().clone();
+    let mut rows: Vec<Vec<String>> = Vec::new();
+    for batch in reader.build().unwrap() {
+        let batch = batch.unwrap();
+        for r in 0..batch.num_rows() {
+            rows.push(
+                batch
+                    .columns()
+                    .iter()
+                    .map(|c| match c.data_type() {
+                        DataType::Int64 => c.as_primitive::<Int64Type>().value(r).to_string(),
+                        _ => c.as_string::<i32>().value(r).to_owned(),
+                    })
+                    .collect(),
+            );
+        }
+    }
+    edit(&mut rows);
+    let columns: Vec<ArrayRef> = schema
+        .fields()
+        .iter()
+        .enumerate()
+        .map(|(k, f)| match f.data_type() {
+            DataType::Int64 => Arc::new(
+                rows.iter()
+                    .map(|r| r[k].parse::<i64>().unwrap())
+                    .collect::<Int64Array>(),
+            ) as ArrayRef,
+            _ => Arc::new(
+                rows.iter()
+                    .map(|r| Some(r[k].as_str()))
+                    .collect::<StringArray>(),
+            ),
+        })
+        .collect();
+    let batch = RecordBatch::try_new(schema.clone(), columns).unwrap();
+    let out = std::fs::File::create(&path).unwrap();
+    let mut w = parquet::arrow::ArrowWriter::try_new(out, schema, None).unwrap();
+    w.write(&batch).unwrap();
+    w.close().unwrap();
+}
+
+/// Issue 29 with item 6: a Parquet shard is held to the same identities as
+/// a CSV one, with the same refusals, naming its Parquet reports (whose
+/// rows are numbered from 1: a Parquet file has no header row).
+#[test]
+fn merge_refuses_a_parquet_shard_that_breaks_an_identity() {
+    let t = common::tempdir();
+    let flags = ["--quirks", "--split", "--format", "parquet"];
+    let input = common::write(t.path(), "good.pgn", GAMES.as_bytes());
+    let good = t.path().join("good");
+    common::run_ok(&[&[s(&input)][..], &flags].concat(), &good);
+    assert_eq!(common::counts(&good), (6, 1, 3, 2));
+    let out = t.path().join("out");
+    let o = merge(&[&good], &out);
+    assert_eq!(o.status.code(), Some(0), "{o:?}");
+    let before = snapshot(&out);
+
+    type Tamper = Box<dyn Fn(&Path)>;
+    let cases: Vec<(Tamper, &str)> = vec![
+        (
+            Box::new(|d| edit_summary(d, |v| v["games"] = 13.into())),
+            "summary.json says games 13, but clean + flagged + incomplete is 6",
+        ),
+        (
+            Box::new(|d| edit_parquet_rows(d, "errors.parquet", Vec::clear)),
+            "summary.json counts errors illegal_move 1, but errors.parquet has 0 such rows",
+        ),
+        (
+            Box::new(|d| edit_parquet_rows(d, "castling.parquet", |r| r.insert(0, r[0].clone()))),
+            "summary.json counts castling king_moved 3, but castling.parquet has 4 such rows",
+        ),
+        (
+            Box::new(|d| {
+                edit_summary(d, |v| {
+                    v["incomplete"] = 3.into();
+                    v["clean"] = 0.into();
+                })
+            }),
+            "summary.json counts incomplete 3, but errors.parquet has 2 rows",
+        ),
+        (
+            Box::new(|d| edit_parquet_rows(d, "quirks.parquet", Vec::clear)),
+            "summary.json counts notation_quirks 1, but quirks.parquet has 0 rows",
+        ),
+        (
+            Box::new(|d| edit_parquet_rows(d, "castling.parquet", |r| r.swap(0, 1))),
+            "castling.parquet row 2 is out of input order",
+        ),
+        (
+            Box::new(|d| edit_parquet_rows(d, "results.parquet", |r| r[0][1] = "9".into())),
+            "results.parquet row 1 is game 9 of SOURCE, which has 6 games",
+        ),
+        (
+            Box::new(|d| {
+                edit_parquet_rows(d, "results.parquet", |r| {
+                    r[0][0] = r[0][0].replace("bad.pgn", "elsewhere.pgn");
+                })
+            }),
+            "results.parquet row 1 names source elsewhere.pgn, which summary.json does not list",
+        ),
+        (
+            Box::new(|d| {
+                edit_parquet_rows(d, "castling.parquet", |r| {
+                    r[0][17] = "void".into();
+                })
+            }),
+            "castling.parquet row 1 holds void, which is no code of the report contract",
+        ),
+    ];
+    for (k, (tamper, cause)) in cases.iter().enumerate() {
+        let bad = t.path().join(format!("bad{k}"));
+        let _ = std::fs::remove_dir_all(&bad);
+        let input = common::write(t.path(), "bad.pgn", GAMES.as_bytes());
+        common::run_ok(&[&[s(&input)][..], &flags].concat(), &bad);
+        tamper(&bad);
+        let cause = cause.replace("SOURCE", s(&input)).replace(
+            "elsewhere.pgn",
+            &s(&input).replace("bad.pgn", "elsewhere.pgn"),
+        );
+        let o = merge(&[&good, &bad], &out);
+        assert_eq!(
+            refusal(&o),
+            format!("pgn-audit: merge: {}: {cause}\n", s(&bad)),
+            "case {k}"
+        );
+        assert_eq!(
+            snapshot(&out),
+            before,
+            "case {k}: the output folder changed"
+        );
+    }
+}
+
 /// The modification time of `path` in nanoseconds since 1970.
 fn modified_ns(path: &Path) -> u128 {
     std::fs::metadata(path)

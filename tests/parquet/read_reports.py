@@ -1,6 +1,8 @@
-"""Prints every Parquet report of a report folder, read with pyarrow, as
-JSON: {file: {"columns": [[name, type], ...], "rows": [[cell, ...], ...]}},
-each cell as the CSV report writes it (an integer in decimal).
+"""Prints every Parquet report of a report folder, read back by DuckDB (an
+engine other than the one that wrote them), as JSON: {file: {"columns":
+[[name, type], ...], "rows": [[cell, ...], ...]}}, each cell as the CSV
+report writes it (an integer in decimal), a null as "<null>", the rows in
+the file's order.
 
     read_reports.py FOLDER
 """
@@ -9,15 +11,12 @@ import json
 import pathlib
 import sys
 
-import pyarrow.parquet as pq
+import duckdb
 
 out = {}
 for path in sorted(pathlib.Path(sys.argv[1]).glob("*.parquet")):
-    table = pq.read_table(path)
-    columns = [[f.name, str(f.type)] for f in table.schema]
-    rows = [
-        ["<null>" if v is None else str(v) for v in row.values()]
-        for row in table.to_pylist()
-    ]
-    out[path.name] = {"columns": columns, "rows": rows}
+    table = duckdb.read_parquet(str(path), file_row_number=True).order("file_row_number")
+    columns = [[name, str(kind)] for name, kind in zip(table.columns, table.types)]
+    rows = [["<null>" if v is None else str(v) for v in row[:-1]] for row in table.fetchall()]
+    out[path.name] = {"columns": columns[:-1], "rows": rows}
 print(json.dumps(out))

@@ -38,13 +38,26 @@ fn main() {
     // (cfg, the commands that all succeed only where the oracle is)
     type Command<'a> = (&'a str, &'a [&'a str]);
     let py = python.as_str();
-    let oracles: [(&str, &[Command]); 6] = [
+    let oracles: [(&str, &[Command]); 7] = [
         ("oracle_python_chess", &[(py, &["-c", "import chess"])]),
         // Parquet inputs written by the Arrow project's Python library.
         ("oracle_pyarrow", &[(py, &["-c", "import pyarrow.parquet"])]),
         // Parquet reports read back by another engine than the one that
         // wrote them.
         ("oracle_duckdb", &[(py, &["-c", "import duckdb"])]),
+        // The Python package's tests (tests/python): the wheel that
+        // setup-oracles builds and installs, pytest, and the libraries that
+        // load its tables.
+        (
+            "oracle_python_package",
+            &[(
+                py,
+                &[
+                    "-c",
+                    "import pgn_audit, pytest, pyarrow, polars, duckdb, pandas",
+                ],
+            )],
+        ),
         (
             "oracle_dask",
             &[(py, &["-c", "import distributed, dask_jobqueue"])],

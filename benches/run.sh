@@ -7,6 +7,7 @@
 #   benches/run.sh --shares [--scratch DIR] [--runs N]
 #   benches/run.sh --driver [--scratch DIR] [--runs N]
 #   benches/run.sh --parquet [--scratch DIR] [--runs N]
+#   benches/run.sh --python [--scratch DIR] [--runs N]
 #
 #   --scratch DIR  where corpora and builds go (default: $BENCH_SCRATCH or
 #                  /work/bench-scratch, else ./target/bench-scratch)
@@ -29,6 +30,10 @@
 #                  tests/setup-oracles puts in target/pydeps) audited
 #                  against the same games as PGN, and --format parquet
 #                  reports against CSV ones
+#   --python       only the Python package: pgn_audit.audit() on the
+#                  200-copy corpus against the CLI on the same file, both
+#                  with every core (the package as tests/setup-oracles
+#                  installs it into target/pydeps)
 #
 # Needs: cargo, zstd + pzstd, GNU time (/usr/bin/time), python3.
 set -euo pipefail
@@ -43,6 +48,7 @@ big=0
 driver=0
 shares=0
 parquet_only=0
+python_only=0
 while [[ $# -gt 0 ]]; do
     case "$1" in
         --scratch) scratch="$2"; shift 2 ;;
@@ -51,7 +57,8 @@ while [[ $# -gt 0 ]]; do
         --driver) driver=1; shift ;;
         --shares) shares=1; shift ;;
         --parquet) parquet_only=1; shift ;;
-        -h|--help) sed -n 2,33p "$0"; exit 0 ;;
+        --python) python_only=1; shift ;;
+        -h|--help) sed -n 2,38p "$0"; exit 0 ;;
         *) echo "unknown option: $1" >&2; exit 2 ;;
     esac
 done
@@ -269,6 +276,48 @@ for name, wall in m.items():
 print()
 print(f"Parquet input / PGN input: {m[names[1]] / m[names[0]]:.2f}")
 print(f"--format parquet / CSV reports: {m[names[2]] / m[names[0]]:.2f}")
+PY
+fi
+# ------------------------------------------------------------ Python
+if [[ $python_only == 1 ]]; then
+    echo "building pgn-audit" >&2
+    (cd "$here" && cargo build -q --release)
+    audit="${CARGO_TARGET_DIR:-$here/target}/release/pgn-audit"
+    export PYTHONPATH="$here/target/pydeps${PYTHONPATH:+:$PYTHONPATH}"
+    python3 -c "import pgn_audit" 2>/dev/null ||
+        { echo "benches/run.sh: --python needs the package (run tests/setup-oracles)" >&2; exit 2; }
+    exec python3 - "$audit" "$corpora/200mb.pgn" "$scratch/python" "$runs" "$(nproc)" <<'PY'
+import os, statistics, subprocess, sys, time
+audit, pgn, out = sys.argv[1:4]
+runs, threads = int(sys.argv[4]), sys.argv[5]
+os.makedirs(out, exist_ok=True)
+# Each a process of its own, timed from its start to its exit: the Python
+# one includes the interpreter's start and the import.
+script = f"import pgn_audit; a = pgn_audit.audit({pgn!r}, threads={threads}); assert a.summary['games'] == 87600"
+cases = {
+    f"pgn-audit -j{threads} --no-html (CSV reports)": [audit, "-j", threads, "--quiet", "--no-html", "-o", out, pgn],
+    f"python3: pgn_audit.audit(threads={threads}) (Arrow tables)": [sys.executable, "-c", script],
+}
+walls = {k: [] for k in cases}
+load = os.getloadavg()[0]
+for r in range(runs + 1):
+    print(f"round {r}/{runs}" + (" (warm-up)" if r == 0 else ""), file=sys.stderr)
+    for name, cmd in cases.items():
+        start = time.perf_counter()
+        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+        if r > 0:
+            walls[name].append(time.perf_counter() - start)
+m = {k: statistics.median(v) for k, v in walls.items()}
+names = list(m)
+print()
+print("| command | median s | games/s |")
+print("|---|---:|---:|")
+for name, wall in m.items():
+    print(f"| {name} | {wall:.3f} | {87600 / wall:,.0f} |")
+print()
+ratio = m[names[1]] / m[names[0]]
+print(f"Python / CLI: {ratio:.2f} (target: at most 1.10: {'yes' if ratio <= 1.10 else 'NO'})")
+print(f"load average: {load:.1f} before, {os.getloadavg()[0]:.1f} after")
 PY
 fi
 [[ -s "$corpora/200mb.pzstd.pgn.zst" ]] || pzstd -q -p 2 -3 "$corpora/200mb.pgn" -o "$corpora/200mb.pzstd.pgn.zst"

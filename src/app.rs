@@ -3,8 +3,11 @@
 //! ([`worker`]), the reorder buffer ([`ordered`]) hands them back in input
 //! order, and the sink ([`sink`]) writes them, so the reports are
 //! byte-identical for any number of threads. Owns the progress bar, the
-//! interrupt flag ([`signals`]) and the exit status.
+//! interrupt flag ([`signals`]) and the exit status. [`embedded`] runs the
+//! same stages inside another program (the Python package), the reports
+//! kept in memory.
 
+pub mod embedded;
 mod ordered;
 mod reader;
 mod signals;
@@ -23,7 +26,7 @@ use std::time::Instant;
 use ordered::{Ended, StageError};
 use reader::Reader;
 use signals::Signals;
-use sink::{Sink, Stat};
+use sink::{Sink, Stat, Tell};
 use worker::Audited;
 
 use crate::cli::{AuditArgs, MergeArgs, PlanArgs, ReportFormat, SourcesArgs};
@@ -458,6 +461,26 @@ impl Stages<'_> {
         signals: &Signals,
         piece: Option<OpenPiece>,
     ) -> Result<Option<Summary>, Failure> {
+        let (read, _) = self.read_all(reports, pool, signals, piece, Tell::Stderr)?;
+        match read {
+            Some(reports) => Ok(Some(reports.finish().map_err(Failure::Output)?)),
+            None => Ok(None),
+        }
+    }
+
+    /// Reads every source into `reports` through the pool, in input order,
+    /// and completes their counts. `None` when a report could not be
+    /// written (said as it happened). A source's read error is said as
+    /// `tell` asks; with [`Tell::Collect`] the messages are returned, in
+    /// input order.
+    fn read_all(
+        &self,
+        reports: Reports,
+        pool: Arc<rayon::ThreadPool>,
+        signals: &Signals,
+        piece: Option<OpenPiece>,
+        tell: Tell,
+    ) -> Result<(Option<Reports>, Vec<String>), Failure> {
         let raw_read = &self.raw_read;
         let (opened, piece) = match piece {
             Some(p) => (Some(p.opened), Some((p.bounds, p.found))),
@@ -491,6 +514,8 @@ impl Stages<'_> {
             games_before: 0,
             open_source: None,
             pool,
+            tell,
+            read_errors: Vec::new(),
         };
         let ended = ordered::in_order(
             in_flight,
@@ -503,7 +528,7 @@ impl Stages<'_> {
             sink.stopped();
         }
         if sink.write_failed {
-            return Ok(None);
+            return Ok((None, sink.read_errors));
         }
         let mut reports = sink.reports;
         if let Some((bounds, found)) = piece {
@@ -512,7 +537,7 @@ impl Stages<'_> {
         reports.summary.seconds = self.started.elapsed().as_secs_f64();
         reports.summary.threads = self.config.threads;
         reports.summary.interrupted = signals.signalled();
-        Ok(Some(reports.finish().map_err(Failure::Output)?))
+        Ok((Some(reports), sink.read_errors))
     }
 
     /// What summary.json says of the piece `bounds` that was audited, of

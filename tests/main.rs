@@ -33,6 +33,7 @@ mod parquet;
 mod pieces;
 mod pipeline;
 mod properties;
+mod python_package;
 mod reading;
 mod reading_fen;
 mod readme;

@@ -59,6 +59,17 @@ impl Signals {
         Ok(signals)
     }
 
+    /// The flags of a run embedded in another program, which owns the
+    /// process's signals: no handler; `stop` stops the reader as a first
+    /// signal does, and the run counts as interrupted.
+    pub(super) fn external(stop: Arc<AtomicBool>) -> Signals {
+        Signals {
+            interrupted: stop.clone(),
+            signalled: stop,
+            stage: Arc::new(AtomicU8::new(STARTING)),
+        }
+    }
+
     /// Moves on to writing the reports. When a signal came first, its
     /// handler is ending the process with [`Exit::Interrupted`], and this
     /// waits for that.

@@ -11,7 +11,7 @@ use indicatif::ProgressBar;
 
 use super::worker::Audited;
 use super::{Message, say};
-use pgn_audit_input::{PathError, Source};
+use pgn_audit_input::{self as input, PathError, Source};
 use pgn_audit_report::{FileStat, GameId, Reports, SourceDetail, Summary};
 
 /// A source file as the run started.
@@ -37,6 +37,19 @@ pub(super) struct Sink<'a> {
     pub(super) open_source: Option<OpenSource>,
     /// Where the rest of a chunk is audited once a part of it is written.
     pub(super) pool: Arc<rayon::ThreadPool>,
+    /// Where a source's read error is said.
+    pub(super) tell: Tell,
+    /// The read errors kept with [`Tell::Collect`], in input order.
+    pub(super) read_errors: Vec<String>,
+}
+
+/// Where the sink says a source's read error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Tell {
+    /// On standard error, as the command line does.
+    Stderr,
+    /// Kept for the caller (a run embedded in another program).
+    Collect,
 }
 
 /// What the writer counts of the source being written: its games are
@@ -152,7 +165,12 @@ impl Sink<'_> {
     /// A source's end: its read error said, and its line in the summary.
     fn source_end(&mut self, source: usize, bytes: u64, error: Option<PathError>) {
         if let Some(e) = &error {
-            self.bar.suspend(|| say(&e.to_string()));
+            match self.tell {
+                Tell::Stderr => self.bar.suspend(|| say(&e.to_string())),
+                Tell::Collect => self
+                    .read_errors
+                    .push(input::printable(&e.to_string()).into_owned()),
+            }
         }
         self.count_source(source, bytes, error.map(|e| e.cause));
     }

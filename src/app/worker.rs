@@ -159,7 +159,7 @@ fn mark_broken_off(report: &mut GameReport, cause: &str) {
 }
 
 /// Reads and audits one game; a panic becomes a parse_error at ply 0.
-fn audit_caught(bytes: &[u8]) -> (Tags, GameReport) {
+pub(super) fn audit_caught(bytes: &[u8]) -> (Tags, GameReport) {
     std::panic::catch_unwind(|| {
         let game = Game::parse(bytes);
         let report = audit::audit_game_caught(&game);

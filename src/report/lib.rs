@@ -6,7 +6,10 @@
 //! Entry points:
 //! - [`Reports`]: a run's writers; [`Reports::create`], then
 //!   [`Reports::write_game`] per game in input order, then
-//!   [`Reports::finish`], which returns the run's [`Summary`].
+//!   [`Reports::finish`], which returns the run's [`Summary`];
+//!   [`Reports::in_memory`] keeps the rows as Arrow tables instead
+//!   ([`Reports::into_tables`]), for a program that runs the audit in its
+//!   own process.
 //! - [`merge()`]: joins the report folders of several runs (or of the
 //!   pieces of one input) into one, as one run over their inputs writes it.
 //! - [`HtmlReport`] and [`page_from_report_dir`]: report.html, from the
@@ -27,6 +30,7 @@ pub mod table;
 pub use merge::{MergeError, merge};
 pub use page::{HtmlReport, OnPage, page_from_report_dir};
 pub use summary::{ENDS, FileStat, Findings, Format, Options, PieceInfo, SourceDetail, Summary};
+pub use table::{ArrowTable, Tables};
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
@@ -84,7 +88,7 @@ fn csv_err(path: &Path) -> impl Fn(csv::Error) -> PathError + '_ {
 }
 
 /// One row report being written, under its temporary name: a CSV file,
-/// or a Parquet file with `--format parquet`.
+/// or a Parquet file with `--format parquet`; or kept in memory.
 enum CsvOut {
     /// A CSV report, its text cells written in `style`.
     Csv {
@@ -96,6 +100,9 @@ enum CsvOut {
     },
     /// A Parquet report: its cells the values themselves.
     Parquet(table::ParquetOut),
+    /// A report kept in memory ([`Reports::in_memory`]): the values of its
+    /// Parquet report, as Arrow batches.
+    Memory(table::MemoryOut),
 }
 
 impl CsvOut {
@@ -129,6 +136,10 @@ impl CsvOut {
                 row.write_styled(out, *style).map_err(csv_err(path))
             }
             CsvOut::Parquet(out) => out.put(row),
+            CsvOut::Memory(out) => {
+                out.put(row);
+                Ok(())
+            }
         }
     }
 
@@ -138,6 +149,15 @@ impl CsvOut {
         match self {
             CsvOut::Csv { mut out, path, .. } => out.flush().map_err(out_err(&path)),
             CsvOut::Parquet(out) => out.finish(),
+            CsvOut::Memory(_) => Ok(()),
+        }
+    }
+
+    /// The rows of a report kept in memory; `None` for a file.
+    fn into_table(self) -> Option<table::ArrowTable> {
+        match self {
+            CsvOut::Memory(out) => Some(out.finish()),
+            CsvOut::Csv { .. } | CsvOut::Parquet(_) => None,
         }
     }
 }
@@ -209,9 +229,10 @@ pub struct Reports {
     html: Option<page::HtmlReport>,
     /// The counts of summary.json.
     pub summary: Summary,
-    /// Last, so that the lock goes after the temporary files (dropped on
-    /// an error) are gone.
-    folder: OutFolder,
+    /// The output folder; `None` for reports kept in memory. Last, so
+    /// that the lock goes after the temporary files (dropped on an error)
+    /// are gone.
+    folder: Option<OutFolder>,
 }
 
 /// The files a run with `options` writes into its folder: the row
@@ -275,8 +296,59 @@ impl Reports {
                 options,
                 ..Summary::default()
             },
-            folder,
+            folder: Some(folder),
         })
+    }
+
+    /// The reports of a run kept in memory, no folder and no file (the
+    /// Python package): each row report an Arrow table with the columns
+    /// and values of its Parquet report, quirks with `quirks`. The
+    /// summary's options say so: `format` parquet, no html, no split, no
+    /// excel_safe.
+    pub fn in_memory(quirks: bool) -> Reports {
+        let options = Options {
+            split: false,
+            quirks,
+            html: false,
+            excel_safe: false,
+            format: Format::Parquet,
+        };
+        Reports {
+            pending: Vec::new(),
+            castling: CsvOut::Memory(table::MemoryOut::new::<CastlingRow>()),
+            claims: CsvOut::Memory(table::MemoryOut::new::<ClaimRow>()),
+            missed: CsvOut::Memory(table::MemoryOut::new::<MissedDrawRow>()),
+            errors: CsvOut::Memory(table::MemoryOut::new::<ErrorRow>()),
+            results: CsvOut::Memory(table::MemoryOut::new::<ResultRow>()),
+            quirks: options
+                .quirks
+                .then(|| CsvOut::Memory(table::MemoryOut::new::<QuirkRow>())),
+            split: None,
+            html: None,
+            summary: Summary {
+                options,
+                ..Summary::default()
+            },
+            folder: None,
+        }
+    }
+
+    /// The counts and the tables of reports kept in memory
+    /// ([`Reports::in_memory`]); `None` for reports written to a folder,
+    /// which [`Reports::finish`] completes.
+    pub fn into_tables(self) -> Option<(Summary, table::Tables)> {
+        let tables = table::Tables {
+            castling: self.castling.into_table()?,
+            claims: self.claims.into_table()?,
+            missed_draws: self.missed.into_table()?,
+            results: self.results.into_table()?,
+            errors: self.errors.into_table()?,
+            quirks: match self.quirks {
+                Some(out) => Some(out.into_table()?),
+                None => None,
+            },
+        };
+        Some((self.summary, tables))
     }
 
     /// Writes one game's rows (and its bytes, with `--split`).
@@ -452,8 +524,12 @@ impl Reports {
     }
 
     /// Flushes every report, writes report.html, and gives every report its
-    /// final name, summary.json last.
+    /// final name, summary.json last. Reports kept in memory are dropped:
+    /// [`Reports::into_tables`] gives them.
     pub fn finish(mut self) -> Result<Summary, PathError> {
+        let Some(folder) = self.folder.take() else {
+            return Ok(self.summary);
+        };
         for w in [
             self.castling,
             self.claims,
@@ -473,12 +549,12 @@ impl Reports {
         if let Some(h) = &self.html {
             let page = h.render(&self.summary);
             self.pending
-                .push(self.folder.write("report.html", page.as_bytes())?);
+                .push(folder.write("report.html", page.as_bytes())?);
         }
         // The split writers hold their temporary files open until here.
         drop(self.split);
-        let json = summary_json(&self.summary, &self.folder)?;
-        self.folder.finish(self.pending, &json)?;
+        let json = summary_json(&self.summary, &folder)?;
+        folder.finish(self.pending, &json)?;
         Ok(self.summary)
     }
 }

@@ -286,3 +286,75 @@ fn push_cell(record: &mut csv::ByteRecord, array: &dyn Array, i: usize) -> Resul
     }
     Ok(())
 }
+
+/// One report's rows as an Arrow table: the columns of its Parquet report
+/// ([`rows::schema`]) and its rows in input order, in batches of at most
+/// [`BATCH_ROWS`].
+#[derive(Debug, Clone)]
+pub struct ArrowTable {
+    /// The report's columns.
+    pub schema: arrow_schema::SchemaRef,
+    /// Its rows, in input order.
+    pub batches: Vec<RecordBatch>,
+}
+
+impl ArrowTable {
+    /// How many rows the table holds.
+    pub fn num_rows(&self) -> usize {
+        self.batches.iter().map(RecordBatch::num_rows).sum()
+    }
+}
+
+/// Every row report of a run kept in memory ([`crate::Reports::in_memory`]),
+/// as Arrow tables.
+#[derive(Debug, Clone)]
+pub struct Tables {
+    /// castling.csv's rows.
+    pub castling: ArrowTable,
+    /// claims.csv's rows.
+    pub claims: ArrowTable,
+    /// missed_draws.csv's rows.
+    pub missed_draws: ArrowTable,
+    /// results.csv's rows.
+    pub results: ArrowTable,
+    /// errors.csv's rows.
+    pub errors: ArrowTable,
+    /// quirks.csv's rows, where the run asked for them (`--quirks`).
+    pub quirks: Option<ArrowTable>,
+}
+
+/// One report kept in memory: its rows gathered into Arrow batches, the
+/// values of its Parquet report.
+#[derive(Debug)]
+pub(crate) struct MemoryOut {
+    table: Table,
+    batches: Vec<RecordBatch>,
+}
+
+impl MemoryOut {
+    /// An empty report of `R`.
+    pub(crate) fn new<R: ReportRow>() -> MemoryOut {
+        MemoryOut {
+            table: Table::new::<R>(),
+            batches: Vec::new(),
+        }
+    }
+
+    /// Appends one row.
+    pub(crate) fn put(&mut self, row: &impl Record) {
+        if self.table.push(row) {
+            self.batches.push(self.table.batch());
+        }
+    }
+
+    /// The report as a table, the rows left as its last batch.
+    pub(crate) fn finish(mut self) -> ArrowTable {
+        if !self.table.is_empty() {
+            self.batches.push(self.table.batch());
+        }
+        ArrowTable {
+            schema: self.table.schema(),
+            batches: self.batches,
+        }
+    }
+}

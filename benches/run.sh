@@ -584,3 +584,49 @@ if big:
     print(f"| peak RSS 2 GB / 200 MB | {large / small:.2f} | ≤ 1.10 | {'yes' if large <= 1.10 * small else 'NO'} |")
 PY
 cpu_shares "$audit"
+
+# ------------------------------------------------ CPU per core (issue 27)
+# The whole audit at -j1 against validate by CPU time, user + sys of the
+# whole process (every thread: the reader's too), where the table above
+# gives wall time, in which the reader thread's work on the second core
+# does not count. Rounds of their own, interleaved as above; medians.
+cpu_per_core() { # runs validate audit corpus out
+    python3 - "$@" <<'PY'
+import os, statistics, subprocess, sys
+runs, validate, audit, corpus, out = int(sys.argv[1]), *sys.argv[2:]
+
+def cpu(argv):
+    child = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, status, usage = os.wait4(child.pid, 0)
+    if status != 0:
+        sys.exit(f"benches/run.sh: failed ({status}): {' '.join(argv)}")
+    return usage.ru_utime + usage.ru_stime
+
+commands = {
+    "validate (pgn-reader, 1 thread)": [validate, corpus],
+    "pgn-audit -j1": [audit, "-j1", "-o", out, corpus],
+}
+seconds = {name: [] for name in commands}
+load = os.getloadavg()[0]
+for r in range(runs + 1):
+    print(f"CPU round {r}/{runs}" + (" (warm-up)" if r == 0 else ""), file=sys.stderr)
+    for name, argv in commands.items():
+        spent = cpu(argv)
+        if r > 0:
+            seconds[name].append(spent)
+median = {name: statistics.median(s) for name, s in seconds.items()}
+ratio = median["pgn-audit -j1"] / median["validate (pgn-reader, 1 thread)"]
+print()
+print(f"CPU time per core, load average (1 min) {load:.2f} before, {os.getloadavg()[0]:.2f} after:")
+print()
+print("| command | median CPU s (user + sys) |")
+print("|---|---:|")
+for name, s in median.items():
+    print(f"| {name} | {s:.3f} |")
+print()
+print("| target (issue 27) | measured | limit | met |")
+print("|---|---:|---:|:-:|")
+print(f"| -j1 CPU / validate CPU | {ratio:.2f} | ≤ 0.65 | {'yes' if ratio <= 0.65 else 'NO'} |")
+PY
+}
+cpu_per_core "$runs" "$ex_bin/validate" "$audit" "$corpora/200mb.pgn" "$out/cpu-j1"

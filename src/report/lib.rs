@@ -312,6 +312,7 @@ impl Reports {
             html: false,
             excel_safe: false,
             format: Format::Parquet,
+            max_window: pgn_audit_input::MaxWindow::DEFAULT_MIB,
         };
         Reports {
             pending: Vec::new(),

@@ -22,6 +22,7 @@ mod cli;
 mod cluster;
 mod crosscheck;
 mod helpmate;
+mod helpmate_crosscheck;
 mod html;
 mod interrupt;
 mod line;

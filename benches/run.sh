@@ -11,6 +11,9 @@
 #   --runs N       rounds, one run of every command each (default 5);
 #                  medians are shown
 #   --big          also make a 2 GB corpus and measure peak RSS on it
+#   (every pgn-audit run also reports the helpmate analysis's time per game,
+#   summary.json's helpmate_seconds; one of them is on the sample's games
+#   lost on time)
 #   --driver       only the Dask driver (src/cluster/dask_audit.py): a month
 #                  of 1M short games in 4 MB pzstd frames, cut into pieces,
 #                  on a cluster of 1 and of 2 workers (1 thread each), and
@@ -217,6 +220,18 @@ make_copies "$corpora/200mb.pgn" 200
 if [[ $big == 1 ]]; then
     make_copies "$corpora/2gb.pgn" 2000
 fi
+# The sample's games lost on time (Termination "Time forfeit"), 200 copies:
+# the helpmate analysis asks about every winner there (issue 24).
+if [[ ! -s "$corpora/timeouts.pgn" ]]; then
+    python3 - "$sample" "$corpora/timeouts.pgn" <<'PY'
+import sys
+text = open(sys.argv[1], encoding="utf-8").read()
+games = [g if i == 0 else "[Event" + g for i, g in enumerate(text.split("\n\n[Event"))]
+lost = [g.strip() + "\n" for g in games if '[Termination "Time forfeit"]' in g]
+with open(sys.argv[2], "w", encoding="utf-8") as f:
+    f.write("\n".join(lost * 200))
+PY
+fi
 # Long legal games: knights shuffling, so every ply is legal; the same
 # number of plies in total in both files, once as 100-ply games and once as
 # 5,000-ply games.
@@ -304,6 +319,7 @@ cases=(
     "pgn-audit -j$threads, zstd .zst (one frame)|87600|$corpora/200mb.pgn|$audit -j$threads -o $out/zstd $corpora/200mb.zstd.pgn.zst"
     "pgn-audit -j1, 100-ply games|20000|$corpora/long100.pgn|$audit -j1 -o $out/l100 $corpora/long100.pgn"
     "pgn-audit -j1, 5000-ply games|400|$corpora/long5000.pgn|$audit -j1 -o $out/l5000 $corpora/long5000.pgn"
+    "pgn-audit -j1, games lost on time|27600|$corpora/timeouts.pgn|$audit -j1 -o $out/timeouts $corpora/timeouts.pgn"
 )
 if [[ $big == 1 ]]; then
     cases+=("pgn-audit -j$threads, 2 GB|876000|$corpora/2gb.pgn|$audit -j$threads -o $out/big $corpora/2gb.pgn")
@@ -333,8 +349,17 @@ def run(cmd):
         sys.exit(f"benches/run.sh: failed ({status}): {cmd}")
     return wall, int(open(rss_file).read().split()[-1])  # KiB
 
+def helpmate_seconds(cmd):
+    """summary.json's helpmate_seconds of a pgn-audit run, None for others."""
+    argv = cmd.split()
+    if "-o" not in argv:
+        return None
+    import json
+    return json.load(open(os.path.join(argv[argv.index("-o") + 1], "summary.json")))["helpmate_seconds"]
+
 walls = {name: [] for name, *_ in cases}
 rss = {name: 0 for name, *_ in cases}
+helpmate = {name: [] for name, *_ in cases}
 for r in range(runs + 1):
     print(f"round {r}/{runs}" + (" (warm-up)" if r == 0 else ""), file=sys.stderr)
     for name, _, _, cmd in cases:
@@ -342,6 +367,9 @@ for r in range(runs + 1):
         rss[name] = max(rss[name], peak)
         if r > 0:
             walls[name].append(wall)
+            h = helpmate_seconds(cmd)
+            if h is not None:
+                helpmate[name].append(h)
 
 t = {}
 print()
@@ -357,6 +385,15 @@ def g(prefix):
         if k.startswith(prefix):
             return v
     return None
+# The helpmate analysis's own time (issue 24), summary.json's
+# helpmate_seconds over the games, median over the rounds.
+print()
+print("| command | helpmate analysis s | per game µs |")
+print("|---|---:|---:|")
+for name, games, _, _ in cases:
+    if helpmate[name]:
+        h = statistics.median(helpmate[name])
+        print(f"| {name} | {h:.3f} | {h / int(games) * 1e6:.2f} |")
 v, pv = g("validate")[0], g("parallel_validate")[0]
 j1, jn = g("pgn-audit -j1")[0], g(f"pgn-audit -j{threads}")[0]
 pz, zs = g(f"pgn-audit -j{threads}, pzstd")[0], g(f"pgn-audit -j{threads}, zstd")[0]

@@ -7,11 +7,15 @@
 //!
 //! A row is generic over its text: `Row<&str>` borrows a game's report
 //! while the row is written, `Row<String>` (the default) is a row read back.
+//!
+//! The same definition gives a report's Arrow columns (contract v3,
+//! "Parquet"): a number column is a 64-bit integer, every other column
+//! UTF-8 text ([`kinds`], [`Record::push`]).
 
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 
-/// How the text cells of a report are written.
+/// How the text cells of a CSV report are written.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum CellStyle {
     /// As read, for scripts: only what would break a line or hold binary
@@ -23,10 +27,74 @@ pub enum CellStyle {
     ExcelSafe,
 }
 
-/// One value of a row: written as a CSV cell, copied into an owned row.
+/// How a column is typed in a Parquet report or an Arrow table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// A 64-bit signed integer.
+    Integer,
+    /// UTF-8 text.
+    Text,
+}
+
+/// One column being built for an Arrow table, of its [`Kind`].
+#[derive(Debug)]
+pub enum Column {
+    /// An integer column.
+    Integer(arrow_array::builder::Int64Builder),
+    /// A text column.
+    Text(arrow_array::builder::StringBuilder),
+}
+
+impl Column {
+    /// An empty column of `kind`.
+    pub fn new(kind: Kind) -> Column {
+        match kind {
+            Kind::Integer => Column::Integer(arrow_array::builder::Int64Builder::new()),
+            Kind::Text => Column::Text(arrow_array::builder::StringBuilder::new()),
+        }
+    }
+
+    /// Appends a number: to an integer column as it is, to a text column
+    /// in decimal.
+    fn push_number(&mut self, n: u64) {
+        match self {
+            // Offsets and counts stay far below 2^63; a larger one would be
+            // no count of this world, and is kept at the largest integer.
+            Column::Integer(b) => b.append_value(i64::try_from(n).unwrap_or(i64::MAX)),
+            Column::Text(b) => b.append_value(itoa::Buffer::new().format(n)),
+        }
+    }
+
+    /// Appends a text cell as the value itself: a Parquet cell is typed
+    /// data, not a line of text or a spreadsheet's cell, so neither the
+    /// CSV's replacement of control characters nor `--excel-safe`'s quote
+    /// applies. A text value never has an integer column: both come from
+    /// the row's field types.
+    fn push_text(&mut self, text: &str) {
+        match self {
+            Column::Text(b) => b.append_value(text),
+            Column::Integer(_) => unreachable!("a text field's column is a text column"),
+        }
+    }
+
+    /// The column built so far, leaving it empty.
+    pub fn finish(&mut self) -> arrow_array::ArrayRef {
+        match self {
+            Column::Integer(b) => std::sync::Arc::new(b.finish()),
+            Column::Text(b) => std::sync::Arc::new(b.finish()),
+        }
+    }
+}
+
+/// One value of a row: written as a CSV cell or appended to an Arrow
+/// column, copied into an owned row.
 pub trait Cell {
     /// The value in a row that owns its text.
     type Owned;
+    /// How its column is typed in an Arrow table.
+    const KIND: Kind;
+    /// Appends the value to its column of an Arrow table.
+    fn append(&self, column: &mut Column);
     /// Writes the value as the next cell of the record being written, its
     /// text in `style`.
     fn write<W: std::io::Write>(
@@ -40,6 +108,10 @@ pub trait Cell {
 
 impl Cell for u32 {
     type Owned = u32;
+    const KIND: Kind = Kind::Integer;
+    fn append(&self, column: &mut Column) {
+        column.push_number(u64::from(*self));
+    }
     fn write<W: std::io::Write>(&self, out: &mut csv::Writer<W>, _: CellStyle) -> csv::Result<()> {
         out.write_field(itoa::Buffer::new().format(*self))
     }
@@ -50,6 +122,10 @@ impl Cell for u32 {
 
 impl Cell for u64 {
     type Owned = u64;
+    const KIND: Kind = Kind::Integer;
+    fn append(&self, column: &mut Column) {
+        column.push_number(*self);
+    }
     fn write<W: std::io::Write>(&self, out: &mut csv::Writer<W>, _: CellStyle) -> csv::Result<()> {
         out.write_field(itoa::Buffer::new().format(*self))
     }
@@ -60,6 +136,10 @@ impl Cell for u64 {
 
 impl Cell for &str {
     type Owned = String;
+    const KIND: Kind = Kind::Text;
+    fn append(&self, column: &mut Column) {
+        column.push_text(self);
+    }
     fn write<W: std::io::Write>(
         &self,
         out: &mut csv::Writer<W>,
@@ -74,6 +154,10 @@ impl Cell for &str {
 
 impl Cell for String {
     type Owned = String;
+    const KIND: Kind = Kind::Text;
+    fn append(&self, column: &mut Column) {
+        column.push_text(self);
+    }
     fn write<W: std::io::Write>(
         &self,
         out: &mut csv::Writer<W>,
@@ -133,20 +217,31 @@ macro_rules! column_name {
     };
 }
 
+/// A column's Arrow type: its field type's, or `Text` where the contract
+/// lists a number column among the text ones (`[Text]` after the field).
+macro_rules! column_kind {
+    ($ty:ty) => {
+        <$ty as Cell>::KIND
+    };
+    ($ty:ty, $kind:ident) => {
+        Kind::$kind
+    };
+}
+
 /// Defines a row type from its fields, in column order: the struct, its
-/// column names and its write; a row `on the page` (report.html keeps
-/// examples of it) also gets its owned copy.
+/// column names and types and its write; a row `on the page` (report.html
+/// keeps examples of it) also gets its owned copy.
 macro_rules! report_row {
     (
         $(#[$meta:meta])*
         $row:ident in $file:literal on the page {
-            $($(#[$doc:meta])* $field:ident $(as $name:literal)?: $ty:ty,)*
+            $($(#[$doc:meta])* $field:ident $(as $name:literal)? $([$kind:ident])?: $ty:ty,)*
         }
     ) => {
         report_row! {
             $(#[$meta])*
             $row in $file {
-                $($(#[$doc])* $field $(as $name)?: $ty,)*
+                $($(#[$doc])* $field $(as $name)? $([$kind])?: $ty,)*
             }
         }
 
@@ -163,7 +258,7 @@ macro_rules! report_row {
     (
         $(#[$meta:meta])*
         $row:ident in $file:literal {
-            $($(#[$doc:meta])* $field:ident $(as $name:literal)?: $ty:ty,)*
+            $($(#[$doc:meta])* $field:ident $(as $name:literal)? $([$kind:ident])?: $ty:ty,)*
         }
     ) => {
         $(#[$meta])*
@@ -184,11 +279,26 @@ macro_rules! report_row {
                 $(self.$field.write(out, style)?;)*
                 out.write_record(None::<&[u8]>)
             }
+
+            fn push(&self, columns: &mut [Column]) {
+                let (id, own) = columns.split_at_mut(IDENTITY.len());
+                self.id.push(id);
+                let mut own = own.iter_mut();
+                $(if let Some(column) = own.next() {
+                    self.$field.append(column);
+                })*
+            }
+        }
+
+        impl<S: Cell> $row<S> {
+            /// The own columns' kinds, from the fields' types.
+            const OWN_KINDS: &'static [Kind] = &[$(column_kind!($ty $(, $kind)?)),*];
         }
 
         impl ReportRow for $row {
             const FILE: &'static str = $file;
             const COLUMNS: &'static [&'static str] = &[$(column_name!($field $($name)?)),*];
+            const KINDS: &'static [Kind] = $row::<String>::OWN_KINDS;
         }
     };
 }
@@ -259,6 +369,36 @@ impl<S: Cell<Owned = String>> Identity<S> {
         Ok(())
     }
 
+    /// Appends the identity cells to the first columns of a table.
+    fn push(&self, columns: &mut [Column]) {
+        let Identity {
+            source,
+            game,
+            offset,
+            line,
+            event,
+            site,
+            date,
+            round,
+            white,
+            black,
+            result,
+            variant,
+        } = self;
+        if let [c0, c1, c2, c3, rest @ ..] = columns {
+            source.append(c0);
+            game.append(c1);
+            offset.append(c2);
+            line.append(c3);
+            for (text, column) in [event, site, date, round, white, black, result, variant]
+                .into_iter()
+                .zip(rest)
+            {
+                text.append(column);
+            }
+        }
+    }
+
     /// The identity owned, each text passed through `text`.
     fn owned(&self, text: &impl Fn(&str) -> String) -> Identity {
         Identity {
@@ -283,8 +423,9 @@ report_row! {
     CastlingRow in "castling.csv" on the page {
         /// The castle's ply, 1-based from the start position.
         ply: u32,
-        /// Its move number.
-        move_number: u32,
+        /// Its move number (a text column in Parquet: contract v3 lists it
+        /// among neither the integer columns).
+        move_number [Text]: u32,
         /// `white` or `black`.
         side: S,
         /// The move as written.
@@ -401,6 +542,8 @@ pub trait ReportRow: DeserializeOwned {
     const FILE: &'static str;
     /// The report's own columns, after the identity columns.
     const COLUMNS: &'static [&'static str];
+    /// How each of its own columns is typed in an Arrow table.
+    const KINDS: &'static [Kind];
     /// How many columns a row has.
     const WIDTH: usize = IDENTITY.len() + Self::COLUMNS.len();
 }
@@ -420,6 +563,39 @@ pub trait Record {
         out: &mut csv::Writer<W>,
         style: CellStyle,
     ) -> csv::Result<()>;
+    /// Appends the row to the columns of an Arrow table (one per column,
+    /// identity columns first, of the kinds [`kinds`] gives).
+    fn push(&self, columns: &mut [Column]);
+}
+
+/// The identity columns' kinds, in the order of [`IDENTITY`].
+const IDENTITY_KINDS: [Kind; 12] = {
+    let mut kinds = [<&str as Cell>::KIND; 12];
+    kinds[position(&IDENTITY, "game")] = <u64 as Cell>::KIND;
+    kinds[position(&IDENTITY, "offset")] = <u64 as Cell>::KIND;
+    kinds[position(&IDENTITY, "line")] = <u64 as Cell>::KIND;
+    kinds
+};
+
+/// The kind of every column of a report of `R`, identity columns first.
+pub fn kinds<R: ReportRow>() -> impl Iterator<Item = Kind> {
+    IDENTITY_KINDS.iter().chain(R::KINDS).copied()
+}
+
+/// The Arrow schema of a report of `R`: its columns in order, none
+/// nullable (an absent value is `""`, as in the CSV report).
+pub fn schema<R: ReportRow>() -> arrow_schema::SchemaRef {
+    let fields: Vec<arrow_schema::Field> = columns::<R>()
+        .zip(kinds::<R>())
+        .map(|(name, kind)| {
+            let data_type = match kind {
+                Kind::Integer => arrow_schema::DataType::Int64,
+                Kind::Text => arrow_schema::DataType::Utf8,
+            };
+            arrow_schema::Field::new(name, data_type, false)
+        })
+        .collect();
+    std::sync::Arc::new(arrow_schema::Schema::new(fields))
 }
 
 /// The text of a row: borrowed (`&str`) or owned (`String`).

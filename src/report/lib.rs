@@ -555,6 +555,7 @@ mod tests {
             split: true,
             quirks: true,
             html: true,
+            excel_safe: false,
             format: Format::Csv,
         };
         assert_eq!(

@@ -34,6 +34,9 @@
 #                  200-copy corpus against the CLI on the same file, both
 #                  with every core (the package as tests/setup-oracles
 #                  installs it into target/pydeps)
+#   (every pgn-audit run also reports the helpmate analysis's time per game,
+#   summary.json's helpmate_seconds; one of them is on the sample's games
+#   lost on time)
 #
 # Needs: cargo, zstd + pzstd, GNU time (/usr/bin/time), python3.
 set -euo pipefail
@@ -58,7 +61,7 @@ while [[ $# -gt 0 ]]; do
         --shares) shares=1; shift ;;
         --parquet) parquet_only=1; shift ;;
         --python) python_only=1; shift ;;
-        -h|--help) sed -n 2,38p "$0"; exit 0 ;;
+        -h|--help) sed -n 2,41p "$0"; exit 0 ;;
         *) echo "unknown option: $1" >&2; exit 2 ;;
     esac
 done
@@ -325,6 +328,18 @@ fi
 if [[ $big == 1 ]]; then
     make_copies "$corpora/2gb.pgn" 2000
 fi
+# The sample's games lost on time (Termination "Time forfeit"), 200 copies:
+# the helpmate analysis asks about every winner there (issue 24).
+if [[ ! -s "$corpora/timeouts.pgn" ]]; then
+    python3 - "$sample" "$corpora/timeouts.pgn" <<'PY'
+import sys
+text = open(sys.argv[1], encoding="utf-8").read()
+games = [g if i == 0 else "[Event" + g for i, g in enumerate(text.split("\n\n[Event"))]
+lost = [g.strip() + "\n" for g in games if '[Termination "Time forfeit"]' in g]
+with open(sys.argv[2], "w", encoding="utf-8") as f:
+    f.write("\n".join(lost * 200))
+PY
+fi
 # Long legal games: knights shuffling, so every ply is legal; the same
 # number of plies in total in both files, once as 100-ply games and once as
 # 5,000-ply games.
@@ -507,6 +522,7 @@ cases=(
     "pgn-audit -j$threads, zstd .zst (one frame)|87600|$corpora/200mb.pgn|$audit -j$threads -o $out/zstd $corpora/200mb.zstd.pgn.zst"
     "pgn-audit -j1, 100-ply games|20000|$corpora/long100.pgn|$audit -j1 -o $out/l100 $corpora/long100.pgn"
     "pgn-audit -j1, 5000-ply games|400|$corpora/long5000.pgn|$audit -j1 -o $out/l5000 $corpora/long5000.pgn"
+    "pgn-audit -j1, games lost on time|27600|$corpora/timeouts.pgn|$audit -j1 -o $out/timeouts $corpora/timeouts.pgn"
 )
 if [[ $big == 1 ]]; then
     cases+=("pgn-audit -j$threads, 2 GB|876000|$corpora/2gb.pgn|$audit -j$threads -o $out/big $corpora/2gb.pgn")
@@ -536,8 +552,17 @@ def run(cmd):
         sys.exit(f"benches/run.sh: failed ({status}): {cmd}")
     return wall, int(open(rss_file).read().split()[-1])  # KiB
 
+def helpmate_seconds(cmd):
+    """summary.json's helpmate_seconds of a pgn-audit run, None for others."""
+    argv = cmd.split()
+    if "-o" not in argv:
+        return None
+    import json
+    return json.load(open(os.path.join(argv[argv.index("-o") + 1], "summary.json")))["helpmate_seconds"]
+
 walls = {name: [] for name, *_ in cases}
 rss = {name: 0 for name, *_ in cases}
+helpmate = {name: [] for name, *_ in cases}
 for r in range(runs + 1):
     print(f"round {r}/{runs}" + (" (warm-up)" if r == 0 else ""), file=sys.stderr)
     for name, _, _, cmd in cases:
@@ -545,6 +570,9 @@ for r in range(runs + 1):
         rss[name] = max(rss[name], peak)
         if r > 0:
             walls[name].append(wall)
+            h = helpmate_seconds(cmd)
+            if h is not None:
+                helpmate[name].append(h)
 
 t = {}
 print()
@@ -560,6 +588,15 @@ def g(prefix):
         if k.startswith(prefix):
             return v
     return None
+# The helpmate analysis's own time (issue 24), summary.json's
+# helpmate_seconds over the games, median over the rounds.
+print()
+print("| command | helpmate analysis s | per game µs |")
+print("|---|---:|---:|")
+for name, games, _, _ in cases:
+    if helpmate[name]:
+        h = statistics.median(helpmate[name])
+        print(f"| {name} | {h:.3f} | {h / int(games) * 1e6:.2f} |")
 v, pv = g("validate")[0], g("parallel_validate")[0]
 j1, jn = g("pgn-audit -j1")[0], g(f"pgn-audit -j{threads}")[0]
 pz, zs = g(f"pgn-audit -j{threads}, pzstd")[0], g(f"pgn-audit -j{threads}, zstd")[0]

@@ -22,6 +22,13 @@ const BREAKABLE: &str = "4k3/4b3/8/1p1p1p1p/pPpPpPpP/P1P1P1P1/8/2B1K3 w - - 0 40
 const FORCED_CAPTURE: &str = "6k1/8/8/8/8/8/1q6/K6R w - - 0 60";
 /// chasolver's README (lichess.org/ijyj0mHa): Black cannot mate, White can.
 const README: &str = "5b2/p7/Pp3k2/1Pp1pBp1/2P1P1P1/5K2/8/8 w - - 0 60";
+/// From chasolver's constructed positions: a wall on the b- and d-files
+/// that neither side can break, which its fast check cannot prove dead and
+/// its full search can.
+const DEAD_BY_SEARCH: &str = "1kb5/1p1p4/1P1P4/KP6/1P6/PP6/8/8 w - - 0 50";
+/// From chasolver's constructed positions: Black cannot mate (White can),
+/// which only the full search proves.
+const BLACK_LOCKED_OUT: &str = "N3k1b1/1p1pPp2/1P1P1Pp1/6P1/8/4p1p1/4P1P1/5BK1 w - - 0 50";
 /// One game from `fen` with `tags` after it and `movetext`.
 fn game(event: &str, fen: &str, tags: &[(&str, &str)], movetext: &str) -> String {
     let mut s = format!("[Event \"{event}\"]\n[SetUp \"1\"]\n[FEN \"{fen}\"]\n");
@@ -214,4 +221,123 @@ fn merge_refuses_a_folder_of_contract_v2() {
         )
     );
     assert!(!Path::new(&out).join("summary.json").exists());
+}
+
+/// Positions that only chasolver's full search decides (main's fast check
+/// left them `NotProven`, no row): a dead position scored 1-0 and played
+/// on for 4 plies, and a loss on time against a side that cannot mate.
+#[test]
+fn the_full_search_decides_where_the_fast_check_cannot() {
+    let text = [
+        game(
+            "A wall only the full search proves dead",
+            DEAD_BY_SEARCH,
+            &[("Result", "1-0")],
+            "50. Ka4 Ka8 51. Ka5 Kb8 1-0",
+        ),
+        game(
+            "Black cannot mate, White's flag fell",
+            BLACK_LOCKED_OUT,
+            &[("Result", "0-1"), ("Termination", "Time forfeit")],
+            "0-1",
+        ),
+    ]
+    .concat();
+    let (_t, out) = audit_at_every_thread_count(&text, &[]);
+    assert_eq!(
+        pick(&out, "results.csv", RESULT_COLUMNS),
+        strings(&[
+            &[
+                "1",
+                "4",
+                "dead_position_not_drawn",
+                "1-0",
+                "1/2-1/2",
+                "no series of legal moves lets White or Black mate (helpmate analysis), so the \
+                 position is dead and the game drawn (FIDE 5.2.2), but it is scored 1-0",
+                "1kb5/1p1p4/1P1P4/KP6/1P6/PP6/8/8 w - - 4 52",
+                "helpmate_analysis",
+            ],
+            &[
+                "2",
+                "0",
+                "timeout_without_mating_material",
+                "0-1",
+                "1/2-1/2",
+                "White's flag fell, but no series of legal moves lets Black mate (helpmate \
+                 analysis), so the game is drawn (FIDE 6.9), not 0-1",
+                BLACK_LOCKED_OUT,
+                "helpmate_analysis",
+            ],
+        ])
+    );
+    assert_eq!(
+        pick(&out, "missed_draws.csv", MISSED_COLUMNS),
+        strings(&[&[
+            "1",
+            "dead_position",
+            "0",
+            "4",
+            DEAD_BY_SEARCH,
+            "helpmate_analysis"
+        ]])
+    );
+    let summary = summary(&out);
+    assert_eq!(summary["results"]["dead_position_not_drawn"], 1);
+    assert_eq!(summary["results"]["timeout_without_mating_material"], 1);
+    assert_eq!(summary["missed_draws"]["dead_position"], 1);
+    assert_eq!(
+        summary["undecided"],
+        serde_json::json!({
+            "dead_position": 0,
+            "dead_position_not_drawn": 0,
+            "timeout_without_mating_material": 0,
+        })
+    );
+    assert_eq!(counts(&out), (2, 0, 2, 0));
+}
+
+/// A Chess960 castling right that chasolver's board cannot hold (king on
+/// b1, rook on a1) is dropped, and a proof without it is no proof: the
+/// loss on time against a queen that must be taken (Kxb2) is undecided,
+/// counted in summary.json with no row, where the same position without
+/// the right gets its row.
+#[test]
+fn a_dropped_chess960_right_leaves_the_position_undecided() {
+    let text = [
+        game(
+            "Chess960: the queen is lost",
+            "6k1/8/8/8/8/8/1q6/RK6 w A - 0 60",
+            &[
+                ("Variant", "Chess960"),
+                ("Result", "0-1"),
+                ("Termination", "Time forfeit"),
+            ],
+            "0-1",
+        ),
+        game(
+            "Standard: the queen is lost",
+            "6k1/8/8/8/8/8/1q6/RK6 w - - 0 60",
+            &[("Result", "0-1"), ("Termination", "Time forfeit")],
+            "0-1",
+        ),
+    ]
+    .concat();
+    let (_t, out) = audit_at_every_thread_count(&text, &[]);
+    assert_eq!(
+        pick(&out, "results.csv", &["game", "code", "basis"]),
+        strings(&[&["2", "timeout_without_mating_material", "helpmate_analysis"]])
+    );
+    assert_eq!(pick(&out, "missed_draws.csv", &["game"]).len(), 0);
+    let summary = summary(&out);
+    assert_eq!(
+        summary["undecided"],
+        serde_json::json!({
+            "dead_position": 0,
+            "dead_position_not_drawn": 0,
+            "timeout_without_mating_material": 1,
+        })
+    );
+    assert_eq!(summary["results"]["timeout_without_mating_material"], 1);
+    assert_eq!(counts(&out), (2, 1, 1, 0));
 }

@@ -23,6 +23,7 @@ mod cli;
 mod cluster;
 mod crosscheck;
 mod helpmate;
+mod helpmate_crosscheck;
 mod html;
 mod interrupt;
 mod line;

@@ -8,7 +8,7 @@ mod explain;
 mod fastsan;
 mod findings;
 pub mod geometry;
-mod helpmate;
+pub mod helpmate;
 mod repetition;
 mod results;
 pub mod start;

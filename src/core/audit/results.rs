@@ -8,7 +8,7 @@
 use shakmaty::{Chess, Color, Position, attacks};
 
 use super::findings::{Basis, ResultCode, ResultFinding, Undecided, fen_of};
-use super::helpmate::{Analyst, Deadness, Mating};
+use super::helpmate::{Analyst, Deadness, Mating, Verdict};
 use crate::pgn::{Game, decode_text};
 
 /// Where the time ran out, as the Termination tag or a final comment says.
@@ -108,6 +108,9 @@ pub(crate) struct FinalVerdicts {
     /// The side asked first: the recorded winner, else the side to move.
     pub(crate) first: Color,
     /// Whether the recorded winner can mate; `None` without a winner.
+    /// Searched in full only where the game was lost on time (the one row
+    /// the winner's verdict alone decides): elsewhere a verdict the full
+    /// search would settle is `NotProven`.
     pub(crate) winner: Option<Mating>,
     /// Whether the position is dead.
     pub(crate) dead: Deadness,
@@ -138,8 +141,22 @@ impl FinalVerdicts {
                 over: true,
             };
         }
-        let winner = won_by.map(|w| analyst.mating(pos, w));
-        let dead = analyst.deadness(pos, first, winner);
+        // The winner's full search only where its answer is a row of its
+        // own (a loss on time); elsewhere `deadness` asks it if at all.
+        let timeout = lost_on_time(game);
+        let asked = won_by.map(|w| {
+            let verdict = analyst.verdict(pos, w);
+            if timeout {
+                Verdict::Settled(analyst.settle(w, verdict))
+            } else {
+                verdict
+            }
+        });
+        let winner = asked.map(|v| match v {
+            Verdict::Settled(mating) => mating,
+            Verdict::Open(..) => Mating::NotProven,
+        });
+        let dead = analyst.deadness(pos, first, asked);
         let by_analysis = dead == Deadness::Dead(Basis::HelpmateAnalysis)
             || winner == Some(Mating::Impossible(Basis::HelpmateAnalysis));
         FinalVerdicts {

@@ -486,9 +486,11 @@ impl Stages<'_> {
             Some(p) => (Some(p.opened), Some((p.bounds, p.found))),
             None => (None, None),
         };
-        // As many spare buffers kept as there are messages in flight: more
-        // would only pile up where the reader allocates its own.
-        let in_flight = self.config.threads * 2 + 2;
+        // One message in flight per worker and two more: each holds a chunk
+        // (a stretch of 2 MiB games at most 2 MiB more), so that at -j2 a run
+        // of games at the cap stays within the suite's 100 MiB
+        // (hostile::input_caps); as many spare buffers are kept.
+        let in_flight = self.config.threads + 2;
         let (spare_tx, spare_rx) = mpsc::sync_channel::<Vec<u8>>(in_flight);
         let reader = Reader {
             sources: self.sources.to_vec(),

@@ -73,6 +73,7 @@ impl Embedded {
             piece: None,
             window: input::MaxWindow::default(),
             format: pgn_audit_report::Format::Parquet,
+            chunk_bytes: input::CHUNK_BYTES,
         };
         let failed = |e: &dyn std::fmt::Display| input::printable(&e.to_string()).into_owned();
         // No output folder: the empty path names none.

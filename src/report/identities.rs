@@ -15,16 +15,14 @@ use std::path::{Path, PathBuf};
 
 use crate::merge::{MergeError, fail};
 use crate::rows::{
-    CastlingRow, CellStyle, ClaimRow, ErrorRow, IDENTITY, MissedDrawRow, QuirkRow, ReportRow,
-    ResultRow, column, position, text_cell,
+    self, CastlingRow, CellStyle, ClaimRow, ErrorRow, Identity, MissedDrawRow, QuirkRow, ReadError,
+    ReportRow, ResultRow, position, text_cell,
 };
 use crate::summary::Summary;
-use pgn_audit_core::audit::{
-    CastlingReason, ClaimSource, ClaimVerdict, DrawRule, ErrorKind, ResultCode,
-};
+use pgn_audit_core::audit::{CastlingReason, ClaimVerdict, DrawRule, ErrorKind, ResultCode};
 
-const SOURCE: usize = position(&IDENTITY, "source");
-const GAME: usize = position(&IDENTITY, "game");
+const SOURCE: usize = position(<Identity>::COLUMNS, "source");
+const GAME: usize = position(<Identity>::COLUMNS, "game");
 
 /// Refuses the report folder `dir`, whose summary.json reads as `summary`,
 /// where one of its identities does not hold: one line naming the
@@ -205,24 +203,27 @@ fn count_rows(dir: &Path, summary: &Summary) -> Result<Counted, MergeError> {
         .source_details
         .iter()
         .enumerate()
-        .map(|(k, d)| (text_cell(&d.name, style).into_owned(), (k, d.games)))
+        .map(|(k, d)| {
+            let name = text_cell(&d.name, style).into_owned().into_bytes();
+            (name, (k, d.games))
+        })
         .collect();
     let mut streams = vec![
-        Stream::open::<CastlingRow>(dir, Kind::Castling, &sources)?,
-        Stream::open::<ClaimRow>(dir, Kind::Claims, &sources)?,
-        Stream::open::<MissedDrawRow>(dir, Kind::MissedDraws, &sources)?,
-        Stream::open::<ErrorRow>(dir, Kind::Errors, &sources)?,
-        Stream::open::<ResultRow>(dir, Kind::Results, &sources)?,
+        Stream::open::<CastlingRow>(dir, &sources)?,
+        Stream::open::<ClaimRow>(dir, &sources)?,
+        Stream::open::<MissedDrawRow>(dir, &sources)?,
+        Stream::open::<ErrorRow>(dir, &sources)?,
+        Stream::open::<ResultRow>(dir, &sources)?,
     ];
     if summary.options.quirks {
-        streams.push(Stream::open::<QuirkRow>(dir, Kind::Quirks, &sources)?);
+        streams.push(Stream::open::<QuirkRow>(dir, &sources)?);
     }
     let mut counted = Counted::default();
     while let Some(game) = streams.iter().filter_map(|s| s.game).min() {
         let mut rows = GameRows::default();
         for stream in &mut streams {
             while stream.game == Some(game) {
-                stream.count(&mut counted, &mut rows)?;
+                (stream.tally)(stream, &mut counted, &mut rows)?;
                 stream.advance()?;
             }
         }
@@ -231,21 +232,91 @@ fn count_rows(dir: &Path, summary: &Summary) -> Result<Counted, MergeError> {
     Ok(counted)
 }
 
-/// Which report a [`Stream`] reads: what its rows count.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kind {
-    Castling,
-    Claims,
-    MissedDraws,
-    Errors,
-    Results,
-    Quirks,
+/// A report's rows as summary.json counts them, from their typed values.
+trait Tally: ReportRow {
+    /// A game has at most one row of this report (errors.csv).
+    const ONE_PER_GAME: bool = false;
+
+    /// Counts the row into `counted`, and what it says of its game into
+    /// `game`.
+    fn tally(&self, counted: &mut Counted, game: &mut GameRows);
+}
+
+impl Tally for CastlingRow {
+    fn tally(&self, counted: &mut Counted, game: &mut GameRows) {
+        for reason in self.reasons.iter() {
+            counted.castling[reason as usize] += 1;
+        }
+        game.flags = true;
+    }
+}
+
+impl Tally for ClaimRow {
+    fn tally(&self, counted: &mut Counted, game: &mut GameRows) {
+        counted.claims[self.verdict as usize] += 1;
+        game.flags |= self.claim_source.flags(self.verdict);
+    }
+}
+
+impl Tally for MissedDrawRow {
+    fn tally(&self, counted: &mut Counted, game: &mut GameRows) {
+        counted.missed_draws[self.rule as usize] += 1;
+        game.flags = true;
+    }
+}
+
+impl Tally for ErrorRow {
+    const ONE_PER_GAME: bool = true;
+
+    fn tally(&self, counted: &mut Counted, game: &mut GameRows) {
+        counted.errors[self.kind as usize] += 1;
+        counted.error_rows += 1;
+        game.error = true;
+    }
+}
+
+impl Tally for ResultRow {
+    fn tally(&self, counted: &mut Counted, game: &mut GameRows) {
+        counted.results[self.code as usize] += 1;
+        game.flags = true;
+    }
+}
+
+impl Tally for QuirkRow {
+    fn tally(&self, counted: &mut Counted, _: &mut GameRows) {
+        counted.quirk_rows += 1;
+    }
+}
+
+/// Reads the row in `stream`'s record as `R` and counts it; a row that
+/// does not fit `R` (a code column that holds no code of the contract) is
+/// refused, naming the file and the line.
+fn tally_row<R: Tally>(
+    stream: &Stream,
+    counted: &mut Counted,
+    game: &mut GameRows,
+) -> Result<(), MergeError> {
+    let line = stream
+        .record
+        .position()
+        .map_or(stream.row, csv::Position::line);
+    let row: R = rows::from_record(&stream.record, line).map_err(|e| match e {
+        ReadError::Row { line, cause, .. } => {
+            fail(stream.dir, format!("{} line {line}: {cause}", stream.file))
+        }
+        e => fail(&stream.path, e.to_string()),
+    })?;
+    row.tally(counted, game);
+    Ok(())
 }
 
 /// One report read row by row.
 struct Stream<'a> {
     file: &'static str,
-    kind: Kind,
+    /// Reads the row in `record` and counts it.
+    tally: fn(&Stream, &mut Counted, &mut GameRows) -> Result<(), MergeError>,
+    /// A game has at most one row of this report.
+    one_per_game: bool,
     dir: &'a Path,
     path: PathBuf,
     reader: csv::Reader<std::fs::File>,
@@ -260,11 +331,7 @@ struct Stream<'a> {
 
 impl<'a> Stream<'a> {
     /// Opens the report of `R` in `dir` at its first row.
-    fn open<R: ReportRow>(
-        dir: &'a Path,
-        kind: Kind,
-        sources: &'a Sources,
-    ) -> Result<Stream<'a>, MergeError> {
+    fn open<R: Tally>(dir: &'a Path, sources: &'a Sources) -> Result<Stream<'a>, MergeError> {
         let path = dir.join(R::FILE);
         let reader = csv::ReaderBuilder::new()
             .has_headers(true)
@@ -273,7 +340,8 @@ impl<'a> Stream<'a> {
             .map_err(|e| fail(&path, e.to_string()))?;
         let mut stream = Stream {
             file: R::FILE,
-            kind,
+            tally: tally_row::<R>,
+            one_per_game: R::ONE_PER_GAME,
             dir,
             path,
             reader,
@@ -333,79 +401,11 @@ impl<'a> Stream<'a> {
             )));
         }
         let this = (source, game);
-        let unique = self.kind == Kind::Errors;
-        if before.is_some_and(|b| this < b || (unique && this == b)) {
+        if before.is_some_and(|b| this < b || (self.one_per_game && this == b)) {
             return Err(self.refuse("is out of input order".to_owned()));
         }
         self.game = Some(this);
         Ok(())
-    }
-
-    /// Counts the row in `record` into `counted`, and what it says of its
-    /// game into `game`.
-    fn count(&self, counted: &mut Counted, game: &mut GameRows) -> Result<(), MergeError> {
-        let r = &self.record;
-        match self.kind {
-            Kind::Castling => {
-                let reasons = &r[column::<CastlingRow>("reasons")];
-                for reason in reasons.split(|b| *b == b';') {
-                    let k = self.code(CastlingReason::ALL, CastlingReason::code, reason)?;
-                    counted.castling[k] += 1;
-                }
-                game.flags = true;
-            }
-            Kind::Claims => {
-                let source = self.code(
-                    ClaimSource::ALL,
-                    ClaimSource::code,
-                    &r[column::<ClaimRow>("claim_source")],
-                )?;
-                let verdict = self.code(
-                    ClaimVerdict::ALL,
-                    ClaimVerdict::code,
-                    &r[column::<ClaimRow>("verdict")],
-                )?;
-                counted.claims[verdict] += 1;
-                let (source, verdict) = (ClaimSource::ALL[source], ClaimVerdict::ALL[verdict]);
-                game.flags |= source != ClaimSource::Implied && !verdict.is_valid();
-            }
-            Kind::MissedDraws => {
-                let rule = &r[column::<MissedDrawRow>("rule")];
-                counted.missed_draws[self.code(DrawRule::ALL, DrawRule::code, rule)?] += 1;
-                game.flags = true;
-            }
-            Kind::Errors => {
-                let kind = &r[column::<ErrorRow>("kind")];
-                counted.errors[self.code(ErrorKind::ALL, ErrorKind::code, kind)?] += 1;
-                counted.error_rows += 1;
-                game.error = true;
-            }
-            Kind::Results => {
-                let code = &r[column::<ResultRow>("code")];
-                counted.results[self.code(ResultCode::ALL, ResultCode::code, code)?] += 1;
-                game.flags = true;
-            }
-            Kind::Quirks => counted.quirk_rows += 1,
-        }
-        Ok(())
-    }
-
-    /// The place of `cell` among the codes of `all`; refused where it is
-    /// none of them.
-    fn code<T: Copy>(
-        &self,
-        all: &[T],
-        code: fn(T) -> &'static str,
-        cell: &[u8],
-    ) -> Result<usize, MergeError> {
-        all.iter()
-            .position(|k| code(*k).as_bytes() == cell)
-            .ok_or_else(|| {
-                self.refuse(format!(
-                    "holds {}, which is no code of the report contract",
-                    String::from_utf8_lossy(cell)
-                ))
-            })
     }
 }
 

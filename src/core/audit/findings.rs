@@ -326,6 +326,15 @@ impl ClaimVerdict {
     }
 }
 
+impl ClaimSource {
+    /// Whether a claim read here with `verdict` flags its game: a false
+    /// claim made in words; an implied claim flags nothing (the players may
+    /// simply have agreed a draw).
+    pub fn flags(self, verdict: ClaimVerdict) -> bool {
+        self != ClaimSource::Implied && !verdict.is_valid()
+    }
+}
+
 /// A set of [`CastlingReason`]s, written in canonical order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
 pub struct Reasons(u16);
@@ -517,10 +526,7 @@ impl GameReport {
         } else if !self.castling.is_empty()
             || !self.missed_draws.is_empty()
             || !self.results.is_empty()
-            || self
-                .claims
-                .iter()
-                .any(|c| c.source != ClaimSource::Implied && !c.verdict.is_valid())
+            || self.claims.iter().any(|c| c.source.flags(c.verdict))
         {
             GameClass::Flagged
         } else {

@@ -5,9 +5,10 @@ use maud::{Markup, PreEscaped, html};
 use shakmaty::{Setup, Square};
 
 use super::board::{board_svg, castle_marks, no_board, parse_fen};
-use super::{HtmlReport, date, is_url, ordered, plural, shown, tag, times, wrapping};
+use super::{HtmlReport, date, is_url, plural, shown, tag, times, wrapping};
+use crate::cells::{Code, VariantColumn};
 use crate::rows::{CastlingRow, ClaimRow, ErrorRow, Identity, MissedDrawRow, ResultRow};
-use pgn_audit_core::audit::{CastlingReason, ClaimVerdict, DrawRule, ErrorKind, ResultCode};
+use pgn_audit_core::audit::{ClaimKind, Variant};
 
 /// The half-move index of a FEN's position: twice its fullmove counter,
 /// plus one with Black to move.
@@ -65,8 +66,8 @@ fn identity(id: &Identity) -> Markup {
             html! { (shown(site)) }
         });
     }
-    if id.variant != "standard" {
-        parts.push(html! { (shown(&id.variant)) });
+    if id.variant != VariantColumn::Known(Variant::Standard) {
+        parts.push(html! { (shown(id.variant.as_str())) });
     }
     html! {
         span.who {
@@ -145,42 +146,42 @@ pub(super) fn examples(h: &HtmlReport) -> Markup {
             @if h.castle_examples.is_empty() { p.muted { "None." } } @else {
                 p.muted { "Grouped by each castle's first reason. Each board shows the position before the castle." }
                 (PreEscaped(LEGEND_CASTLE))
-                @for (reason, g) in ordered(&h.castle_examples, CastlingReason::ALL.iter().map(|r| r.code())) {
-                    (example_group(&format!("castles-{}", shown(reason)),
-                        html! { "First reason " code.reason { (wrapping(reason, '_')) } }, g.total, g.rows.len(), "castling.csv",
+                @for (reason, g) in &h.castle_examples {
+                    (example_group(&format!("castles-{}", reason.code()),
+                        html! { "First reason " code.reason { (wrapping(reason.code(), '_')) } }, g.total, g.rows.len(), "castling.csv",
                         html! { @for row in &g.rows { ({ n += 1; castle_example(n, row) }) } }))
                 }
             }
             h3 #claim-examples { "False claims" }
             @if h.claim_examples.is_empty() { p.muted { "None." } } @else {
                 p.muted { "Each board shows the final position; the en-passant square and the rooks that keep a castling right are shaded blue." }
-                @for (verdict, g) in ordered(&h.claim_examples, ClaimVerdict::ALL.iter().map(|v| v.code())) {
-                    (example_group(&format!("claims-{}", shown(verdict)),
-                        html! { "Verdict " code.reason { (wrapping(verdict, '_')) } }, g.total, g.rows.len(), "claims.csv",
+                @for (verdict, g) in &h.claim_examples {
+                    (example_group(&format!("claims-{}", verdict.code()),
+                        html! { "Verdict " code.reason { (wrapping(verdict.code(), '_')) } }, g.total, g.rows.len(), "claims.csv",
                         html! { @for row in &g.rows { ({ n += 1; claim_example(n, row) }) } }))
                 }
             }
             h3 #result-examples { "Results that contradict the board" }
             @if h.results.is_empty() { p.muted { "None." } } @else {
-                @for (code, g) in ordered(&h.results, ResultCode::ALL.iter().map(|c| c.code())) {
-                    (example_group(&format!("results-{}", shown(code)),
-                        html! { code.reason { (wrapping(code, '_')) } }, g.total, g.rows.len(), "results.csv",
+                @for (code, g) in &h.results {
+                    (example_group(&format!("results-{}", code.code()),
+                        html! { code.reason { (wrapping(code.code(), '_')) } }, g.total, g.rows.len(), "results.csv",
                         html! { @for row in &g.rows { ({ n += 1; result_example(n, row) }) } }))
                 }
             }
             h3 #missed-examples { "Missed automatic draws" }
             @if h.missed.is_empty() { p.muted { "None." } } @else {
-                @for (rule, g) in ordered(&h.missed, DrawRule::ALL.iter().map(|r| r.code())) {
-                    (example_group(&format!("missed-{}", shown(rule)),
-                        html! { code.reason { (wrapping(rule, '_')) } }, g.total, g.rows.len(), "missed_draws.csv",
+                @for (rule, g) in &h.missed {
+                    (example_group(&format!("missed-{}", rule.code()),
+                        html! { code.reason { (wrapping(rule.code(), '_')) } }, g.total, g.rows.len(), "missed_draws.csv",
                         html! { @for row in &g.rows { ({ n += 1; missed_example(n, row) }) } }))
                 }
             }
             h3 #error-examples { "Errors" }
             @if h.errors.is_empty() { p.muted { "None." } } @else {
-                @for (kind, g) in ordered(&h.errors, ErrorKind::ALL.iter().map(|k| k.code())) {
-                    (example_group(&format!("errors-{}", shown(kind)),
-                        html! { code.reason { (wrapping(kind, '_')) } }, g.total, g.rows.len(), "errors.csv",
+                @for (kind, g) in &h.errors {
+                    (example_group(&format!("errors-{}", kind.code()),
+                        html! { code.reason { (wrapping(kind.code(), '_')) } }, g.total, g.rows.len(), "errors.csv",
                         html! { @for row in &g.rows { ({ n += 1; error_example(n, row) }) } }))
                 }
             }
@@ -188,8 +189,9 @@ pub(super) fn examples(h: &HtmlReport) -> Markup {
     }
 }
 
-fn codes(list: &str) -> Markup {
-    html! { @for r in list.split(';').filter(|r| !r.is_empty()) { code.reason { (wrapping(r, '_')) } " " } }
+/// Codes, each in its box.
+fn codes(list: impl IntoIterator<Item = &'static str>) -> Markup {
+    html! { @for r in list { code.reason { (wrapping(r, '_')) } " " } }
 }
 
 fn castle_example(n: usize, row: &CastlingRow) -> Markup {
@@ -205,23 +207,24 @@ fn castle_example(n: usize, row: &CastlingRow) -> Markup {
         ),
         None => no_board(),
     };
-    let mv = move_name(row.move_number, row.side != "black", &row.san);
+    let mv = move_name(row.move_number, row.side.is_white(), &row.san);
+    let reasons = row.reasons.codes();
     example(
         &format!("ex-{n}"),
         "castle",
         &[
-            ("reasons", shown(&row.reasons)),
+            ("reasons", reasons),
             ("ply", row.ply.to_string()),
-            ("variant", shown(&row.id.variant)),
+            ("variant", shown(row.id.variant.as_str())),
         ],
         html! {
             span.move { b { (mv) } " " small.ply { "ply " (row.ply) } }
             (identity(&row.id))
-            span.codes { (codes(&row.reasons)) }
+            span.codes { (codes(row.reasons.iter().map(Code::code))) }
         },
         board,
         html! {
-            p { (shown(&row.side)) " castles " (shown(&row.castle)) ": " b { (mv) } }
+            p { (row.side.code()) " castles " (row.castle.code()) ": " b { (mv) } }
             p.detail { (shown(&row.detail)) }
             p { code.fen { (wrapping(&row.fen, '/')) } }
         },
@@ -260,23 +263,19 @@ fn claim_example(n: usize, row: &ClaimRow) -> Markup {
         }
         None => html! { "ply " (ply) },
     };
-    let plies: Vec<u32> = row
-        .plies
-        .split(';')
-        .filter_map(|p| p.parse().ok())
-        .collect();
-    let threefold = row.claim == "threefold";
+    let plies = &row.plies.0;
+    let threefold = row.claim == ClaimKind::Threefold;
     example(
         &format!("ex-{n}"),
         "claim",
         &[
-            ("verdict", shown(&row.verdict)),
-            ("plies", shown(&row.plies)),
+            ("verdict", row.verdict.code().to_owned()),
+            ("plies", row.plies.to_string()),
         ],
         html! {
             span.move { "after " b { (after(row.ply)) } }
             (identity(&row.id))
-            span.codes { (wrapping(&row.claim, '_')) " claim from the " (wrapping(&row.claim_source, '_')) " " (codes(&row.verdict)) }
+            span.codes { (wrapping(row.claim.code(), '_')) " claim from the " (wrapping(row.claim_source.code(), '_')) " " (codes([row.verdict.code()])) }
         },
         board,
         html! {
@@ -312,12 +311,12 @@ fn result_example(n: usize, row: &ResultRow) -> Markup {
             span.move { "recorded " b { (shown(&row.recorded)) }
                 @if !row.expected.is_empty() { ", the Laws give " b { (shown(&row.expected)) } } }
             (identity(&row.id))
-            span.codes { (codes(&row.code)) }
+            span.codes { (codes([row.code.code()])) }
         },
         board,
         html! {
             p.detail { (shown(&row.detail)) }
-            @if !row.basis.is_empty() { p.basis { "basis: " (codes(&row.basis)) } }
+            @if let Some(basis) = row.basis { p.basis { "basis: " (codes([basis.code()])) } }
             @if !row.fen.is_empty() { p { code.fen { (wrapping(&row.fen, '/')) } } }
         },
         false,
@@ -341,11 +340,11 @@ fn missed_example(n: usize, row: &MissedDrawRow) -> Markup {
         html! {
             span.move { "drawn after " b { (at) } ", " (plural(u64::from(row.plies_after), "ply", "plies")) " played on" }
             (identity(&row.id))
-            span.codes { (codes(&row.rule)) }
+            span.codes { (codes([row.rule.code()])) }
         },
         board,
         html! {
-            @if !row.basis.is_empty() { p.basis { "basis: " (codes(&row.basis)) } }
+            @if let Some(basis) = row.basis { p.basis { "basis: " (codes([basis.code()])) } }
             p { code.fen { (wrapping(&row.fen, '/')) } }
         },
         false,
@@ -372,7 +371,7 @@ fn error_example(n: usize, row: &ErrorRow) -> Markup {
         html! {
             span.move { (mv) }
             (identity(&row.id))
-            span.codes { (codes(&row.kind)) }
+            span.codes { (codes([row.kind.code()])) }
         },
         board,
         html! {

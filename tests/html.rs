@@ -213,7 +213,9 @@ fn fixture() -> Fixture {
             49,
             (1, 3),
             "41;45;49",
-            "The position stood 3 times, but twice with black castling rights.",
+            "the position after 25.Nb5 stood 3 times only when castling rights are ignored: \
+             the first occurrence, after 21.Nb5, still had Black's rights to castle kingside and \
+             queenside",
         ),
         claim(
             ident(6, "", "2001.01.01", "C", "D", "standard"),
@@ -909,13 +911,17 @@ fn false_claims_read_as_a_person_would_say_them() {
             ("false_fifty_moves".to_owned(), "80".to_owned())
         ]
     );
-    // Karpov–Miles: Black to move at move 25, so the claim came after
-    // White's 25th move; the earlier positions after 21. and 23.
+    // Issue 26: Karpov–Miles, the claim after White's 25th move, named by
+    // the move its detail names (claims.csv has no column for the move);
+    // the earlier positions by their plies, never by a number without its
+    // move ("after 21.").
     let c = text(element(&p, "ex-6"));
-    assert!(c.contains("after 25. ply 49"), "{c}");
-    assert!(c.contains("occurred once under FIDE identity (9.2.3), 3 times ignoring castling and en-passant rights: after 21. ply 41, 23. ply 45, 25. ply 49."), "{c}");
-    // A false fifty-move claim talks about the fifty-move rule.
+    assert!(c.starts_with("after 25.Nb5 ply 49"), "{c}");
+    assert!(c.contains("occurred once under FIDE identity (9.2.3), 3 times ignoring castling and en-passant rights: at plies 41, 45 and 49."), "{c}");
+    // A detail that names no move (another tool's): the ply alone.
     let c = text(element(&p, "ex-7"));
+    assert!(c.starts_with("at ply 80"), "{c}");
+    // A false fifty-move claim talks about the fifty-move rule.
     assert!(c.contains("The fifty-move rule (FIDE 9.3) needs 50 moves of each side, 100 plies, without a capture or a pawn move; the last one was 10 plies before the claim."), "{c}");
     assert!(!c.contains("FIDE identity"), "{c}");
     // Valid claims are counted, not shown one by one.
@@ -923,7 +929,7 @@ fn false_claims_read_as_a_person_would_say_them() {
     // Missed draws, results and errors are listed, each with its board.
     let m = element(&p, "missed-dead_position");
     assert!(
-        text(m).contains("drawn after 31. ply 61, 1 ply played on"),
+        text(m).contains("drawn after White's 31st move ply 61, 1 ply played on"),
         "{}",
         text(m)
     );
@@ -1063,6 +1069,35 @@ fn a_report_folder_gives_the_same_page() {
          stalemate_not_drawn, dead_position_not_drawn or timeout_without_mating_material",
     );
     assert_eq!(page_from_report_dir(t.path()).unwrap(), from_dir);
+}
+
+/// Issue 26: Karpov–Miles from a real run: each false claim's line names
+/// its move as the game wrote it, "after 26.Nb5", read back from the
+/// claim's detail (the page is built from the CSV rows alone), the same in
+/// the run's page and in its folder's.
+#[test]
+fn claim_examples_name_the_move_from_a_run() {
+    let t = tempdir();
+    let out = t.path().join("r");
+    run_ok(
+        &[concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/corpora/fixtures/claims/karpov_miles.pgn"
+        )],
+        &out,
+    );
+    let page = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert_eq!(page, page_from_report_dir(&out).unwrap());
+    let lines: Vec<String> = page
+        .match_indices("<details class=\"ex claim\"")
+        .map(|(at, _)| {
+            let rest = &page[at..];
+            let summary = &rest[rest.find("<summary>").unwrap()..rest.find("</summary>").unwrap()];
+            let t = text(summary);
+            t[..t.find("Karpov").unwrap()].to_owned()
+        })
+        .collect();
+    assert_eq!(lines, ["after 25…Ra8 ply 8", "after 26.Nb5 ply 9"]);
 }
 
 #[test]

@@ -20,7 +20,8 @@ use shakmaty::{CastlingSide, Color};
 
 use crate::cells::{Plies, VariantColumn, code, code_set, optional_code};
 use pgn_audit_core::audit::{
-    Basis, ClaimKind, ClaimSource, ClaimVerdict, DrawRule, ErrorKind, Quirks, Reasons, ResultCode,
+    Basis, ClaimKind, ClaimSource, ClaimVerdict, DrawRule, ErrorKind, MoveName, Quirks, Reasons,
+    ResultCode, claimed_move,
 };
 
 /// How the text cells of a report are written.
@@ -390,6 +391,15 @@ report_row! {
         quirk: Quirks,
         /// The move in standard notation, `""` where none.
         standard as "move": S,
+    }
+}
+
+impl<S: Text> ClaimRow<S> {
+    /// The move after which the claim is judged, as the detail names it
+    /// (claims.csv has no column of its own for it): the one reading of
+    /// the audit's one way of writing it.
+    pub fn claimed_move(&self) -> Option<MoveName<'_>> {
+        claimed_move(self.detail.as_ref())
     }
 }
 

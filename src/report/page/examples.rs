@@ -16,15 +16,40 @@ fn half_moves(setup: &Setup) -> u64 {
     2 * u64::from(setup.fullmoves.get()) + u64::from(setup.turn.is_black())
 }
 
-/// The move that led to the position of half-move index `index`, as a
-/// reader numbers it: `26.` (White's 26th move) or `26…`.
+/// The move that led to the position of half-move index `index`, by its
+/// side and number (the rows name no move of a missed draw):
+/// `White's 26th move`.
 fn move_before(index: u64) -> String {
     let (number, black_to_move) = (index / 2, index % 2 == 1);
     if black_to_move {
-        format!("{number}.")
+        format!("White's {} move", ordinal(number))
     } else {
-        format!("{}…", number.saturating_sub(1))
+        format!("Black's {} move", ordinal(number.saturating_sub(1)))
     }
+}
+
+/// `ply 49`, `plies 45 and 49`, `plies 41, 45 and 49`.
+fn plies_text(plies: &[u32]) -> String {
+    match plies {
+        [] => String::new(),
+        [one] => format!("ply {one}"),
+        [rest @ .., last] => {
+            let rest: Vec<String> = rest.iter().map(u32::to_string).collect();
+            format!("plies {} and {last}", rest.join(", "))
+        }
+    }
+}
+
+/// `1st`, `2nd`, `3rd`, `4th`, `11th`, `21st`.
+fn ordinal(n: u64) -> String {
+    let suffix = match (n % 10, n % 100) {
+        (_, 11..=13) => "th",
+        (1, _) => "st",
+        (2, _) => "nd",
+        (3, _) => "rd",
+        _ => "th",
+    };
+    format!("{n}{suffix}")
 }
 
 /// `26.Nb5` or `26…Nb5`: a move by `color` in the position whose fullmove
@@ -254,14 +279,14 @@ fn claim_board(n: usize, fen: &str, setup: Option<&Setup>) -> Markup {
 fn claim_example(n: usize, row: &ClaimRow) -> Markup {
     let setup = parse_fen(&row.fen);
     let board = claim_board(n, &row.fen, setup.as_ref());
-    // The claim is made after the game's last move; each earlier position
-    // is named by the move that led to it.
-    let end = setup.as_ref().map(half_moves);
-    let after = |ply: u32| match end {
-        Some(end) => {
-            html! { (move_before((end + u64::from(ply)).saturating_sub(u64::from(row.ply)))) " " small.ply { "ply " (ply) } }
+    // The claim is made after the game's last move, which its detail names
+    // (claims.csv has no column of its own for it).
+    let at = match row.claimed_move() {
+        Some(mv) => {
+            html! { "after " b { (move_name(mv.number, mv.white, mv.text)) " " small.ply { "ply " (row.ply) } } }
         }
-        None => html! { "ply " (ply) },
+        None if row.ply == 0 => html! { "at the start" },
+        None => html! { "at " b { "ply " (row.ply) } },
     };
     let plies = &row.plies.0;
     let threefold = row.claim == ClaimKind::Threefold;
@@ -273,7 +298,7 @@ fn claim_example(n: usize, row: &ClaimRow) -> Markup {
             ("plies", row.plies.to_string()),
         ],
         html! {
-            span.move { "after " b { (after(row.ply)) } }
+            span.move { (at) }
             (identity(&row.id))
             span.codes { (wrapping(row.claim.code(), '_')) " claim from the " (wrapping(row.claim_source.code(), '_')) " " (codes([row.verdict.code()])) }
         },
@@ -282,7 +307,7 @@ fn claim_example(n: usize, row: &ClaimRow) -> Markup {
             @if threefold {
                 p { "The final position occurred " b { (times(row.occurrences)) } " under FIDE identity (9.2.3), "
                     (times(row.occurrences_ignoring_rights)) " ignoring castling and en-passant rights"
-                    @if !plies.is_empty() { ": after " @for (i, p) in plies.iter().enumerate() { @if i > 0 { ", " } (after(*p)) } }
+                    @if !plies.is_empty() { ": at " (plies_text(plies)) }
                     "." }
             } @else {
                 @let clock = setup.as_ref().map(|s| s.halfmoves);
@@ -387,21 +412,35 @@ mod tests {
     use super::*;
     use crate::page::board::parse_fen;
 
-    /// Karpov–Miles: the claim after Black's 25th move... the positions
-    /// named by the moves that led to them.
+    /// Karpov–Miles: the claim after Black's 25th move... a missed draw's
+    /// position named by the side and number of the move that led to it
+    /// (its row names no move).
     #[test]
     fn moves_are_named_by_number() {
         // White to move at move 26: the last move was Black's 25th.
         let s = parse_fen("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 26").unwrap();
-        assert_eq!(move_before(half_moves(&s)), "25…");
-        assert_eq!(move_before(half_moves(&s) - 1), "25.");
-        assert_eq!(move_before(half_moves(&s) - 2), "24…");
+        assert_eq!(move_before(half_moves(&s)), "Black's 25th move");
+        assert_eq!(move_before(half_moves(&s) - 1), "White's 25th move");
+        assert_eq!(move_before(half_moves(&s) - 2), "Black's 24th move");
         let s = parse_fen("r3k2r/8/8/8/8/8/8/R3K2R b KQkq - 0 26").unwrap();
-        assert_eq!(move_before(half_moves(&s)), "26.");
+        assert_eq!(move_before(half_moves(&s)), "White's 26th move");
+        let s = parse_fen("8/8/8/8/8/8/8/K6k b - - 0 1").unwrap();
+        assert_eq!(move_before(half_moves(&s)), "White's 1st move");
+        let s = parse_fen("8/8/8/8/8/8/8/K6k w - - 0 3").unwrap();
+        assert_eq!(move_before(half_moves(&s)), "Black's 2nd move");
+        assert_eq!(
+            [3, 4, 11, 12, 13, 21, 22, 23, 101, 111].map(ordinal),
+            [
+                "3rd", "4th", "11th", "12th", "13th", "21st", "22nd", "23rd", "101st", "111th"
+            ]
+        );
         assert_eq!(move_name(26, true, "Nb5"), "26.Nb5");
+        assert_eq!(plies_text(&[49]), "ply 49");
+        assert_eq!(plies_text(&[45, 49]), "plies 45 and 49");
+        assert_eq!(plies_text(&[41, 45, 49]), "plies 41, 45 and 49");
         assert_eq!(move_name(30, false, "O-O-O"), "30…O-O-O");
         // A FEN's counter at its limit.
         let s = parse_fen("8/8/8/8/8/8/8/K6k b - - 0 4294967295").unwrap();
-        assert_eq!(move_before(half_moves(&s)), "4294967295.");
+        assert_eq!(move_before(half_moves(&s)), "White's 4294967295th move");
     }
 }

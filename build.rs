@@ -1,5 +1,5 @@
-//! Finds the tests' oracles (python-chess, Dask, Python's venv, Chromium
-//! with chromedriver, selenium and Pillow) once per build,
+//! Finds the tests' oracles (python-chess, pyarrow, DuckDB, Dask, Python's
+//! venv, Chromium with chromedriver, selenium and Pillow) once per build,
 //! so that a test whose oracle is missing is marked ignored rather than
 //! passed. With `CI` set every oracle counts as present: its tests run, and
 //! fail if it is in fact missing.
@@ -38,8 +38,13 @@ fn main() {
     // (cfg, the commands that all succeed only where the oracle is)
     type Command<'a> = (&'a str, &'a [&'a str]);
     let py = python.as_str();
-    let oracles: [(&str, &[Command]); 4] = [
+    let oracles: [(&str, &[Command]); 6] = [
         ("oracle_python_chess", &[(py, &["-c", "import chess"])]),
+        // Parquet inputs written by the Arrow project's Python library.
+        ("oracle_pyarrow", &[(py, &["-c", "import pyarrow.parquet"])]),
+        // Parquet reports read back by another engine than the one that
+        // wrote them.
+        ("oracle_duckdb", &[(py, &["-c", "import duckdb"])]),
         (
             "oracle_dask",
             &[(py, &["-c", "import distributed, dask_jobqueue"])],

@@ -5,6 +5,7 @@
 #
 #   benches/run.sh [--scratch DIR] [--runs N] [--big]
 #   benches/run.sh --driver [--scratch DIR] [--runs N]
+#   benches/run.sh --parquet [--scratch DIR] [--runs N]
 #
 #   --scratch DIR  where corpora and builds go (default: $BENCH_SCRATCH or
 #                  /work/bench-scratch, else ./target/bench-scratch)
@@ -17,6 +18,11 @@
 #                  the merge's peak RSS, beside pgn-audit -j1 and -j2 on the
 #                  same file; needs Python's dask.distributed
 #                  (tests/setup-oracles puts it in target/pydeps)
+#   --parquet      only Parquet: the 200-copy corpus as a Parquet table in
+#                  the Lichess schema (written by pyarrow, which
+#                  tests/setup-oracles puts in target/pydeps) audited
+#                  against the same games as PGN, and --format parquet
+#                  reports against CSV ones
 #
 # Needs: cargo, zstd + pzstd, GNU time (/usr/bin/time), python3.
 set -euo pipefail
@@ -29,13 +35,15 @@ fi
 runs=5
 big=0
 driver=0
+parquet_only=0
 while [[ $# -gt 0 ]]; do
     case "$1" in
         --scratch) scratch="$2"; shift 2 ;;
         --runs) runs="$2"; shift 2 ;;
         --big) big=1; shift ;;
         --driver) driver=1; shift ;;
-        -h|--help) sed -n 2,20p "$0"; exit 0 ;;
+        --parquet) parquet_only=1; shift ;;
+        -h|--help) sed -n 2,27p "$0"; exit 0 ;;
         *) echo "unknown option: $1" >&2; exit 2 ;;
     esac
 done
@@ -212,6 +220,49 @@ PY
     mv "$out.tmp" "$out"
 }
 make_copies "$corpora/200mb.pgn" 200
+
+# ------------------------------------------------------------ Parquet
+if [[ $parquet_only == 1 ]]; then
+    echo "building pgn-audit" >&2
+    (cd "$here" && cargo build -q --release)
+    audit="${CARGO_TARGET_DIR:-$here/target}/release/pgn-audit"
+    export PYTHONPATH="$here/target/pydeps${PYTHONPATH:+:$PYTHONPATH}"
+    python3 -c "import pyarrow" 2>/dev/null ||
+        { echo "benches/run.sh: --parquet needs pyarrow (run tests/setup-oracles)" >&2; exit 2; }
+    parquet="$corpora/200mb.lichess.parquet"
+    [[ -s "$parquet" ]] || python3 "$here/tests/parquet/lichess_parquet.py" \
+        "$corpora/200mb.pgn" "$parquet" 100000 Date Round >/dev/null
+    exec python3 - "$audit" "$corpora/200mb.pgn" "$parquet" "$scratch/parquet" "$runs" "$(nproc)" <<'PY'
+import os, statistics, subprocess, sys, time
+audit, pgn, parquet, out = sys.argv[1:5]
+runs, threads = int(sys.argv[5]), sys.argv[6]
+os.makedirs(out, exist_ok=True)
+base = [audit, "-j", threads, "--quiet", "--no-html", "-o"]
+cases = {
+    f"pgn-audit -j{threads}, PGN": base + [f"{out}/pgn", pgn],
+    f"pgn-audit -j{threads}, Parquet (Lichess schema)": base + [f"{out}/pq", parquet],
+    f"pgn-audit -j{threads} --format parquet, PGN": base + [f"{out}/fmt", "--format", "parquet", pgn],
+}
+walls = {k: [] for k in cases}
+for r in range(runs + 1):
+    print(f"round {r}/{runs}" + (" (warm-up)" if r == 0 else ""), file=sys.stderr)
+    for name, cmd in cases.items():
+        start = time.perf_counter()
+        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+        if r > 0:
+            walls[name].append(time.perf_counter() - start)
+m = {k: statistics.median(v) for k, v in walls.items()}
+names = list(m)
+print()
+print("| command | median s | games/s |")
+print("|---|---:|---:|")
+for name, wall in m.items():
+    print(f"| {name} | {wall:.3f} | {87600 / wall:,.0f} |")
+print()
+print(f"Parquet input / PGN input: {m[names[1]] / m[names[0]]:.2f}")
+print(f"--format parquet / CSV reports: {m[names[2]] / m[names[0]]:.2f}")
+PY
+fi
 [[ -s "$corpora/200mb.pzstd.pgn.zst" ]] || pzstd -q -p 2 -3 "$corpora/200mb.pgn" -o "$corpora/200mb.pzstd.pgn.zst"
 [[ -s "$corpora/200mb.zstd.pgn.zst" ]] || zstd -q -3 --single-thread "$corpora/200mb.pgn" -o "$corpora/200mb.zstd.pgn.zst"
 if [[ $big == 1 ]]; then

@@ -26,12 +26,11 @@ use signals::Signals;
 use sink::{Sink, Stat};
 use worker::Audited;
 
-use crate::cli::{AuditArgs, MergeArgs, PlanArgs, SourcesArgs};
+use crate::cli::{AuditArgs, MergeArgs, PlanArgs, ReportFormat, SourcesArgs};
 use pgn_audit_core::Game;
 use pgn_audit_core::audit;
 use pgn_audit_input::{self as input, Origin, PathError, Source};
-use pgn_audit_report::rows::CellStyle;
-use pgn_audit_report::{FileStat, MergeError, Options, PieceInfo, Reports, Summary};
+use pgn_audit_report::{FileStat, Format, MergeError, Options, PieceInfo, Reports, Summary};
 
 /// How a run ends: its exit status.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -87,6 +86,12 @@ enum Failure {
     /// not.
     #[error("-: standard output is no report folder: name a folder with -o DIR")]
     StandardOutput,
+    /// `--excel-safe` with `--format parquet`: the quote is for spreadsheet
+    /// text, and a Parquet cell is a typed value.
+    #[error(
+        "--excel-safe: Parquet reports hold typed values, not spreadsheet text: use it with --format csv"
+    )]
+    ExcelSafeParquet,
     #[error("cannot start {threads} threads: {source}")]
     Threads {
         threads: usize,
@@ -149,6 +154,8 @@ pub(crate) struct Config {
     pub(crate) html: bool,
     /// Quote the CSV cells a spreadsheet would run (`--excel-safe`).
     pub(crate) excel_safe: bool,
+    /// The row reports' format (`--format`).
+    pub(crate) format: Format,
     /// No progress bar, table or notes (`--quiet`).
     pub(crate) quiet: bool,
     /// Exit with [`Exit::Findings`] when a game is flagged or incomplete.
@@ -175,6 +182,10 @@ impl Config {
             quirks: args.quirks,
             html: !args.no_html,
             excel_safe: args.excel_safe,
+            format: match args.format {
+                ReportFormat::Csv => Format::Csv,
+                ReportFormat::Parquet => Format::Parquet,
+            },
             quiet: args.quiet,
             fail_on_findings: args.fail_on_findings,
             piece: args.piece,
@@ -229,17 +240,20 @@ fn to_stderr(text: &str) {
 
 /// Runs the audit; says why it failed, if it did.
 pub(crate) fn run(config: &Config) -> Exit {
-    audit_inputs(config).unwrap_or_else(|e| {
-        say(&e.to_string());
-        e.exit()
-    })
+    Signals::install()
+        .map_err(Failure::from)
+        .and_then(|signals| audit_inputs(config, &signals))
+        .unwrap_or_else(|e| {
+            say(&e.to_string());
+            e.exit()
+        })
 }
 
-/// The run's stages, in order: the signal handler, the sources, the pool,
-/// the output folder, then reader, pool and sink until the input ends.
-fn audit_inputs(config: &Config) -> Result<Exit, Failure> {
+/// The run's stages, in order: the sources, the pool, the output folder,
+/// then reader, pool and sink until the input ends (`signals` installed
+/// first, so that a signal is honoured from the start).
+fn audit_inputs(config: &Config, signals: &Signals) -> Result<Exit, Failure> {
     let started = Instant::now();
-    let signals = Signals::install()?;
     if let Some(asked) = config.threads_asked.filter(|_| !config.quiet) {
         say(&format!(
             "-j {asked}: using {} threads, the most this machine allows \
@@ -248,6 +262,9 @@ fn audit_inputs(config: &Config) -> Result<Exit, Failure> {
         ));
     }
     check_out_folder(&config.out)?;
+    if config.excel_safe && config.format == Format::Parquet {
+        return Err(Failure::ExcelSafeParquet);
+    }
     let sources = input::collect_sources(&config.inputs, &config.out)?;
     let stats = stat_sources(&sources);
     // A piece is opened before the output folder is touched, so that a
@@ -275,14 +292,14 @@ fn audit_inputs(config: &Config) -> Result<Exit, Failure> {
         started,
         raw_read,
     };
-    let summary = stages.run(reports, Arc::new(pool), &signals, piece)?;
+    let summary = stages.run(reports, Arc::new(pool), signals, piece)?;
     let Some(summary) = summary else {
         return Ok(Exit::Input);
     };
     if !config.quiet {
         to_stderr(&summary.table(&config.out, crate::progress::table_width()));
     }
-    Ok(exit_status(config, &summary, &signals))
+    Ok(exit_status(config, &summary, signals))
 }
 
 /// The pool of `threads` workers that audit the batches.
@@ -302,18 +319,14 @@ fn start_pool(threads: usize) -> Result<rayon::ThreadPool, Failure> {
 /// The run's report files, created in the output folder (as `.partial`
 /// files until they are complete), with the options that made them.
 fn create_reports(config: &Config) -> Result<Reports, Failure> {
-    let mut reports = Reports::create(&config.out, config.split, config.quirks, config.html)
-        .map_err(Failure::Output)?;
-    reports.summary.options = Options {
+    let options = Options {
         split: config.split,
         quirks: config.quirks,
         html: config.html,
         excel_safe: config.excel_safe,
+        format: config.format,
     };
-    if config.excel_safe {
-        reports.set_cell_style(CellStyle::ExcelSafe);
-    }
-    Ok(reports)
+    Reports::create(&config.out, options).map_err(Failure::Output)
 }
 
 /// The exit status of a run that wrote its reports: interrupted, a source

@@ -12,7 +12,8 @@ use clap::{Args, CommandFactory, Parser, Subcommand};
 /// What `--help` says after the options: what a run writes and where, and
 /// the exit status.
 const AUDIT_NOTE: &str = "The reports go into the output folder (default reports/): \
-castling.csv, claims.csv, missed_draws.csv, errors.csv, results.csv, summary.json and, \
+castling.csv, claims.csv, missed_draws.csv, errors.csv, results.csv (NAME.parquet with \
+--format parquet), summary.json and, \
 unless --no-html, report.html, the page to open in a browser. The reports of an earlier \
 run in that folder are removed first. A dead position (FIDE 5.2.2) and a loss on time \
 against a side that cannot mate (6.9) are judged by insufficient material or by a \
@@ -172,6 +173,7 @@ pub(crate) enum Command {
 #[derive(Debug, Args)]
 pub(crate) struct AuditArgs {
     /// PGN files (plain, .zst, .gz, .bz2 or .xz, told by their magic bytes),
+    /// Parquet tables of games (a movetext column, tags in the others),
     /// zip archives (every PGN member), directories (every PGN file and zip
     /// archive below, in sorted order; never the output folder), or - for
     /// standard input (once). A file named `merge` or `audit`: write
@@ -205,9 +207,15 @@ pub(crate) struct AuditArgs {
 
     /// Write a ' before each CSV cell that starts with =, +, -, @ or a tab,
     /// so that a spreadsheet shows it as text instead of running it as a
-    /// formula. Off by default: the cells are the values as read.
+    /// formula. Off by default: the cells are the values as read. For CSV
+    /// reports only: a Parquet cell is a typed value, not spreadsheet text.
     #[arg(long)]
     pub(crate) excel_safe: bool,
+
+    /// The row reports as CSV files (NAME.csv) or as Parquet files
+    /// (NAME.parquet: the same columns, numbers as 64-bit integers).
+    #[arg(long, value_name = "FORMAT", default_value = "csv")]
+    pub(crate) format: ReportFormat,
 
     /// No progress bar, no summary table, no notes; errors still go to
     /// standard error.
@@ -232,6 +240,15 @@ pub(crate) struct AuditArgs {
     #[arg(long, value_name = "MIB", default_value_t = pgn_audit_input::MaxWindow::DEFAULT_MIB,
           value_parser = clap::value_parser!(u32).range(1..=2048))]
     pub(crate) max_window: u32,
+}
+
+/// `--format`: how the row reports are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum ReportFormat {
+    /// NAME.csv.
+    Csv,
+    /// NAME.parquet.
+    Parquet,
 }
 
 /// `pgn-audit merge`: merges report folders made from disjoint inputs into

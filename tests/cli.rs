@@ -535,7 +535,7 @@ fn summary_json_v2_keys_in_contract_order() {
     assert_eq!(v["version"], env!("CARGO_PKG_VERSION"));
     assert_eq!(
         v["options"],
-        serde_json::json!({"split": true, "quirks": false, "html": true, "excel_safe": false})
+        serde_json::json!({"split": true, "quirks": false, "html": true, "excel_safe": false, "format": "csv"})
     );
     let details = v["source_details"].as_array().unwrap();
     let len = FINDINGS.len() as u64;

@@ -28,6 +28,7 @@ mod line;
 mod manual;
 mod merge;
 mod moves_crosscheck;
+mod parquet;
 mod pieces;
 mod pipeline;
 mod properties;

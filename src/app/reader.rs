@@ -14,7 +14,9 @@ use std::sync::mpsc;
 use super::Message;
 use super::ordered::Outbox;
 use super::worker::audit_batch;
-use pgn_audit_input::{self as input, Batch, Compression, Opened, PathError, Source};
+use pgn_audit_input::{
+    self as input, Batch, Compression, Opened, ParquetSource, PathError, Source,
+};
 
 /// How many sources after the one being read are opened (and decompressed)
 /// ahead of it.
@@ -89,6 +91,9 @@ impl Reader {
     /// Cuts source `index` into batches, each audited on the pool, then
     /// sends its end with the read error that ended it, if one did.
     fn read_source(&self, index: usize, opened: Opened, outbox: &Outbox<Message>) {
+        if let Some(table) = opened.parquet {
+            return self.read_parquet(index, table, outbox);
+        }
         let compression = opened.compression;
         let failed: Failed = RefCell::new(None);
         let spy = ErrorSpy {
@@ -119,6 +124,35 @@ impl Reader {
         outbox.number().send(Message::SourceEnd {
             source: index,
             bytes,
+            error,
+        });
+    }
+
+    /// Reads the Parquet source `index`, row by row as games, in batches
+    /// audited on the pool, then sends its end with the error that ended
+    /// it, if one did. Its bytes are those of the games' PGN text, up to
+    /// the end of the last game handed out.
+    fn read_parquet(&self, index: usize, table: ParquetSource, outbox: &Outbox<Message>) {
+        let no_error: Failed = RefCell::new(None);
+        let spare = || self.spares.try_recv().ok();
+        let mut handed_out = 0;
+        let error = table.read_batches(&self.raw_read, spare, |batch| {
+            let end = batch.base + batch.len as u64;
+            let flow = self.dispatch(index, batch, Compression::None, &no_error, outbox);
+            if flow.is_continue() {
+                handed_out = end;
+            }
+            flow
+        });
+        let error = error.map(|cause| {
+            PathError::new(
+                &self.sources[index].name,
+                format!("Parquet read error: {cause}"),
+            )
+        });
+        outbox.number().send(Message::SourceEnd {
+            source: index,
+            bytes: handed_out,
             error,
         });
     }

@@ -47,7 +47,7 @@ pub(super) fn audit_batch(batch: &Batch, cut: Option<&str>) -> Vec<Audited> {
             }
             Audited {
                 index: batch.first_game + k as u64,
-                offset: span.start,
+                offset: batch.offsets.get(k).copied().unwrap_or(span.start),
                 line: batch.lines[k],
                 range,
                 tags,

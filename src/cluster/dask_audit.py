@@ -569,7 +569,7 @@ def drive(args):
                              ("--no-html", args.no_html), ("--excel-safe", args.excel_safe))
              if on]
     options = {"split": args.split, "quirks": args.quirks, "html": not args.no_html,
-               "excel_safe": args.excel_safe}
+               "excel_safe": args.excel_safe, "format": "csv"}
     wants, folders = [], []
     for i, unit in enumerate(units):
         wants.append({"format": IDENTITY_FORMAT, "binary": binary, "version": version,

@@ -18,7 +18,7 @@ pub const BATCH_BYTES: usize = 1 << 20;
 
 /// At most how many games go into one batch, so that the results of the
 /// batches in flight stay bounded however small the games are.
-const BATCH_GAMES: usize = 4096;
+pub(crate) const BATCH_GAMES: usize = 4096;
 
 /// At most how many bytes of one game are read: a longer game is audited
 /// as far as its first `GAME_CAP` bytes go (cut after their last blank or
@@ -72,6 +72,10 @@ pub struct Batch {
     pub lines: Vec<u64>,
     /// 1-based index of the first game within its source.
     pub first_game: u64,
+    /// The `offset` of each game, in the order of `games`, where it is not
+    /// its first byte's (a Parquet row's 0-based index); empty for PGN
+    /// text.
+    pub offsets: Vec<u64>,
     /// The last game is longer than [`GAME_CAP`]: its span is the
     /// part kept, and the rest of it, up to the next game, was skipped.
     pub capped: bool,
@@ -402,6 +406,7 @@ impl<R: Read> BatchReader<R> {
             capped: cut.capped,
             last: done,
             games,
+            offsets: Vec::new(),
         };
         self.next_game += batch.games.len() as u64;
         self.base = next_base;

@@ -16,11 +16,13 @@ mod batch;
 mod decode;
 pub mod piece;
 mod split;
+mod table;
 
 pub use archive::Member;
 pub use batch::{BATCH_BYTES, Batch, GAME_CAP, read_batches};
 pub use decode::MaxWindow;
 pub use split::{GameSpan, Splitter};
+pub use table::ParquetSource;
 
 use std::fs::File;
 use std::io::{self, BufReader, Read};
@@ -502,12 +504,15 @@ impl<R: Read> Read for Counting<R> {
     }
 }
 
-/// An opened source: its decompressed bytes and what it was compressed with.
+/// An opened source: its decompressed bytes and what it was compressed
+/// with, or a Parquet table of games.
 pub struct Opened {
-    /// The decompressed bytes.
+    /// The decompressed bytes (none for a Parquet source).
     pub reader: Box<dyn Read + Send>,
     /// What the source was compressed with.
     pub compression: Compression,
+    /// A Parquet file's games, read row by row (contract v3).
+    pub parquet: Option<ParquetSource>,
 }
 
 /// How many layers of compression a source may have: a zstd stream inside
@@ -574,6 +579,18 @@ pub fn open(
             Sniffed::Failed(e) if !layers.is_empty() => Box::new(Fails(Some(e))),
             Sniffed::Failed(e) => return Err(err(e)),
         };
+        if table::is_parquet(head_bytes) {
+            return match layers.is_empty() {
+                true => open_parquet(source),
+                false => Err(PathError::new(
+                    &source.name,
+                    format!(
+                        "refused: a Parquet file inside {}: a Parquet file is read as it is stored, not decompressed",
+                        within(&layers)
+                    ),
+                )),
+            };
+        }
         refuse(source, head_bytes, &layers)?;
         let compression = Compression::detect(head_bytes);
         let again: Box<dyn Read + Send> =
@@ -582,6 +599,7 @@ pub fn open(
             return Ok(Opened {
                 reader: again,
                 compression: layers.first().copied().unwrap_or(Compression::None),
+                parquet: None,
             });
         }
         if layers.len() == LAYERS {
@@ -643,6 +661,26 @@ pub(crate) enum Sniffed {
     Ended,
     /// A read failed there.
     Failed(io::Error),
+}
+
+/// Opens a Parquet source, which is read by its footer first: a file, not
+/// a stream (standard input, a pipe or a zip member is refused).
+fn open_parquet(source: &Source) -> Result<Opened, PathError> {
+    let path = match &source.origin {
+        Origin::File(p) if std::fs::metadata(p).is_ok_and(|m| m.is_file()) => p,
+        _ => {
+            return Err(PathError::new(
+                &source.name,
+                "refused: a Parquet file is read from a regular file, not a stream or an archive member",
+            ));
+        }
+    };
+    let file = File::open(path).map_err(|e| PathError::io(&source.name, e))?;
+    Ok(Opened {
+        reader: Box::new(io::empty()),
+        compression: Compression::None,
+        parquet: Some(ParquetSource::open(&source.name, file)?),
+    })
 }
 
 /// The first bytes of a source, up to [`SNIFF`]: the bytes, how many were

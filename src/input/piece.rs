@@ -286,6 +286,7 @@ pub fn open(
     Ok(Opened {
         reader: Box::new(PieceReader::new(stream, length, bounds.start == 0, found)),
         compression,
+        parquet: None,
     })
 }
 

@@ -16,10 +16,11 @@ use super::{PathError, out_err};
 /// the run: removing it would let two runs lock two different files.
 const LOCK: &str = ".pgn-audit.lock";
 
-/// Every file of the report contract (v2), in the order in which a run
+/// Every file of the report contract (v3), in the order in which a run
 /// removes an earlier run's: summary.json first, so that it never vouches
-/// for a folder being cleared.
-const CONTRACT_FILES: [&str; 10] = [
+/// for a folder being cleared. A run in one format removes the reports of
+/// an earlier run in the other too.
+const CONTRACT_FILES: [&str; 16] = [
     "summary.json",
     "castling.csv",
     "claims.csv",
@@ -27,6 +28,12 @@ const CONTRACT_FILES: [&str; 10] = [
     "errors.csv",
     "results.csv",
     "quirks.csv",
+    "castling.parquet",
+    "claims.parquet",
+    "missed_draws.parquet",
+    "errors.parquet",
+    "results.parquet",
+    "quirks.parquet",
     "report.html",
     "clean.pgn",
     "rejected.pgn",
@@ -45,7 +52,7 @@ impl OutFolder {
     /// Creates the folder if missing, takes its lock, removes every contract
     /// file and temporary file that earlier runs left (other files stay),
     /// and checks that no directory stands where one of `writes` goes.
-    pub(crate) fn claim(dir: &Path, writes: &[&str]) -> Result<OutFolder, PathError> {
+    pub(crate) fn claim(dir: &Path, writes: &[impl AsRef<str>]) -> Result<OutFolder, PathError> {
         std::fs::create_dir_all(dir).map_err(out_err(dir))?;
         let lock = File::options()
             .read(true)
@@ -67,7 +74,7 @@ impl OutFolder {
         };
         folder.clear()?;
         for name in writes {
-            let path = dir.join(name);
+            let path = dir.join(name.as_ref());
             if std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_dir()) {
                 return Err(PathError::new(path, "is a directory"));
             }

@@ -13,12 +13,14 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+use crate::Format;
 use crate::merge::{MergeError, fail};
 use crate::rows::{
-    self, CastlingRow, CellStyle, ClaimRow, ErrorRow, Identity, MissedDrawRow, QuirkRow, ReadError,
-    ReportRow, ResultRow, position, text_cell,
+    self, CastlingRow, ClaimRow, ErrorRow, Identity, MissedDrawRow, QuirkRow, ReadError, ReportRow,
+    ResultRow, position,
 };
 use crate::summary::Summary;
+use crate::table::{self, RowReader};
 use pgn_audit_core::audit::{CastlingReason, ClaimVerdict, DrawRule, ErrorKind, ResultCode};
 
 const SOURCE: usize = position(<Identity>::COLUMNS, "source");
@@ -66,6 +68,8 @@ pub(crate) fn check(dir: &Path, summary: &Summary) -> Result<(), MergeError> {
         }
     }
     let counted = count_rows(dir, summary)?;
+    let format = summary.options.format;
+    let name = |file: &str| table::file_name(file, format);
     codes(
         dir,
         "castling",
@@ -73,7 +77,7 @@ pub(crate) fn check(dir: &Path, summary: &Summary) -> Result<(), MergeError> {
         CastlingReason::code,
         &summary.castling,
         &counted.castling,
-        CastlingRow::FILE,
+        &name(CastlingRow::FILE),
     )?;
     codes(
         dir,
@@ -82,7 +86,7 @@ pub(crate) fn check(dir: &Path, summary: &Summary) -> Result<(), MergeError> {
         ClaimVerdict::code,
         &summary.claims,
         &counted.claims,
-        ClaimRow::FILE,
+        &name(ClaimRow::FILE),
     )?;
     codes(
         dir,
@@ -91,7 +95,7 @@ pub(crate) fn check(dir: &Path, summary: &Summary) -> Result<(), MergeError> {
         DrawRule::code,
         &summary.missed_draws,
         &counted.missed_draws,
-        MissedDrawRow::FILE,
+        &name(MissedDrawRow::FILE),
     )?;
     codes(
         dir,
@@ -100,13 +104,13 @@ pub(crate) fn check(dir: &Path, summary: &Summary) -> Result<(), MergeError> {
         ErrorKind::code,
         &summary.errors,
         &counted.errors,
-        ErrorRow::FILE,
+        &name(ErrorRow::FILE),
     )?;
     if summary.incomplete != counted.error_rows {
         return refuse(format!(
             "summary.json counts incomplete {}, but {} has {} rows",
             summary.incomplete,
-            ErrorRow::FILE,
+            name(ErrorRow::FILE),
             counted.error_rows
         ));
     }
@@ -117,13 +121,13 @@ pub(crate) fn check(dir: &Path, summary: &Summary) -> Result<(), MergeError> {
         ResultCode::code,
         &summary.results,
         &counted.results,
-        ResultRow::FILE,
+        &name(ResultRow::FILE),
     )?;
     if summary.options.quirks && summary.notation_quirks != counted.quirk_rows {
         return refuse(format!(
             "summary.json counts notation_quirks {}, but {} has {} rows",
             summary.notation_quirks,
-            QuirkRow::FILE,
+            name(QuirkRow::FILE),
             counted.quirk_rows
         ));
     }
@@ -195,28 +199,27 @@ type Sources = HashMap<Vec<u8>, (usize, u64)>;
 /// game at a time.
 fn count_rows(dir: &Path, summary: &Summary) -> Result<Counted, MergeError> {
     // The `source` cells name each source as the writers wrote its name.
-    let style = match summary.options.excel_safe {
-        true => CellStyle::ExcelSafe,
-        false => CellStyle::AsRead,
-    };
+    let (format, style) = (summary.options.format, summary.options.cell_style());
     let sources: Sources = summary
         .source_details
         .iter()
         .enumerate()
-        .map(|(k, d)| {
-            let name = text_cell(&d.name, style).into_owned().into_bytes();
-            (name, (k, d.games))
-        })
+        .map(|(k, d)| (RowReader::cell_of(format, style, &d.name), (k, d.games)))
         .collect();
+    let at = Opening {
+        dir,
+        format,
+        sources: &sources,
+    };
     let mut streams = vec![
-        Stream::open::<CastlingRow>(dir, &sources)?,
-        Stream::open::<ClaimRow>(dir, &sources)?,
-        Stream::open::<MissedDrawRow>(dir, &sources)?,
-        Stream::open::<ErrorRow>(dir, &sources)?,
-        Stream::open::<ResultRow>(dir, &sources)?,
+        Stream::open::<CastlingRow>(at)?,
+        Stream::open::<ClaimRow>(at)?,
+        Stream::open::<MissedDrawRow>(at)?,
+        Stream::open::<ErrorRow>(at)?,
+        Stream::open::<ResultRow>(at)?,
     ];
     if summary.options.quirks {
-        streams.push(Stream::open::<QuirkRow>(dir, &sources)?);
+        streams.push(Stream::open::<QuirkRow>(at)?);
     }
     let mut counted = Counted::default();
     while let Some(game) = streams.iter().filter_map(|s| s.game).min() {
@@ -310,19 +313,30 @@ fn tally_row<R: Tally>(
     Ok(())
 }
 
+/// Where a [`Stream`] reads: the folder, its format, and the sources its
+/// rows may name.
+#[derive(Clone, Copy)]
+struct Opening<'a> {
+    dir: &'a Path,
+    format: Format,
+    sources: &'a Sources,
+}
+
 /// One report read row by row.
 struct Stream<'a> {
-    file: &'static str,
+    /// The report's file name in its folder's format.
+    file: String,
     /// Reads the row in `record` and counts it.
     tally: fn(&Stream, &mut Counted, &mut GameRows) -> Result<(), MergeError>,
     /// A game has at most one row of this report.
     one_per_game: bool,
     dir: &'a Path,
     path: PathBuf,
-    reader: csv::Reader<std::fs::File>,
+    reader: RowReader,
     record: csv::ByteRecord,
     width: usize,
-    /// The number of the row in `record`, the header being row 1.
+    /// The number of the row in `record`: a CSV report's header is its
+    /// row 1, a Parquet report's first row its row 1.
     row: u64,
     /// The (source, game) of the row in `record`; `None` at the end.
     game: Option<(usize, u64)>,
@@ -330,26 +344,23 @@ struct Stream<'a> {
 }
 
 impl<'a> Stream<'a> {
-    /// Opens the report of `R` in `dir` at its first row.
-    fn open<R: Tally>(dir: &'a Path, sources: &'a Sources) -> Result<Stream<'a>, MergeError> {
-        let path = dir.join(R::FILE);
-        let reader = csv::ReaderBuilder::new()
-            .has_headers(true)
-            .flexible(true)
-            .from_path(&path)
-            .map_err(|e| fail(&path, e.to_string()))?;
+    /// Opens the report of `R` that `at` names at its first row.
+    fn open<R: Tally>(at: Opening<'a>) -> Result<Stream<'a>, MergeError> {
+        let file = table::file_name(R::FILE, at.format);
+        let path = at.dir.join(&file);
+        let reader = RowReader::open::<R>(&path, at.format).map_err(|e| fail(&path, e))?;
         let mut stream = Stream {
-            file: R::FILE,
+            file,
             tally: tally_row::<R>,
             one_per_game: R::ONE_PER_GAME,
-            dir,
+            dir: at.dir,
             path,
             reader,
             record: csv::ByteRecord::new(),
             width: R::WIDTH,
-            row: 1,
+            row: u64::from(at.format == Format::Csv),
             game: None,
-            sources,
+            sources: at.sources,
         };
         stream.advance()?;
         Ok(stream)
@@ -366,8 +377,8 @@ impl<'a> Stream<'a> {
         let before = self.game.take();
         if !self
             .reader
-            .read_byte_record(&mut self.record)
-            .map_err(|e| fail(&self.path, e.to_string()))?
+            .read(&mut self.record)
+            .map_err(|e| fail(&self.path, e))?
         {
             return Ok(());
         }

@@ -24,10 +24,11 @@ mod merge;
 mod page;
 pub mod rows;
 mod summary;
+pub mod table;
 
 pub use merge::{MergeError, merge};
 pub use page::{HtmlReport, OnPage, page_from_report_dir};
-pub use summary::{ENDS, FileStat, Findings, Options, PieceInfo, SourceDetail, Summary};
+pub use summary::{ENDS, FileStat, Findings, Format, Options, PieceInfo, SourceDetail, Summary};
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
@@ -60,7 +61,8 @@ pub struct GameId<'a> {
     pub tags: &'a Tags,
 }
 
-/// The CSV reports every run writes, as their row types name them.
+/// The row reports every run writes, as their row types name them (in
+/// CSV; [`table::file_name`] gives their Parquet names).
 const CSV_FILES: [&str; 5] = [
     CastlingRow::FILE,
     ClaimRow::FILE,
@@ -84,41 +86,61 @@ fn csv_err(path: &Path) -> impl Fn(csv::Error) -> PathError + '_ {
     move |e| PathError::caused(path, e.to_string(), e)
 }
 
-/// One CSV report being written, under its temporary name.
-struct CsvOut {
-    out: csv::Writer<BufWriter<File>>,
-    /// The report's final path, which its errors name.
-    path: PathBuf,
-    /// How its text cells are written.
-    style: CellStyle,
+/// One row report being written, under its temporary name: a CSV file,
+/// or a Parquet file with `--format parquet`.
+enum CsvOut {
+    /// A CSV report, its text cells written in `style`.
+    Csv {
+        out: csv::Writer<BufWriter<File>>,
+        /// The report's final path, which its errors name.
+        path: PathBuf,
+        /// How its text cells are written.
+        style: CellStyle,
+    },
+    /// A Parquet report: its cells the values themselves.
+    Parquet(table::ParquetOut),
 }
 
 impl CsvOut {
-    /// Opens the report of `R` in `folder` and writes its header.
+    /// Opens the report of `R` in `folder` in `format` (a CSV report's
+    /// header written).
     fn open<R: ReportRow>(
         folder: &OutFolder,
         pending: &mut Vec<Temporary>,
+        (format, style): (Format, CellStyle),
     ) -> Result<CsvOut, PathError> {
-        let (temporary, file) = folder.create(R::FILE)?;
-        let out = rows::writer::<R, _>(BufWriter::with_capacity(1 << 16, file))
-            .map_err(csv_err(temporary.done()))?;
-        let path = folder.path(R::FILE);
+        let name = table::file_name(R::FILE, format);
+        let (temporary, file) = folder.create(&name)?;
+        let path = folder.path(&name);
+        let out = match format {
+            Format::Csv => {
+                let out = rows::writer::<R, _>(BufWriter::with_capacity(1 << 16, file))
+                    .map_err(csv_err(temporary.done()))?;
+                CsvOut::Csv { out, path, style }
+            }
+            Format::Parquet => CsvOut::Parquet(table::ParquetOut::new::<R>(file, path)?),
+        };
         pending.push(temporary);
-        Ok(CsvOut {
-            out,
-            path,
-            style: CellStyle::AsRead,
-        })
+        Ok(out)
     }
 
     /// Writes one row.
     fn put(&mut self, row: &impl Record) -> Result<(), PathError> {
-        row.write_styled(&mut self.out, self.style)
-            .map_err(csv_err(&self.path))
+        match self {
+            CsvOut::Csv { out, path, style } => {
+                row.write_styled(out, *style).map_err(csv_err(path))
+            }
+            CsvOut::Parquet(out) => out.put(row),
+        }
     }
 
-    fn flush(&mut self) -> Result<(), PathError> {
-        self.out.flush().map_err(out_err(&self.path))
+    /// Completes the report: a CSV report flushed, a Parquet report's last
+    /// rows and footer written.
+    fn finish(self) -> Result<(), PathError> {
+        match self {
+            CsvOut::Csv { mut out, path, .. } => out.flush().map_err(out_err(&path)),
+            CsvOut::Parquet(out) => out.finish(),
+        }
     }
 }
 
@@ -208,41 +230,47 @@ pub struct Reports {
     folder: OutFolder,
 }
 
-/// The files a run writes into its folder: the CSV reports and
-/// summary.json, quirks.csv with `quirks`, the split PGN files with
-/// `split`, report.html with `html`.
-fn run_files(split: bool, quirks: bool, html: bool) -> Vec<&'static str> {
-    let mut files = CSV_FILES.to_vec();
-    files.push("summary.json");
-    if quirks {
-        files.push(QuirkRow::FILE);
+/// The files a run with `options` writes into its folder: the row
+/// reports (in its format) and summary.json, quirks with `--quirks`, the
+/// split PGN files with `--split`, report.html unless `--no-html`.
+fn run_files(options: Options) -> Vec<String> {
+    let mut files: Vec<String> = CSV_FILES
+        .iter()
+        .map(|f| table::file_name(f, options.format))
+        .collect();
+    files.push("summary.json".to_owned());
+    if options.quirks {
+        files.push(table::file_name(QuirkRow::FILE, options.format));
     }
-    if split {
-        files.extend(["clean.pgn", "rejected.pgn"]);
+    if options.split {
+        files.extend(["clean.pgn".to_owned(), "rejected.pgn".to_owned()]);
     }
-    if html {
-        files.push("report.html");
+    if options.html {
+        files.push("report.html".to_owned());
     }
     files
 }
 
 impl Reports {
-    /// Claims the output folder (locked, cleared) and opens every report:
-    /// clean.pgn and rejected.pgn with `split`, quirks.csv with `quirks`,
-    /// report.html with `html`.
-    pub fn create(dir: &Path, split: bool, quirks: bool, html: bool) -> Result<Reports, PathError> {
-        let folder = OutFolder::claim(dir, &run_files(split, quirks, html))?;
+    /// Claims the output folder (locked, cleared) and opens every report
+    /// `options` asks for (summary.json records them): the row reports in
+    /// its format (CSV text cells quoted with `excel_safe`), clean.pgn and
+    /// rejected.pgn with `split`, quirks with `quirks`, report.html with
+    /// `html`.
+    pub fn create(dir: &Path, options: Options) -> Result<Reports, PathError> {
+        let folder = OutFolder::claim(dir, &run_files(options))?;
         let mut pending = Vec::new();
-        let castling = CsvOut::open::<CastlingRow>(&folder, &mut pending)?;
-        let claims = CsvOut::open::<ClaimRow>(&folder, &mut pending)?;
-        let missed = CsvOut::open::<MissedDrawRow>(&folder, &mut pending)?;
-        let errors = CsvOut::open::<ErrorRow>(&folder, &mut pending)?;
-        let results = CsvOut::open::<ResultRow>(&folder, &mut pending)?;
-        let quirks = match quirks {
-            true => Some(CsvOut::open::<QuirkRow>(&folder, &mut pending)?),
+        let f = (options.format, options.cell_style());
+        let castling = CsvOut::open::<CastlingRow>(&folder, &mut pending, f)?;
+        let claims = CsvOut::open::<ClaimRow>(&folder, &mut pending, f)?;
+        let missed = CsvOut::open::<MissedDrawRow>(&folder, &mut pending, f)?;
+        let errors = CsvOut::open::<ErrorRow>(&folder, &mut pending, f)?;
+        let results = CsvOut::open::<ResultRow>(&folder, &mut pending, f)?;
+        let quirks = match options.quirks {
+            true => Some(CsvOut::open::<QuirkRow>(&folder, &mut pending, f)?),
             false => None,
         };
-        let split = match split {
+        let split = match options.split {
             true => Some(Split {
                 clean: SplitOut::open(&folder, &mut pending, "clean.pgn")?,
                 rejected: SplitOut::open(&folder, &mut pending, "rejected.pgn")?,
@@ -258,27 +286,13 @@ impl Reports {
             results,
             quirks,
             split,
-            html: html.then(page::HtmlReport::default),
-            summary: Summary::default(),
+            html: options.html.then(page::HtmlReport::default),
+            summary: Summary {
+                options,
+                ..Summary::default()
+            },
             folder,
         })
-    }
-
-    /// Writes the CSV reports' text cells in `style` from here on
-    /// (`--excel-safe`: before the first game).
-    pub fn set_cell_style(&mut self, style: CellStyle) {
-        for out in [
-            &mut self.castling,
-            &mut self.claims,
-            &mut self.missed,
-            &mut self.errors,
-            &mut self.results,
-        ]
-        .into_iter()
-        .chain(self.quirks.as_mut())
-        {
-            out.style = style;
-        }
     }
 
     /// Writes one game's rows (and its bytes, with `--split`).
@@ -436,16 +450,16 @@ impl Reports {
     /// final name, summary.json last.
     pub fn finish(mut self) -> Result<Summary, PathError> {
         for w in [
-            &mut self.castling,
-            &mut self.claims,
-            &mut self.missed,
-            &mut self.errors,
-            &mut self.results,
+            self.castling,
+            self.claims,
+            self.missed,
+            self.errors,
+            self.results,
         ] {
-            w.flush()?;
+            w.finish()?;
         }
-        if let Some(w) = &mut self.quirks {
-            w.flush()?;
+        if let Some(w) = self.quirks {
+            w.finish()?;
         }
         if let Some(split) = &mut self.split {
             split.clean.flush()?;
@@ -456,16 +470,8 @@ impl Reports {
             self.pending
                 .push(self.folder.write("report.html", page.as_bytes())?);
         }
-        // The writers hold the temporary files open until here.
-        drop((
-            self.castling,
-            self.claims,
-            self.missed,
-            self.errors,
-            self.results,
-            self.quirks,
-            self.split,
-        ));
+        // The split writers hold their temporary files open until here.
+        drop(self.split);
         let json = summary_json(&self.summary, &self.folder)?;
         self.folder.finish(self.pending, &json)?;
         Ok(self.summary)
@@ -521,7 +527,11 @@ mod tests {
     #[test]
     fn a_run_writes_the_row_types_columns() {
         let t = tempfile::tempdir().unwrap();
-        let reports = Reports::create(t.path(), false, true, false).unwrap();
+        let options = Options {
+            quirks: true,
+            ..Options::default()
+        };
+        let reports = Reports::create(t.path(), options).unwrap();
         reports.finish().unwrap();
         fn header<R: ReportRow>(dir: &Path) {
             let text = std::fs::read_to_string(dir.join(R::FILE)).unwrap();
@@ -535,8 +545,15 @@ mod tests {
         header::<ErrorRow>(t.path());
         header::<ResultRow>(t.path());
         header::<QuirkRow>(t.path());
+        let all = Options {
+            split: true,
+            quirks: true,
+            html: true,
+            excel_safe: false,
+            format: Format::Csv,
+        };
         assert_eq!(
-            run_files(true, true, true),
+            run_files(all),
             [
                 "castling.csv",
                 "claims.csv",

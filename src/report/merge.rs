@@ -18,7 +18,8 @@ use crate::rows::{
     ResultRow, column, position,
 };
 use crate::summary::VERSION;
-use crate::{Findings, Options, PieceInfo, SourceDetail, Summary};
+use crate::table::{self, ParquetOut, RowReader};
+use crate::{Findings, Format, Options, PieceInfo, SourceDetail, Summary};
 use pgn_audit_input::PathError;
 
 /// Why a merge cannot be done.
@@ -80,13 +81,14 @@ fn read_shard(dir: &Path) -> Result<Shard, MergeError> {
             "the run was interrupted: its reports cover only part of its input",
         ));
     }
-    check_header::<CastlingRow>(dir)?;
-    check_header::<ClaimRow>(dir)?;
-    check_header::<MissedDrawRow>(dir)?;
-    check_header::<ErrorRow>(dir)?;
-    check_header::<ResultRow>(dir)?;
+    let format = summary.options.format;
+    check_header::<CastlingRow>(dir, format)?;
+    check_header::<ClaimRow>(dir, format)?;
+    check_header::<MissedDrawRow>(dir, format)?;
+    check_header::<ErrorRow>(dir, format)?;
+    check_header::<ResultRow>(dir, format)?;
     if summary.options.quirks {
-        check_header::<QuirkRow>(dir)?;
+        check_header::<QuirkRow>(dir, format)?;
     }
     let present: Vec<bool> = SPLIT.iter().map(|n| dir.join(n).exists()).collect();
     let split = match present[..] {
@@ -105,11 +107,15 @@ fn read_shard(dir: &Path) -> Result<Shard, MergeError> {
     })
 }
 
-/// Checks that `dir`'s report of `R` starts with `R`'s header line.
-fn check_header<R: ReportRow>(dir: &Path) -> Result<(), MergeError> {
-    let path = &dir.join(R::FILE);
+/// Checks that `dir`'s report of `R` in `format` starts with `R`'s header
+/// line (CSV) or has `R`'s columns (Parquet).
+fn check_header<R: ReportRow>(dir: &Path, format: Format) -> Result<(), MergeError> {
+    let path = &dir.join(table::file_name(R::FILE, format));
     if !path.exists() {
         return Err(fail(path, "missing"));
+    }
+    if format == Format::Parquet {
+        return table::check_schema::<R>(path).map_err(|cause| fail(path, cause));
     }
     let mut header = rows::columns::<R>().collect::<Vec<_>>().join(",");
     header.push('\n');
@@ -408,10 +414,41 @@ fn opt(n: Option<u64>) -> String {
     n.map_or_else(|| "none".to_owned(), |n| n.to_string())
 }
 
-/// The merged report being written: its CSV writer, and what the table and
+/// A merged report being written, in the folders' format.
+enum MergedOut {
+    Csv(csv::Writer<io::BufWriter<fs::File>>),
+    Parquet(ParquetOut),
+}
+
+impl MergedOut {
+    /// Writes one row, given by its cells.
+    fn put(&mut self, record: &csv::ByteRecord) -> Result<(), String> {
+        match self {
+            MergedOut::Csv(out) => out.write_byte_record(record).map_err(|e| e.to_string()),
+            MergedOut::Parquet(out) => out.put_record(record),
+        }
+    }
+
+    /// Completes the report.
+    fn finish(self, done: &Path) -> Result<(), MergeError> {
+        match self {
+            MergedOut::Csv(out) => {
+                out.into_inner()
+                    .map_err(|e| fail(done, e.error().to_string()))?
+                    .into_inner()
+                    .map_err(|e| fail(done, pgn_audit_input::io_cause(e.error())))?;
+                Ok(())
+            }
+            MergedOut::Parquet(out) => Ok(out.finish()?),
+        }
+    }
+}
+
+/// The merged report being written: its writer, and what the table and
 /// report.html take from its rows.
 struct Copy<'a> {
-    out: csv::Writer<io::BufWriter<fs::File>>,
+    out: MergedOut,
+    format: Format,
     findings: &'a mut Findings,
     page: Option<&'a mut HtmlReport>,
     /// The (source, game) of the last castling row, to count games.
@@ -513,17 +550,11 @@ impl Copy<'_> {
     /// Copies the rows of `path` (a report of `R`), shifted by `shift`,
     /// checking each: its width, and the identity numbers it shifts.
     fn rows<R: Merged>(&mut self, path: &Path, shift: Option<&Shift>) -> Result<(), MergeError> {
-        let mut reader = csv::ReaderBuilder::new()
-            .has_headers(true)
-            .flexible(true)
-            .from_path(path)
-            .map_err(|e| fail(path, e.to_string()))?;
+        let mut reader = RowReader::open::<R>(path, self.format).map_err(|e| fail(path, e))?;
         let mut record = csv::ByteRecord::new();
-        let mut row = 1u64;
-        while reader
-            .read_byte_record(&mut record)
-            .map_err(|e| fail(path, e.to_string()))?
-        {
+        // A CSV report's header is its row 1; a Parquet file has none.
+        let mut row = u64::from(self.format == Format::Csv);
+        while reader.read(&mut record).map_err(|e| fail(path, e))? {
             if self.stop.load(Ordering::Relaxed) {
                 return Err(MergeError::Interrupted);
             }
@@ -535,15 +566,30 @@ impl Copy<'_> {
                     format!("row {row} has {} fields, not {}", record.len(), R::WIDTH),
                 ));
             }
-            if let Some(shift) = shift {
-                record = shifted_record::<R>(&record, shift, path, row)?;
-            }
-            R::count(self, path, &record, line)?;
-            self.out
-                .write_byte_record(&record)
-                .map_err(|e| fail(path, e.to_string()))?;
+            self.row::<R>(&record, shift, path, (row, line))?;
         }
         Ok(())
+    }
+
+    /// Copies one row of `path` (row `row` of its file, on its line
+    /// `line`), shifted by `shift`, and counts it.
+    fn row<R: Merged>(
+        &mut self,
+        record: &csv::ByteRecord,
+        shift: Option<&Shift>,
+        path: &Path,
+        (row, line): (u64, u64),
+    ) -> Result<(), MergeError> {
+        let shifted;
+        let record = match shift {
+            Some(shift) => {
+                shifted = shifted_record::<R>(record, shift, path, row)?;
+                &shifted
+            }
+            None => record,
+        };
+        R::count(self, path, record, line)?;
+        self.out.put(record).map_err(|cause| fail(path, cause))
     }
 
     /// Adds a merged row, read from `line` of `path`, to report.html,
@@ -643,12 +689,21 @@ fn merge_report<R: Merged>(
     findings: &mut Findings,
     page: Option<&mut HtmlReport>,
 ) -> Result<(), MergeError> {
-    let (temporary, file) = writing.folder.create(R::FILE)?;
+    let format = writing.options.format;
+    let name = table::file_name(R::FILE, format);
+    let (temporary, file) = writing.folder.create(&name)?;
     let done = temporary.done().to_path_buf();
     written.push(temporary);
+    let out = match format {
+        Format::Csv => MergedOut::Csv(
+            rows::writer::<R, _>(io::BufWriter::with_capacity(1 << 16, file))
+                .map_err(|e| fail(&done, e.to_string()))?,
+        ),
+        Format::Parquet => MergedOut::Parquet(ParquetOut::new::<R>(file, done.clone())?),
+    };
     let mut copy = Copy {
-        out: rows::writer::<R, _>(io::BufWriter::with_capacity(1 << 16, file))
-            .map_err(|e| fail(&done, e.to_string()))?,
+        out,
+        format,
         findings,
         page,
         last_game: None,
@@ -656,14 +711,9 @@ fn merge_report<R: Merged>(
         stop: writing.stop,
     };
     for part in writing.parts {
-        copy.rows::<R>(&part.shard.dir.join(R::FILE), part.shift.as_ref())?;
+        copy.rows::<R>(&part.shard.dir.join(&name), part.shift.as_ref())?;
     }
-    copy.out
-        .into_inner()
-        .map_err(|e| fail(&done, e.error().to_string()))?
-        .into_inner()
-        .map_err(|e| fail(&done, pgn_audit_input::io_cause(e.error())))?;
-    Ok(())
+    copy.out.finish(&done)
 }
 
 /// How the detail of a game that a read error broke off begins.
@@ -842,7 +892,7 @@ fn folder_id(path: &Path) -> Option<(u64, u64)> {
 
 /// The files a merge writes: those of a run with `options`, summary.json
 /// last.
-fn merged_files(options: Options, split: bool) -> Vec<&'static str> {
+fn merged_files(options: Options, split: bool) -> Vec<String> {
     let mut names = vec![
         CastlingRow::FILE,
         ClaimRow::FILE,
@@ -853,13 +903,17 @@ fn merged_files(options: Options, split: bool) -> Vec<&'static str> {
     if options.quirks {
         names.push(QuirkRow::FILE);
     }
+    let mut names: Vec<String> = names
+        .into_iter()
+        .map(|n| table::file_name(n, options.format))
+        .collect();
     if split {
-        names.extend(SPLIT);
+        names.extend(SPLIT.map(str::to_owned));
     }
     if options.html {
-        names.push("report.html");
+        names.push("report.html".to_owned());
     }
-    names.push("summary.json");
+    names.push("summary.json".to_owned());
     names
 }
 
@@ -901,8 +955,20 @@ fn merge_split(
         .map_err(|e| fail(&done, pgn_audit_input::io_cause(&e)))
 }
 
-/// Which options differ: `--split here, not there`.
+/// Which options differ: `--split here, not there`, `--format parquet
+/// here, csv there`.
 fn options_differ(there: Options, here: Options) -> String {
+    let name = |f: Format| match f {
+        Format::Csv => "csv",
+        Format::Parquet => "parquet",
+    };
+    let format = (here.format != there.format).then(|| {
+        format!(
+            "--format {} here, {} there",
+            name(here.format),
+            name(there.format)
+        )
+    });
     [
         ("--split", here.split, there.split),
         ("--quirks", here.quirks, there.quirks),
@@ -918,6 +984,7 @@ fn options_differ(there: Options, here: Options) -> String {
             format!("{flag} there, not here")
         }
     })
+    .chain(format)
     .collect::<Vec<_>>()
     .join(", ")
 }

@@ -11,6 +11,10 @@
 //!
 //! A row is generic over its text: `Row<&str>` borrows a game's report
 //! while the row is written, `Row<String>` (the default) is a row read back.
+//!
+//! The same definition gives a report's Arrow columns (contract v3,
+//! "Parquet"): a number column is a 64-bit integer, every other column
+//! UTF-8 text, a code as its one text ([`kinds`], [`Record::push`]).
 
 use std::borrow::Cow;
 
@@ -18,13 +22,13 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use shakmaty::{CastlingSide, Color};
 
-use crate::cells::{Plies, VariantColumn, code, code_set, optional_code};
+use crate::cells::{Code, CodeSet, Plies, VariantColumn, code, code_set, optional_code};
 use pgn_audit_core::audit::{
     Basis, ClaimKind, ClaimSource, ClaimVerdict, DrawRule, ErrorKind, MoveName, Quirks, Reasons,
     ResultCode, claimed_move,
 };
 
-/// How the text cells of a report are written.
+/// How the text cells of a CSV report are written.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum CellStyle {
     /// As read, for scripts: only what would break a line or hold binary
@@ -36,6 +40,65 @@ pub enum CellStyle {
     ExcelSafe,
 }
 
+/// How a column is typed in a Parquet report or an Arrow table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// A 64-bit signed integer.
+    Integer,
+    /// UTF-8 text.
+    Text,
+}
+
+/// One column being built for an Arrow table, of its [`Kind`].
+#[derive(Debug)]
+pub enum Column {
+    /// An integer column.
+    Integer(arrow_array::builder::Int64Builder),
+    /// A text column.
+    Text(arrow_array::builder::StringBuilder),
+}
+
+impl Column {
+    /// An empty column of `kind`.
+    pub fn new(kind: Kind) -> Column {
+        match kind {
+            Kind::Integer => Column::Integer(arrow_array::builder::Int64Builder::new()),
+            Kind::Text => Column::Text(arrow_array::builder::StringBuilder::new()),
+        }
+    }
+
+    /// Appends a number: to an integer column as it is, to a text column
+    /// in decimal.
+    fn push_number(&mut self, n: u64) {
+        match self {
+            // Offsets and counts stay far below 2^63; a larger one would be
+            // no count of this world, and is kept at the largest integer.
+            Column::Integer(b) => b.append_value(i64::try_from(n).unwrap_or(i64::MAX)),
+            Column::Text(b) => b.append_value(itoa::Buffer::new().format(n)),
+        }
+    }
+
+    /// Appends a text cell as the value itself: a Parquet cell is typed
+    /// data, not a line of text or a spreadsheet's cell, so neither the
+    /// CSV's replacement of control characters nor `--excel-safe`'s quote
+    /// applies. A text value never has an integer column: both come from
+    /// the row's field types.
+    fn push_text(&mut self, text: &str) {
+        match self {
+            Column::Text(b) => b.append_value(text),
+            Column::Integer(_) => unreachable!("a text field's column is a text column"),
+        }
+    }
+
+    /// The column built so far, leaving it empty.
+    pub fn finish(&mut self) -> arrow_array::ArrayRef {
+        match self {
+            Column::Integer(b) => std::sync::Arc::new(b.finish()),
+            Column::Text(b) => std::sync::Arc::new(b.finish()),
+        }
+    }
+}
+
 /// The text of a row: borrowed (`&str`), owned (`String`), or either
 /// (`Cow<str>`, a cell as written).
 pub trait Text: AsRef<str> {}
@@ -44,64 +107,93 @@ impl Text for &str {}
 impl Text for String {}
 impl Text for Cow<'_, str> {}
 
-/// One value of a row, its text (if any) mapped into another row's text
-/// type: a text cell through the map, a typed one as it is.
+/// One value of a row: its text (if any) mapped into another row's text
+/// type (a text cell through the map, a typed one as it is), and its cell
+/// of an Arrow table (a number as a number, a code as its one text).
 pub trait Cell {
     /// The value with text of type `T`.
     type With<T>;
+    /// How its column is typed in an Arrow table.
+    const KIND: Kind;
     /// The value with its text passed through `text`.
     fn map<'a, T>(&'a self, text: &impl Fn(&'a str) -> T) -> Self::With<T>;
+    /// Appends the value to its column of an Arrow table.
+    fn append(&self, column: &mut Column);
 }
 
 impl<S: Text> Cell for S {
     type With<T> = T;
+    const KIND: Kind = Kind::Text;
     fn map<'a, T>(&'a self, text: &impl Fn(&'a str) -> T) -> T {
         text(self.as_ref())
     }
+    fn append(&self, column: &mut Column) {
+        column.push_text(self.as_ref());
+    }
 }
 
-/// Typed values without text (`Copy`): the same in every row.
-macro_rules! plain_cells {
+/// The numbers: the same in every row, integers in an Arrow table.
+macro_rules! number_cells {
     ($($t:ty),* $(,)?) => {
         $(impl Cell for $t {
             type With<T> = $t;
+            const KIND: Kind = Kind::Integer;
             fn map<'a, T>(&'a self, _: &impl Fn(&'a str) -> T) -> $t {
                 *self
+            }
+            fn append(&self, column: &mut Column) {
+                column.push_number(u64::from(*self));
             }
         })*
     };
 }
 
-plain_cells!(
-    u32,
-    u64,
-    Color,
-    CastlingSide,
-    Reasons,
-    Quirks,
-    ClaimKind,
-    ClaimSource,
-    ClaimVerdict,
-    DrawRule,
-    ErrorKind,
-    ResultCode,
-    Option<Basis>,
-);
+number_cells!(u32, u64);
 
-impl Cell for Plies {
-    type With<T> = Plies;
-    fn map<'a, T>(&'a self, _: &impl Fn(&'a str) -> T) -> Plies {
-        self.clone()
-    }
+/// The codes, sets of codes and lists: the same in every row (`Copy`, or
+/// cloned), their cell's text in an Arrow table as in a CSV report.
+macro_rules! typed_cells {
+    ($($t:ty => |$v:ident| $text:expr,)*) => {
+        $(impl Cell for $t {
+            type With<T> = $t;
+            const KIND: Kind = Kind::Text;
+            fn map<'a, T>(&'a self, _: &impl Fn(&'a str) -> T) -> $t {
+                self.clone()
+            }
+            fn append(&self, column: &mut Column) {
+                let $v = self;
+                column.push_text(&$text);
+            }
+        })*
+    };
+}
+
+typed_cells! {
+    Color => |v| v.code(),
+    CastlingSide => |v| v.code(),
+    ClaimKind => |v| Code::code(*v),
+    ClaimSource => |v| Code::code(*v),
+    ClaimVerdict => |v| Code::code(*v),
+    DrawRule => |v| Code::code(*v),
+    ErrorKind => |v| Code::code(*v),
+    ResultCode => |v| Code::code(*v),
+    Option<Basis> => |v| v.map_or("", Code::code),
+    Reasons => |v| v.joined(),
+    Quirks => |v| v.joined(),
+    Plies => |v| v.to_string(),
 }
 
 impl<S: Text> Cell for VariantColumn<S> {
     type With<T> = VariantColumn<T>;
+    const KIND: Kind = Kind::Text;
     fn map<'a, T>(&'a self, text: &impl Fn(&'a str) -> T) -> VariantColumn<T> {
         match self {
             VariantColumn::Known(v) => VariantColumn::Known(*v),
             VariantColumn::Unsupported(s) => VariantColumn::Unsupported(text(s.as_ref())),
         }
+    }
+    fn append(&self, column: &mut Column) {
+        column.push_text(self.as_str());
     }
 }
 
@@ -152,9 +244,20 @@ macro_rules! column_name {
     };
 }
 
+/// A column's Arrow type: its field type's, or `Text` where the contract
+/// lists a number column among the text ones (`[Text]` after the field).
+macro_rules! column_kind {
+    ($ty:ty) => {
+        <$ty as Cell>::KIND
+    };
+    ($ty:ty, $kind:ident) => {
+        Kind::$kind
+    };
+}
+
 /// Defines the identity columns from their fields, in column order: the
-/// struct, its column names (from the same field list, so that they
-/// cannot drift apart) and its text map.
+/// struct, its column names and kinds (from the same field list, so that
+/// they cannot drift apart), its text map and its Arrow cells.
 macro_rules! identity_columns {
     (
         $(#[$meta:meta])*
@@ -175,22 +278,33 @@ macro_rules! identity_columns {
         }
 
         impl<S: Text> $name<S> {
+            /// How each identity column is typed in an Arrow table.
+            pub const KINDS: &'static [Kind] = &[$(<$ty as Cell>::KIND),*];
+
             /// The identity with its text passed through `text`.
             pub fn map_text<'a, T>(&'a self, text: &impl Fn(&'a str) -> T) -> $name<T> {
                 $name { $($field: Cell::map(&self.$field, text),)* }
+            }
+
+            /// Appends the identity cells to the first columns of a table.
+            fn push(&self, columns: &mut [Column]) {
+                let mut columns = columns.iter_mut();
+                $(if let Some(column) = columns.next() {
+                    self.$field.append(column);
+                })*
             }
         }
     };
 }
 
 /// Defines a row type from its fields, in column order: the struct (serde
-/// writes and reads it), its file, its column names (from the same field
-/// list) and its text map.
+/// writes and reads it), its file, its column names and kinds (from the
+/// same field list), its text map and its Arrow cells.
 macro_rules! report_row {
     (
         $(#[$meta:meta])*
         $row:ident in $file:literal {
-            $($(#[$doc:meta])* $field:ident $(as $name:literal)?: $ty:ty,)*
+            $($(#[$doc:meta])* $field:ident $(as $name:literal)? $([$kind:ident])?: $ty:ty,)*
         }
     ) => {
         $(#[$meta])*
@@ -203,6 +317,9 @@ macro_rules! report_row {
         }
 
         impl<S: Text> $row<S> {
+            /// The own columns' kinds, from the fields' types.
+            const OWN_KINDS: &'static [Kind] = &[$(column_kind!($ty $(, $kind)?)),*];
+
             /// The row with its text passed through `text`.
             pub fn map_text<'a, T>(&'a self, text: &impl Fn(&'a str) -> T) -> $row<T> {
                 $row {
@@ -220,11 +337,21 @@ macro_rules! report_row {
             ) -> csv::Result<()> {
                 out.serialize(self.map_text(&|s| text_cell(s, style)))
             }
+
+            fn push(&self, columns: &mut [Column]) {
+                let (id, own) = columns.split_at_mut(<Identity>::COLUMNS.len().min(columns.len()));
+                self.id.push(id);
+                let mut own = own.iter_mut();
+                $(if let Some(column) = own.next() {
+                    self.$field.append(column);
+                })*
+            }
         }
 
         impl ReportRow for $row {
             const FILE: &'static str = $file;
             const COLUMNS: &'static [&'static str] = &[$(column_name!($field $($name)?)),*];
+            const KINDS: &'static [Kind] = $row::<String>::OWN_KINDS;
             fn with_text(&self, text: &impl Fn(&str) -> String) -> $row {
                 self.map_text(text)
             }
@@ -268,8 +395,9 @@ report_row! {
     CastlingRow in "castling.csv" {
         /// The castle's ply, 1-based from the start position.
         ply: u32,
-        /// Its move number.
-        move_number: u32,
+        /// Its move number (a text column in Parquet: contract v3 lists it
+        /// among neither the integer columns).
+        move_number [Text]: u32,
         /// The side that castles: `white` or `black`.
         #[serde(with = "code")]
         side: Color,
@@ -409,6 +537,8 @@ pub trait ReportRow: DeserializeOwned + Record {
     const FILE: &'static str;
     /// The report's own columns, after the identity columns.
     const COLUMNS: &'static [&'static str];
+    /// How each of its own columns is typed in an Arrow table.
+    const KINDS: &'static [Kind];
     /// How many columns a row has.
     const WIDTH: usize = <Identity>::COLUMNS.len() + Self::COLUMNS.len();
     /// The row with its text passed through `text`.
@@ -430,6 +560,31 @@ pub trait Record {
         out: &mut csv::Writer<W>,
         style: CellStyle,
     ) -> csv::Result<()>;
+
+    /// Appends the row to the columns of an Arrow table (one per column,
+    /// identity columns first, of the kinds [`kinds`] gives).
+    fn push(&self, columns: &mut [Column]);
+}
+
+/// The kind of every column of a report of `R`, identity columns first.
+pub fn kinds<R: ReportRow>() -> impl Iterator<Item = Kind> {
+    <Identity>::KINDS.iter().chain(R::KINDS).copied()
+}
+
+/// The Arrow schema of a report of `R`: its columns in order, none
+/// nullable (an absent value is `""`, as in the CSV report).
+pub fn schema<R: ReportRow>() -> arrow_schema::SchemaRef {
+    let fields: Vec<arrow_schema::Field> = columns::<R>()
+        .zip(kinds::<R>())
+        .map(|(name, kind)| {
+            let data_type = match kind {
+                Kind::Integer => arrow_schema::DataType::Int64,
+                Kind::Text => arrow_schema::DataType::Utf8,
+            };
+            arrow_schema::Field::new(name, data_type, false)
+        })
+        .collect();
+    std::sync::Arc::new(arrow_schema::Schema::new(fields))
 }
 
 /// A CSV writer of `R`'s report into `to`, its header written: the one

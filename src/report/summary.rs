@@ -29,6 +29,31 @@ pub struct Options {
     /// run as a formula.
     #[serde(default)]
     pub excel_safe: bool,
+    /// `--format`: the reports as CSV or as Parquet files (v3; a folder
+    /// written before it was recorded is CSV).
+    #[serde(default)]
+    pub format: Format,
+}
+
+impl Options {
+    /// How the CSV reports' text cells are written.
+    pub fn cell_style(&self) -> crate::rows::CellStyle {
+        match self.excel_safe {
+            true => crate::rows::CellStyle::ExcelSafe,
+            false => crate::rows::CellStyle::AsRead,
+        }
+    }
+}
+
+/// The format of the row reports (`--format`, contract v3).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Format {
+    /// `NAME.csv`.
+    #[default]
+    Csv,
+    /// `NAME.parquet`, typed columns.
+    Parquet,
 }
 
 /// One source as read: what a resume or a merge checks it against.
@@ -768,6 +793,7 @@ mod tests {
                 quirks: false,
                 html: true,
                 excel_safe: false,
+                format: Format::Parquet,
             },
             source_details: vec![SourceDetail {
                 name: "a.pgn".into(),
@@ -847,7 +873,8 @@ mod tests {
     "split": true,
     "quirks": false,
     "html": true,
-    "excel_safe": false
+    "excel_safe": false,
+    "format": "parquet"
   }},
   "source_details": [
     {{
@@ -895,6 +922,7 @@ mod tests {
                 quirks: false,
                 html: true,
                 excel_safe: false,
+                format: Format::Parquet,
             },
             source_details: vec![
                 SourceDetail {

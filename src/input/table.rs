@@ -1,0 +1,458 @@
+//! Parquet input (contract v3, "Parquet"): a table of games, one a row, as
+//! the Lichess open database publishes them (`Event`, `Site`, `White`, …,
+//! `movetext`). Each row is written out as the PGN text of one game (its
+//! tags from the columns, then its movetext) into batches like those of a
+//! PGN source, so the audit and the reports are the same; a game's
+//! `offset` is its row's 0-based index and its `line` the row's 1-based
+//! number.
+//!
+//! The file is read a row group at a time, and within one a few thousand
+//! rows at a time, so what is held is bounded by the row groups, not by the
+//! file; the batches are audited in parallel as a PGN source's are.
+
+use std::fs::File;
+use std::ops::ControlFlow;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use arrow_array::cast::AsArray;
+use arrow_array::temporal_conversions::{as_date, as_datetime, as_time};
+use arrow_array::types::{
+    Date32Type, Date64Type, Float32Type, Float64Type, Int8Type, Int16Type, Int32Type, Int64Type,
+    Time32MillisecondType, Time32SecondType, Time64MicrosecondType, Time64NanosecondType,
+    TimestampMicrosecondType, TimestampMillisecondType, TimestampNanosecondType,
+    TimestampSecondType, UInt8Type, UInt16Type, UInt32Type, UInt64Type,
+};
+use arrow_array::{Array, RecordBatch};
+use arrow_schema::{DataType, TimeUnit};
+use parquet::arrow::ProjectionMask;
+use parquet::arrow::arrow_reader::{ArrowReaderMetadata, ParquetRecordBatchReaderBuilder};
+
+use crate::batch::BATCH_GAMES;
+use crate::split::GameSpan;
+use crate::{BATCH_BYTES, Batch, GAME_CAP, PathError};
+
+/// The column that holds a game's movetext.
+const MOVETEXT: &str = "movetext";
+
+/// Rows decoded at a time.
+const ROWS_AT_A_TIME: usize = 1024;
+
+/// The magic bytes a Parquet file starts (and ends) with.
+pub(crate) fn is_parquet(head: &[u8]) -> bool {
+    head.starts_with(b"PAR1")
+}
+
+/// An opened Parquet source: its footer read, its columns checked.
+pub struct ParquetSource {
+    file: File,
+    metadata: ArrowReaderMetadata,
+    /// The columns read: the tags (by name, in column order), then the
+    /// movetext, as indexes of the file's top-level columns.
+    tags: Vec<(usize, String)>,
+    movetext: usize,
+}
+
+impl std::fmt::Debug for ParquetSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ParquetSource")
+            .field("tags", &self.tags)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Whether a value of `data_type` is a tag: a string, a number, a boolean,
+/// a date, a time or a timestamp.
+fn is_tag_type(data_type: &DataType) -> bool {
+    use DataType::*;
+    matches!(
+        data_type,
+        Utf8 | LargeUtf8
+            | Utf8View
+            | Boolean
+            | Int8
+            | Int16
+            | Int32
+            | Int64
+            | UInt8
+            | UInt16
+            | UInt32
+            | UInt64
+            | Float32
+            | Float64
+            | Date32
+            | Date64
+            | Time32(_)
+            | Time64(_)
+            | Timestamp(_, _)
+    )
+}
+
+/// Whether `name` can be a PGN tag's name: letters, digits and `_`,
+/// starting with a letter or digit (the standard's symbol, less the
+/// characters no tag name holds).
+fn is_tag_name(name: &str) -> bool {
+    name.bytes()
+        .next()
+        .is_some_and(|b| b.is_ascii_alphanumeric())
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+}
+
+impl ParquetSource {
+    /// Opens the Parquet file `file` of the source `name`: its footer is
+    /// read and it must have a text column `movetext`.
+    pub(crate) fn open(name: &str, file: File) -> Result<ParquetSource, PathError> {
+        let metadata = ArrowReaderMetadata::load(&file, Default::default())
+            .map_err(|e| PathError::new(name, format!("not a readable Parquet file: {e}")))?;
+        let schema = metadata.schema();
+        let mut tags = Vec::new();
+        let mut movetext = None;
+        for (i, field) in schema.fields().iter().enumerate() {
+            if field.name() == MOVETEXT {
+                if !matches!(
+                    field.data_type(),
+                    DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View
+                ) {
+                    return Err(PathError::new(
+                        name,
+                        format!(
+                            "refused: a Parquet file whose movetext column is not text ({})",
+                            field.data_type()
+                        ),
+                    ));
+                }
+                movetext = Some(i);
+            } else if is_tag_type(field.data_type()) && is_tag_name(field.name()) {
+                tags.push((i, field.name().clone()));
+            }
+        }
+        let Some(movetext) = movetext else {
+            return Err(PathError::new(
+                name,
+                "refused: a Parquet file without a movetext column, not a table of games",
+            ));
+        };
+        Ok(ParquetSource {
+            file,
+            metadata,
+            tags,
+            movetext,
+        })
+    }
+
+    /// Reads every row as a game, in order, into batches handed to `emit`
+    /// (which breaks to stop); `raw_read` counts each row group's stored
+    /// bytes once it is read. Returns the error that ended the file early,
+    /// if one did: the rows read before it are handed out first, the last
+    /// batch.
+    pub fn read_batches(
+        self,
+        raw_read: &Arc<AtomicU64>,
+        spare: impl FnMut() -> Option<Vec<u8>>,
+        mut emit: impl FnMut(Batch) -> ControlFlow<()>,
+    ) -> Option<String> {
+        let mut text = Text {
+            spare: Box::new(spare),
+            base: 0,
+            bytes: Vec::new(),
+            games: Vec::new(),
+            rows: Vec::new(),
+            next_row: 0,
+            capped: false,
+        };
+        let error = match self.read_groups(raw_read, &mut text, &mut emit) {
+            ControlFlow::Break(Stop::Emit) => return None,
+            ControlFlow::Break(Stop::Failed(e)) => Some(e),
+            ControlFlow::Continue(()) => None,
+        };
+        let _ = emit(text.hand_out(true));
+        error
+    }
+
+    /// Reads the row groups in order into `text`, handing out each batch
+    /// that is full.
+    fn read_groups(
+        &self,
+        raw_read: &Arc<AtomicU64>,
+        text: &mut Text,
+        emit: &mut impl FnMut(Batch) -> ControlFlow<()>,
+    ) -> ControlFlow<Stop> {
+        for group in 0..self.metadata.metadata().num_row_groups() {
+            let rows = match self.row_group(group) {
+                Ok(rows) => rows,
+                Err(e) => return ControlFlow::Break(Stop::Failed(e)),
+            };
+            for batch in rows {
+                let batch = match batch {
+                    Ok(batch) => batch,
+                    Err(e) => return ControlFlow::Break(Stop::Failed(e.to_string())),
+                };
+                if self.add_rows(&batch, text, emit).is_break() {
+                    return ControlFlow::Break(Stop::Emit);
+                }
+            }
+            let stored = self.metadata.metadata().row_group(group).compressed_size();
+            raw_read.fetch_add(u64::try_from(stored).unwrap_or(0), Ordering::Relaxed);
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// The rows of row group `group`, its tag and movetext columns only.
+    fn row_group(
+        &self,
+        group: usize,
+    ) -> Result<parquet::arrow::arrow_reader::ParquetRecordBatchReader, String> {
+        let file = self.file.try_clone().map_err(|e| crate::io_cause(&e))?;
+        let builder =
+            ParquetRecordBatchReaderBuilder::new_with_metadata(file, self.metadata.clone());
+        let roots = self.tags.iter().map(|(i, _)| *i).chain([self.movetext]);
+        let mask = ProjectionMask::roots(builder.parquet_schema(), roots);
+        builder
+            .with_projection(mask)
+            .with_row_groups(vec![group])
+            .with_batch_size(ROWS_AT_A_TIME)
+            .build()
+            .map_err(|e| e.to_string())
+    }
+
+    /// Writes the rows of `batch` (its columns: the tag and movetext
+    /// columns, in the file's order) as games, handing out each batch of
+    /// games that is full.
+    fn add_rows(
+        &self,
+        batch: &RecordBatch,
+        text: &mut Text,
+        emit: &mut impl FnMut(Batch) -> ControlFlow<()>,
+    ) -> ControlFlow<()> {
+        // A projection keeps the file's column order.
+        let mut read: Vec<usize> = self.tags.iter().map(|(i, _)| *i).collect();
+        read.push(self.movetext);
+        read.sort_unstable();
+        let column = |i: usize| {
+            let at = read.binary_search(&i).unwrap_or_default();
+            batch.column(at).as_ref()
+        };
+        let tags: Vec<(&str, &dyn Array)> = self
+            .tags
+            .iter()
+            .map(|(i, name)| (name.as_str(), column(*i)))
+            .collect();
+        let movetext = column(self.movetext);
+        let mut value = String::new();
+        for row in 0..batch.num_rows() {
+            let start = text.bytes.len();
+            for (name, column) in &tags {
+                value.clear();
+                if cell(*column, row, &mut value) {
+                    text.tag(name, &value);
+                }
+            }
+            if text.bytes.len() > start {
+                text.bytes.push(b'\n');
+            }
+            value.clear();
+            cell(movetext, row, &mut value);
+            text.bytes.extend_from_slice(value.as_bytes());
+            text.bytes.push(b'\n');
+            let capped = text.bytes.len() - start > GAME_CAP;
+            if capped {
+                text.bytes.truncate(start + GAME_CAP);
+            }
+            text.end_game(start);
+            text.capped = capped;
+            if capped || text.full() {
+                emit(text.hand_out(false))?;
+            }
+        }
+        ControlFlow::Continue(())
+    }
+}
+
+/// Why the reading of the row groups stopped early.
+enum Stop {
+    /// `emit` broke: the run stops.
+    Emit,
+    /// The file cannot be read on from here.
+    Failed(String),
+}
+
+/// The PGN text of the rows read so far, and their games.
+struct Text<'a> {
+    /// Buffers of batches written, to write into again (those that are
+    /// not taken pile up).
+    spare: Box<dyn FnMut() -> Option<Vec<u8>> + 'a>,
+    /// The offset of `bytes[0]` in the source's text.
+    base: u64,
+    bytes: Vec<u8>,
+    games: Vec<GameSpan>,
+    /// The rows' 0-based indexes.
+    rows: Vec<u64>,
+    /// The next row's index.
+    next_row: u64,
+    /// The last game was cut at [`GAME_CAP`].
+    capped: bool,
+}
+
+impl Text<'_> {
+    /// Writes the tag `[name "value"]`, `"` and `\` escaped, a control
+    /// character (no tag value holds a line end) as a space.
+    fn tag(&mut self, name: &str, value: &str) {
+        self.bytes.push(b'[');
+        self.bytes.extend_from_slice(name.as_bytes());
+        self.bytes.extend_from_slice(b" \"");
+        for c in value.chars() {
+            match c {
+                '"' | '\\' => {
+                    self.bytes.push(b'\\');
+                    self.bytes.push(c as u8);
+                }
+                c if c.is_control() => self.bytes.push(b' '),
+                c => self
+                    .bytes
+                    .extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes()),
+            }
+        }
+        self.bytes.extend_from_slice(b"\"]\n");
+    }
+
+    /// Ends the game that started at `start` in `bytes`.
+    fn end_game(&mut self, start: usize) {
+        self.games.push(GameSpan {
+            start: self.base + start as u64,
+            end: self.base + self.bytes.len() as u64,
+            // A row is a whole game: no read error can cut into it.
+            ended: true,
+        });
+        self.rows.push(self.next_row);
+        self.next_row += 1;
+    }
+
+    /// Whether the games gathered make a batch.
+    fn full(&self) -> bool {
+        self.bytes.len() >= BATCH_BYTES || self.games.len() >= BATCH_GAMES
+    }
+
+    /// The games gathered, as a batch (`last`: the source's last).
+    fn hand_out(&mut self, last: bool) -> Batch {
+        let next = (self.spare)().map(|mut b| {
+            b.clear();
+            b
+        });
+        let bytes = std::mem::replace(&mut self.bytes, next.unwrap_or_default());
+        let len = bytes.len();
+        let rows = std::mem::take(&mut self.rows);
+        let batch = Batch {
+            base: self.base,
+            bytes,
+            len,
+            games: std::mem::take(&mut self.games),
+            lines: rows.iter().map(|r| r + 1).collect(),
+            first_game: rows.first().map_or(self.next_row, |r| r + 1),
+            offsets: rows,
+            capped: std::mem::take(&mut self.capped),
+            last,
+        };
+        self.base += len as u64;
+        batch
+    }
+}
+
+/// Writes a date (`YYYY-MM-DD` as chrono shows it) as PGN does:
+/// `YYYY.MM.DD`.
+fn date(d: Option<impl std::fmt::Display>, out: &mut String) {
+    if let Some(d) = d {
+        let d = d.to_string();
+        match d.len() == 10 && d.as_bytes()[0].is_ascii_digit() {
+            true => out.push_str(&d.replace('-', ".")),
+            false => out.push_str(&d),
+        }
+    }
+}
+
+/// Writes a time as `HH:MM:SS`, a fraction of a second left out.
+fn time(t: Option<impl std::fmt::Display>, out: &mut String) {
+    if let Some(t) = t {
+        let t = t.to_string();
+        out.push_str(t.split('.').next().unwrap_or(&t));
+    }
+}
+
+/// Writes row `row` of `array` into `out` as PGN writes it: a date as
+/// `YYYY.MM.DD`, a time as `HH:MM:SS`, a timestamp as both, a number in
+/// decimal. Returns false for a null (a missing tag).
+fn cell(array: &dyn Array, row: usize, out: &mut String) -> bool {
+    use std::fmt::Write;
+    if array.is_null(row) {
+        return false;
+    }
+    macro_rules! number {
+        ($t:ty) => {{
+            let _ = write!(out, "{}", array.as_primitive::<$t>().value(row));
+        }};
+    }
+    macro_rules! stamp {
+        ($t:ty) => {{
+            if let Some(at) = as_datetime::<$t>(array.as_primitive::<$t>().value(row)) {
+                date(Some(at.date()), out);
+                out.push(' ');
+                time(Some(at.time()), out);
+            }
+        }};
+    }
+    match array.data_type() {
+        DataType::Utf8 => out.push_str(array.as_string::<i32>().value(row)),
+        DataType::LargeUtf8 => out.push_str(array.as_string::<i64>().value(row)),
+        DataType::Utf8View => out.push_str(array.as_string_view().value(row)),
+        DataType::Boolean => {
+            let _ = write!(out, "{}", array.as_boolean().value(row));
+        }
+        DataType::Int8 => number!(Int8Type),
+        DataType::Int16 => number!(Int16Type),
+        DataType::Int32 => number!(Int32Type),
+        DataType::Int64 => number!(Int64Type),
+        DataType::UInt8 => number!(UInt8Type),
+        DataType::UInt16 => number!(UInt16Type),
+        DataType::UInt32 => number!(UInt32Type),
+        DataType::UInt64 => number!(UInt64Type),
+        DataType::Float32 => number!(Float32Type),
+        DataType::Float64 => number!(Float64Type),
+        DataType::Date32 => date(
+            as_date::<Date32Type>(i64::from(array.as_primitive::<Date32Type>().value(row))),
+            out,
+        ),
+        DataType::Date64 => date(
+            as_date::<Date64Type>(array.as_primitive::<Date64Type>().value(row)),
+            out,
+        ),
+        DataType::Time32(TimeUnit::Second) => time(
+            as_time::<Time32SecondType>(i64::from(
+                array.as_primitive::<Time32SecondType>().value(row),
+            )),
+            out,
+        ),
+        DataType::Time32(_) => time(
+            as_time::<Time32MillisecondType>(i64::from(
+                array.as_primitive::<Time32MillisecondType>().value(row),
+            )),
+            out,
+        ),
+        DataType::Time64(TimeUnit::Nanosecond) => time(
+            as_time::<Time64NanosecondType>(
+                array.as_primitive::<Time64NanosecondType>().value(row),
+            ),
+            out,
+        ),
+        DataType::Time64(_) => time(
+            as_time::<Time64MicrosecondType>(
+                array.as_primitive::<Time64MicrosecondType>().value(row),
+            ),
+            out,
+        ),
+        DataType::Timestamp(TimeUnit::Second, _) => stamp!(TimestampSecondType),
+        DataType::Timestamp(TimeUnit::Millisecond, _) => stamp!(TimestampMillisecondType),
+        DataType::Timestamp(TimeUnit::Microsecond, _) => stamp!(TimestampMicrosecondType),
+        DataType::Timestamp(TimeUnit::Nanosecond, _) => stamp!(TimestampNanosecondType),
+        _ => return false,
+    }
+    true
+}

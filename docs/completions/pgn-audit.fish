@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_pgn_audit_global_optspecs
-    string join \n o/out= j/threads= split quirks no-html excel-safe quiet fail-on-findings piece= max-window= h/help V/version
+    string join \n o/out= j/threads= split quirks no-html excel-safe format= quiet fail-on-findings piece= max-window= h/help V/version
 end
 
 function __fish_pgn_audit_needs_command
@@ -26,15 +26,17 @@ end
 
 complete -c pgn-audit -n "__fish_pgn_audit_needs_command" -s o -l out -d 'Where the reports go; created if missing. The reports of an earlier run in it are replaced' -r -F
 complete -c pgn-audit -n "__fish_pgn_audit_needs_command" -s j -l threads -d 'Worker threads (default: one per core). More than 4 per core is lowered to 4 per core, or to 8 on a machine with one or two cores, with a note' -r
+complete -c pgn-audit -n "__fish_pgn_audit_needs_command" -l format -d 'The row reports as CSV files (NAME.csv) or as Parquet files (NAME.parquet: the same columns, numbers as 64-bit integers)' -r -f -a "csv\t'NAME.csv'
+parquet\t'NAME.parquet'"
 complete -c pgn-audit -n "__fish_pgn_audit_needs_command" -l piece -d 'Audits one piece of one file: its bytes START..END as stored (a multi-frame zstd file is cut at frame starts; see `pgn-audit plan`). `merge` joins the pieces\' folders into one run\'s reports' -r
 complete -c pgn-audit -n "__fish_pgn_audit_needs_command" -l max-window -d 'The largest zstd window or xz dictionary a file may ask for, in MiB (rounded down to a power of two, at most 2048): a file that asks for more is refused with a read error, so memory stays bounded. `zstd --long=31` files need 2048' -r
 complete -c pgn-audit -n "__fish_pgn_audit_needs_command" -l split -d 'Also write clean.pgn and rejected.pgn with each game\'s original bytes'
 complete -c pgn-audit -n "__fish_pgn_audit_needs_command" -l quirks -d 'Also write quirks.csv: one row per accepted move (or tag line, or FEN castling right) whose notation is sloppy'
 complete -c pgn-audit -n "__fish_pgn_audit_needs_command" -l no-html -d 'Do not write report.html (the CSV files are the same)'
-complete -c pgn-audit -n "__fish_pgn_audit_needs_command" -l excel-safe -d 'Write a \' before each CSV cell that starts with =, +, -, @ or a tab, so that a spreadsheet shows it as text instead of running it as a formula. Off by default: the cells are the values as read'
+complete -c pgn-audit -n "__fish_pgn_audit_needs_command" -l excel-safe -d 'Write a \' before each CSV cell that starts with =, +, -, @ or a tab, so that a spreadsheet shows it as text instead of running it as a formula. Off by default: the cells are the values as read. For CSV reports only: a Parquet cell is a typed value, not spreadsheet text'
 complete -c pgn-audit -n "__fish_pgn_audit_needs_command" -l quiet -d 'No progress bar, no summary table, no notes; errors still go to standard error'
 complete -c pgn-audit -n "__fish_pgn_audit_needs_command" -l fail-on-findings -d 'Exit 1 (instead of 0) when the run completed and at least one game is flagged or incomplete'
-complete -c pgn-audit -n "__fish_pgn_audit_needs_command" -s h -l help -d 'Print help'
+complete -c pgn-audit -n "__fish_pgn_audit_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c pgn-audit -n "__fish_pgn_audit_needs_command" -s V -l version -d 'Print version'
 complete -c pgn-audit -n "__fish_pgn_audit_needs_command" -a "audit" -d 'Audits PGN into a report folder (the default: `pgn-audit INPUT...`)'
 complete -c pgn-audit -n "__fish_pgn_audit_needs_command" -a "merge" -d 'Merges report folders made from disjoint inputs into the reports of one run over them all'
@@ -43,15 +45,17 @@ complete -c pgn-audit -n "__fish_pgn_audit_needs_command" -a "sources" -d 'Print
 complete -c pgn-audit -n "__fish_pgn_audit_needs_command" -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c pgn-audit -n "__fish_pgn_audit_using_subcommand audit" -s o -l out -d 'Where the reports go; created if missing. The reports of an earlier run in it are replaced' -r -F
 complete -c pgn-audit -n "__fish_pgn_audit_using_subcommand audit" -s j -l threads -d 'Worker threads (default: one per core). More than 4 per core is lowered to 4 per core, or to 8 on a machine with one or two cores, with a note' -r
+complete -c pgn-audit -n "__fish_pgn_audit_using_subcommand audit" -l format -d 'The row reports as CSV files (NAME.csv) or as Parquet files (NAME.parquet: the same columns, numbers as 64-bit integers)' -r -f -a "csv\t'NAME.csv'
+parquet\t'NAME.parquet'"
 complete -c pgn-audit -n "__fish_pgn_audit_using_subcommand audit" -l piece -d 'Audits one piece of one file: its bytes START..END as stored (a multi-frame zstd file is cut at frame starts; see `pgn-audit plan`). `merge` joins the pieces\' folders into one run\'s reports' -r
 complete -c pgn-audit -n "__fish_pgn_audit_using_subcommand audit" -l max-window -d 'The largest zstd window or xz dictionary a file may ask for, in MiB (rounded down to a power of two, at most 2048): a file that asks for more is refused with a read error, so memory stays bounded. `zstd --long=31` files need 2048' -r
 complete -c pgn-audit -n "__fish_pgn_audit_using_subcommand audit" -l split -d 'Also write clean.pgn and rejected.pgn with each game\'s original bytes'
 complete -c pgn-audit -n "__fish_pgn_audit_using_subcommand audit" -l quirks -d 'Also write quirks.csv: one row per accepted move (or tag line, or FEN castling right) whose notation is sloppy'
 complete -c pgn-audit -n "__fish_pgn_audit_using_subcommand audit" -l no-html -d 'Do not write report.html (the CSV files are the same)'
-complete -c pgn-audit -n "__fish_pgn_audit_using_subcommand audit" -l excel-safe -d 'Write a \' before each CSV cell that starts with =, +, -, @ or a tab, so that a spreadsheet shows it as text instead of running it as a formula. Off by default: the cells are the values as read'
+complete -c pgn-audit -n "__fish_pgn_audit_using_subcommand audit" -l excel-safe -d 'Write a \' before each CSV cell that starts with =, +, -, @ or a tab, so that a spreadsheet shows it as text instead of running it as a formula. Off by default: the cells are the values as read. For CSV reports only: a Parquet cell is a typed value, not spreadsheet text'
 complete -c pgn-audit -n "__fish_pgn_audit_using_subcommand audit" -l quiet -d 'No progress bar, no summary table, no notes; errors still go to standard error'
 complete -c pgn-audit -n "__fish_pgn_audit_using_subcommand audit" -l fail-on-findings -d 'Exit 1 (instead of 0) when the run completed and at least one game is flagged or incomplete'
-complete -c pgn-audit -n "__fish_pgn_audit_using_subcommand audit" -s h -l help -d 'Print help'
+complete -c pgn-audit -n "__fish_pgn_audit_using_subcommand audit" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c pgn-audit -n "__fish_pgn_audit_using_subcommand merge" -s o -l out -d 'Where the merged reports go; created if missing. The reports of an earlier run in it are replaced' -r -F
 complete -c pgn-audit -n "__fish_pgn_audit_using_subcommand merge" -l quiet -d 'No summary table; errors still go to standard error'
 complete -c pgn-audit -n "__fish_pgn_audit_using_subcommand merge" -s h -l help -d 'Print help'

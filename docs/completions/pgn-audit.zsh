@@ -19,19 +19,21 @@ _pgn-audit() {
 '--out=[Where the reports go; created if missing. The reports of an earlier run in it are replaced]:DIR:_files' \
 '-j+[Worker threads (default\: one per core). More than 4 per core is lowered to 4 per core, or to 8 on a machine with one or two cores, with a note]:N:_default' \
 '--threads=[Worker threads (default\: one per core). More than 4 per core is lowered to 4 per core, or to 8 on a machine with one or two cores, with a note]:N:_default' \
+'--format=[The row reports as CSV files (NAME.csv) or as Parquet files (NAME.parquet\: the same columns, numbers as 64-bit integers)]:FORMAT:((csv\:"NAME.csv"
+parquet\:"NAME.parquet"))' \
 '--piece=[Audits one piece of one file\: its bytes START..END as stored (a multi-frame zstd file is cut at frame starts; see \`pgn-audit plan\`). \`merge\` joins the pieces'\'' folders into one run'\''s reports]:START..END:_default' \
 '--max-window=[The largest zstd window or xz dictionary a file may ask for, in MiB (rounded down to a power of two, at most 2048)\: a file that asks for more is refused with a read error, so memory stays bounded. \`zstd --long=31\` files need 2048]:MIB:_default' \
 '--split[Also write clean.pgn and rejected.pgn with each game'\''s original bytes]' \
 '--quirks[Also write quirks.csv\: one row per accepted move (or tag line, or FEN castling right) whose notation is sloppy]' \
 '--no-html[Do not write report.html (the CSV files are the same)]' \
-'--excel-safe[Write a '\'' before each CSV cell that starts with =, +, -, @ or a tab, so that a spreadsheet shows it as text instead of running it as a formula. Off by default\: the cells are the values as read]' \
+'--excel-safe[Write a '\'' before each CSV cell that starts with =, +, -, @ or a tab, so that a spreadsheet shows it as text instead of running it as a formula. Off by default\: the cells are the values as read. For CSV reports only\: a Parquet cell is a typed value, not spreadsheet text]' \
 '--quiet[No progress bar, no summary table, no notes; errors still go to standard error]' \
 '--fail-on-findings[Exit 1 (instead of 0) when the run completed and at least one game is flagged or incomplete]' \
-'-h[Print help]' \
-'--help[Print help]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
 '-V[Print version]' \
 '--version[Print version]' \
-':inputs -- PGN files (plain, .zst, .gz, .bz2 or .xz, told by their magic bytes), zip archives (every PGN member), directories (every PGN file and zip archive below, in sorted order; never the output folder), or - for standard input (once). A file named `merge` or `audit`\: write `./merge`:_files' \
+':inputs -- PGN files (plain, .zst, .gz, .bz2 or .xz, told by their magic bytes), Parquet tables of games (a movetext column, tags in the others), zip archives (every PGN member), directories (every PGN file and zip archive below, in sorted order; never the output folder), or - for standard input (once). A file named `merge` or `audit`\: write `./merge`:_files' \
 ":: :_pgn-audit_commands" \
 "*::: :->pgn-audit" \
 && ret=0
@@ -47,17 +49,19 @@ _arguments "${_arguments_options[@]}" : \
 '--out=[Where the reports go; created if missing. The reports of an earlier run in it are replaced]:DIR:_files' \
 '-j+[Worker threads (default\: one per core). More than 4 per core is lowered to 4 per core, or to 8 on a machine with one or two cores, with a note]:N:_default' \
 '--threads=[Worker threads (default\: one per core). More than 4 per core is lowered to 4 per core, or to 8 on a machine with one or two cores, with a note]:N:_default' \
+'--format=[The row reports as CSV files (NAME.csv) or as Parquet files (NAME.parquet\: the same columns, numbers as 64-bit integers)]:FORMAT:((csv\:"NAME.csv"
+parquet\:"NAME.parquet"))' \
 '--piece=[Audits one piece of one file\: its bytes START..END as stored (a multi-frame zstd file is cut at frame starts; see \`pgn-audit plan\`). \`merge\` joins the pieces'\'' folders into one run'\''s reports]:START..END:_default' \
 '--max-window=[The largest zstd window or xz dictionary a file may ask for, in MiB (rounded down to a power of two, at most 2048)\: a file that asks for more is refused with a read error, so memory stays bounded. \`zstd --long=31\` files need 2048]:MIB:_default' \
 '--split[Also write clean.pgn and rejected.pgn with each game'\''s original bytes]' \
 '--quirks[Also write quirks.csv\: one row per accepted move (or tag line, or FEN castling right) whose notation is sloppy]' \
 '--no-html[Do not write report.html (the CSV files are the same)]' \
-'--excel-safe[Write a '\'' before each CSV cell that starts with =, +, -, @ or a tab, so that a spreadsheet shows it as text instead of running it as a formula. Off by default\: the cells are the values as read]' \
+'--excel-safe[Write a '\'' before each CSV cell that starts with =, +, -, @ or a tab, so that a spreadsheet shows it as text instead of running it as a formula. Off by default\: the cells are the values as read. For CSV reports only\: a Parquet cell is a typed value, not spreadsheet text]' \
 '--quiet[No progress bar, no summary table, no notes; errors still go to standard error]' \
 '--fail-on-findings[Exit 1 (instead of 0) when the run completed and at least one game is flagged or incomplete]' \
-'-h[Print help]' \
-'--help[Print help]' \
-'*::inputs -- PGN files (plain, .zst, .gz, .bz2 or .xz, told by their magic bytes), zip archives (every PGN member), directories (every PGN file and zip archive below, in sorted order; never the output folder), or - for standard input (once). A file named `merge` or `audit`\: write `./merge`:_files' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'*::inputs -- PGN files (plain, .zst, .gz, .bz2 or .xz, told by their magic bytes), Parquet tables of games (a movetext column, tags in the others), zip archives (every PGN member), directories (every PGN file and zip archive below, in sorted order; never the output folder), or - for standard input (once). A file named `merge` or `audit`\: write `./merge`:_files' \
 && ret=0
 ;;
 (merge)

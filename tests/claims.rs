@@ -184,7 +184,7 @@ fn same_pieces_with_the_other_side_to_move() {
     check(&c, Threefold, Comment, FalseSideToMove, 9, 2, &[5, 9]);
     assert_eq!(
         c.detail,
-        "the pieces stood as in the position after 5.Ra1 3 times (at the start, after 3.Ra1 \
+        "the position after 5.Ra1 stood with these pieces 3 times (at the start, after 3.Ra1 \
          and after 5.Ra1), but only 2 of them with Black to move"
     );
 }
@@ -199,8 +199,8 @@ fn claim_on_the_move_that_makes_the_third_occurrence() {
     check(&c, Threefold, Comment, ValidOnAnnouncedMove, 7, 2, &[3, 7]);
     assert_eq!(
         c.detail,
-        "4...Ng8 would make the third occurrence of the position that stood at the start and \
-         after 2...Ng8"
+        "the position after 4.Ng1 allows 4...Ng8, which would make the third occurrence of the \
+         position that stood at the start and after 2...Ng8"
     );
 }
 
@@ -371,8 +371,8 @@ fn fifty_moves_false() {
     check(&c, FiftyMoves, Comment, FalseFiftyMoves, 2, 1, &[2]);
     assert_eq!(
         c.detail,
-        "the halfmove clock stood at only 92 of the 100 plies the rule needs; the start \
-         position's FEN already counted some of them"
+        "the position after 60...Kd5 had a halfmove clock of only 92 of the 100 plies the rule \
+         needs; the start position's FEN already counted some of them"
     );
 }
 
@@ -397,8 +397,8 @@ fn fifty_moves_false_after_a_capture_in_the_game() {
     check(&c, FiftyMoves, Comment, FalseFiftyMoves, 6, 1, &[6]);
     assert_eq!(
         c.detail,
-        "the halfmove clock stood at only 2 of the 100 plies the rule needs; the last capture \
-         or pawn move was 2...Qxd5"
+        "the position after 3...Qa5 had a halfmove clock of only 2 of the 100 plies the rule \
+         needs; the last capture or pawn move was 2...Qxd5"
     );
 }
 

@@ -6,7 +6,6 @@
 use crate::common;
 
 use std::io::Write;
-use std::os::fd::FromRawFd;
 use std::path::{Path, PathBuf};
 use std::process::{Output, Stdio};
 use std::time::{Duration, UNIX_EPOCH};
@@ -400,28 +399,6 @@ fn standard_output_is_no_report_folder() {
         .unwrap();
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(t.path().join("-/summary.json").exists());
-}
-
-/// A pseudo-terminal: the child's end and ours.
-#[allow(unsafe_code)] // libc on our own child process or terminal
-fn pty() -> (std::fs::File, std::fs::File) {
-    let (mut ours, mut theirs) = (0, 0);
-    let r = unsafe {
-        libc::openpty(
-            &mut ours,
-            &mut theirs,
-            std::ptr::null_mut(),
-            std::ptr::null(),
-            std::ptr::null(),
-        )
-    };
-    assert_eq!(r, 0, "openpty");
-    unsafe {
-        (
-            std::fs::File::from_raw_fd(ours),
-            std::fs::File::from_raw_fd(theirs),
-        )
-    }
 }
 
 /// Runs `pgn-audit ARGS - -o OUT` with a terminal as standard input,

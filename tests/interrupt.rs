@@ -31,12 +31,20 @@ fn signal(pid: u32, sig: &str) {
     assert!(st.success());
 }
 
-fn wait_for(what: &str, mut f: impl FnMut() -> bool) {
-    let t = Instant::now();
-    while !f() {
-        assert!(t.elapsed() < Duration::from_secs(30), "waited for {what}");
-        std::thread::sleep(Duration::from_millis(5));
-    }
+/// The bytes written so far into the temporary file of report `name`.
+fn partial_bytes(out: &Path, name: &str) -> u64 {
+    let prefix = format!(".{name}.");
+    std::fs::read_dir(out)
+        .map(|d| {
+            d.map(|e| e.unwrap())
+                .filter(|e| {
+                    let n = e.file_name().to_string_lossy().into_owned();
+                    n.starts_with(&prefix) && n.ends_with(".partial")
+                })
+                .map(|e| e.metadata().map_or(0, |m| m.len()))
+                .sum()
+        })
+        .unwrap_or_default()
 }
 
 fn partial_files(out: &Path) -> Vec<String> {
@@ -62,11 +70,12 @@ fn sigterm_mid_run_leaves_complete_reports() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    // The reports are opened after the signal handler is in place.
-    wait_for("the reports to be opened", || {
-        !partial_files(&out).is_empty()
+    // The reports are opened after the signal handler is in place; the
+    // run is under way once its first clean games reach clean.pgn (its
+    // buffer written out), far from the end of its input.
+    wait_for("the first clean games written", || {
+        partial_bytes(&out, "clean.pgn") > 0
     });
-    std::thread::sleep(Duration::from_millis(150));
     signal(child.id(), "-TERM");
     let o = child.wait_with_output().unwrap();
     let stderr = String::from_utf8_lossy(&o.stderr);
@@ -109,13 +118,12 @@ fn sigterm_while_standard_input_stalls() {
     use std::io::Write;
     let t = tempdir();
     let out = t.path().join("r");
-    let mut child = bin()
-        .args(["-", "-o", s(&out), "-j", "2"])
+    let mut cmd = bin();
+    cmd.args(["-", "-o", s(&out), "-j", "2"])
         .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+        .stdout(Stdio::null());
+    // Standard error on a terminal: the progress bar shows the games done.
+    let (mut child, terminal) = Terminal::spawn(cmd);
     let sample = std::fs::read(SAMPLE).unwrap();
     let mut stdin = child.stdin.take().unwrap();
     // Three copies, and the pipe left open: two batches can be cut, the
@@ -125,10 +133,11 @@ fn sigterm_while_standard_input_stalls() {
         stdin.write_all(b"\n").unwrap();
     }
     stdin.flush().unwrap();
-    wait_for("the reports to be opened", || {
-        !partial_files(&out).is_empty()
+    // The reader has taken every byte given, and games are done: it now
+    // waits on the pipe for more.
+    wait_for("the input read and games done", || {
+        drained(&stdin) && terminal.games_shown().is_some_and(|n| n > 0)
     });
-    std::thread::sleep(Duration::from_millis(500));
     let sent = Instant::now();
     signal(child.id(), "-TERM");
     let pid = child.id();
@@ -146,8 +155,9 @@ fn sigterm_while_standard_input_stalls() {
     };
     drop(stdin);
     assert!(sent.elapsed() < Duration::from_secs(5));
-    let stderr = String::from_utf8_lossy(&o.stderr);
+    let stderr = terminal.finish();
     assert_eq!(o.status.code(), Some(130), "{stderr}");
+    assert!(stderr.contains("interrupted"), "{stderr}");
     assert_eq!(partial_files(&out), Vec::<String>::new());
     let sm = summary(&out);
     assert_eq!(sm["interrupted"], true);

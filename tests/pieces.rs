@@ -399,6 +399,57 @@ fn bounds_a_file_cannot_be_cut_at_are_refused() {
     );
 }
 
+/// Issue 25: a file's first bytes are read one way, whatever asks. A file
+/// the audit refuses (binary data, UTF-16 text, a zip archive) is refused
+/// by `plan` and by `--piece` with the audit's words, never cut into
+/// pieces, and `sources` gives it no format.
+#[test]
+fn plan_and_pieces_refuse_what_the_audit_refuses_in_its_words() {
+    let t = tempdir();
+    let binary: Vec<u8> = (0u8..=255).cycle().take(4096).collect();
+    let utf16: Vec<u8> = "\u{feff}[Event \"e\"]\n\n1. e4 *\n"
+        .encode_utf16()
+        .flat_map(u16::to_le_bytes)
+        .collect();
+    let zip = zip_of(&[("a.pgn", b"1. e4 *\n")]);
+    let out = t.path().join("out");
+    for (name, bytes, cause) in [
+        ("x.bin", &binary, "refused: binary data, not PGN text"),
+        (
+            "x16.pgn",
+            &utf16,
+            "refused: UTF-16LE text, not UTF-8 (convert it to UTF-8)",
+        ),
+    ] {
+        let file = write(t.path(), name, bytes);
+        let said = format!("pgn-audit: {}: {cause}", s(&file));
+        assert_eq!(error_of(&run(&[s(&file), "--quiet"], &out)), said);
+        let o = bin()
+            .args(["plan", s(&file), "--piece-size", "100"])
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(2), "{name}: {o:?}");
+        assert_eq!(error_of(&o), said);
+        assert!(o.stdout.is_empty());
+        assert_eq!(error_of(&run(&[s(&file), "--piece", "0..100"], &out)), said);
+        let o = bin().args(["sources", s(&file)]).output().unwrap();
+        let line: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!(line["format"], serde_json::Value::Null, "{name}");
+    }
+    let file = write(t.path(), "x.zip", &zip);
+    let o = bin()
+        .args(["plan", s(&file), "--piece-size", "100"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        error_of(&o),
+        format!(
+            "pgn-audit: {}: a zip archive cannot be cut into pieces: audit it whole",
+            s(&file)
+        )
+    );
+}
+
 #[test]
 fn pieces_that_do_not_tile_the_file_are_refused() {
     let t = tempdir();

@@ -84,15 +84,13 @@ impl Source {
         if let Sniffed::Failed(_) = end {
             return None;
         }
-        let head = &head[..sniffed];
-        if archive::is_zip(head) {
-            Some("zip")
-        } else if table::is_parquet(head) {
-            Some("parquet")
-        } else if refused_format(head).is_some() {
-            None
-        } else {
-            Some(Compression::detect(head).name())
+        if table::is_parquet(&head[..sniffed]) {
+            return Some("parquet");
+        }
+        match Head::of(&head[..sniffed]) {
+            Head::Zip => Some("zip"),
+            Head::Refused(_) => None,
+            Head::Stored(compression) => Some(compression.name()),
         }
     }
 }
@@ -666,7 +664,7 @@ impl Read for Whole {
 }
 
 /// How the first bytes of a stream were read.
-enum Sniffed {
+pub(crate) enum Sniffed {
     /// All of [`SNIFF`] were read; more may follow.
     More,
     /// The stream ended there.
@@ -698,7 +696,7 @@ fn open_parquet(source: &Source) -> Result<Opened, PathError> {
 /// The first bytes of a source, up to [`SNIFF`]: the bytes, how many were
 /// read, and how reading them ended (a terminal gives its end, Ctrl-D,
 /// once, and a read after it waits for more).
-fn sniff(source: &mut impl Read) -> ([u8; SNIFF], usize, Sniffed) {
+pub(crate) fn sniff(source: &mut impl Read) -> ([u8; SNIFF], usize, Sniffed) {
     let mut head = [0u8; SNIFF];
     let mut sniffed = 0;
     while sniffed < head.len() {
@@ -724,6 +722,45 @@ impl Read for Fails {
     }
 }
 
+/// What a stream's first bytes say it holds: the one reading of the magic
+/// bytes that opening a source ([`open`]), cutting a file into pieces and
+/// `pgn-audit sources` ([`Source::stored_format`]) share.
+pub(crate) enum Head {
+    /// A zip archive.
+    Zip,
+    /// A format that is not PGN text, or binary data that no compression
+    /// explains: its name for the message that refuses it.
+    Refused(&'static str),
+    /// PGN text, plain or compressed.
+    Stored(Compression),
+}
+
+impl Head {
+    /// What `head`, a stream's first bytes (up to [`SNIFF`]), holds.
+    pub(crate) fn of(head: &[u8]) -> Head {
+        let compression = Compression::detect(head);
+        if archive::is_zip(head) {
+            Head::Zip
+        } else if let Some(format) = refused_format(head) {
+            Head::Refused(format)
+        } else if compression == Compression::None && is_binary(head) {
+            Head::Refused("binary data")
+        } else {
+            Head::Stored(compression)
+        }
+    }
+}
+
+/// The cause that refuses a source of `format` (a [`Head::Refused`]),
+/// `inside` the compression layers around it (`""`, or ` inside gzip`).
+pub(crate) fn refusal(format: &str, inside: &str) -> String {
+    if format.ends_with(" text") {
+        format!("refused: {format}{inside}, not UTF-8 (convert it to UTF-8)")
+    } else {
+        format!("refused: {format}{inside}, not PGN text")
+    }
+}
+
 /// Refuses a source whose first bytes (within the compression `layers`)
 /// are a zip archive's (its members were not taken from it), a format that
 /// is not PGN text, or binary data that no compression explains.
@@ -733,26 +770,18 @@ fn refuse(source: &Source, head: &[u8], layers: &[Compression]) -> Result<(), Pa
     } else {
         format!(" inside {}", within(layers))
     };
-    if archive::is_zip(head) {
-        let cause = if layers.is_empty() {
-            archive::refusal(&source.origin)
-        } else {
-            format!("refused: a zip archive{inside}")
-        };
-        return Err(PathError::new(&source.name, cause));
+    match Head::of(head) {
+        Head::Zip if layers.is_empty() => Err(PathError::new(
+            &source.name,
+            archive::refusal(&source.origin),
+        )),
+        Head::Zip => Err(PathError::new(
+            &source.name,
+            format!("refused: a zip archive{inside}"),
+        )),
+        Head::Refused(format) => Err(PathError::new(&source.name, refusal(format, &inside))),
+        Head::Stored(_) => Ok(()),
     }
-    let format = refused_format(head).or_else(|| {
-        (Compression::detect(head) == Compression::None && is_binary(head)).then_some("binary data")
-    });
-    if let Some(format) = format {
-        let cause = if format.ends_with(" text") {
-            format!("refused: {format}{inside}, not UTF-8 (convert it to UTF-8)")
-        } else {
-            format!("refused: {format}{inside}, not PGN text")
-        };
-        return Err(PathError::new(&source.name, cause));
-    }
-    Ok(())
 }
 
 /// Whether a source's first bytes are binary data, not text: at least 8

@@ -126,8 +126,9 @@ struct Cuts {
     points: Option<Vec<u64>>,
 }
 
-/// How a file may be cut, told by its magic bytes and, for zstd, by a walk
-/// over its `pzstd` frame announcements.
+/// How a file may be cut, told by its magic bytes (read as opening it
+/// reads them, [`super::Head`]) and, for zstd, by a walk over its `pzstd`
+/// frame announcements.
 fn cuts(path: &Path, name: &str) -> Result<Cuts, PathError> {
     let err = |e: io::Error| PathError::io(name, e);
     let mut file = File::open(path).map_err(err)?;
@@ -139,28 +140,29 @@ fn cuts(path: &Path, name: &str) -> Result<Cuts, PathError> {
         ));
     }
     let size = meta.len();
-    let mut head = [0u8; super::SNIFF];
-    let got = read_full(&mut file, &mut head).map_err(err)?;
-    if super::archive::is_zip(&head[..got]) {
-        return Err(PathError::new(
-            name.to_owned(),
-            "a zip archive cannot be cut into pieces: audit it whole".to_owned(),
-        ));
+    let (head, sniffed, end) = super::sniff(&mut file);
+    if let super::Sniffed::Failed(e) = end {
+        return Err(err(e));
     }
-    if super::table::is_parquet(&head[..got]) {
+    if super::table::is_parquet(&head[..sniffed]) {
         return Err(PathError::new(
             name.to_owned(),
             "a Parquet file cannot be cut into pieces: audit it whole (its row groups are audited in parallel)"
                 .to_owned(),
         ));
     }
-    if let Some(format) = super::refused_format(&head[..got]) {
-        return Err(PathError::new(
-            name.to_owned(),
-            format!("refused: {format}, not PGN text"),
-        ));
-    }
-    let compression = Compression::detect(&head[..got]);
+    let compression = match super::Head::of(&head[..sniffed]) {
+        super::Head::Zip => {
+            return Err(PathError::new(
+                name.to_owned(),
+                "a zip archive cannot be cut into pieces: audit it whole".to_owned(),
+            ));
+        }
+        super::Head::Refused(format) => {
+            return Err(PathError::new(name.to_owned(), super::refusal(format, "")));
+        }
+        super::Head::Stored(compression) => compression,
+    };
     let points = match compression {
         Compression::None => None,
         Compression::Zstd => Some(frame_starts(&mut file, size).map_err(err)?),

@@ -16,17 +16,15 @@ use std::path::{Path, PathBuf};
 use crate::Format;
 use crate::merge::{MergeError, fail};
 use crate::rows::{
-    CastlingRow, ClaimRow, ErrorRow, IDENTITY, MissedDrawRow, QuirkRow, ReportRow, ResultRow,
-    column, position,
+    self, CastlingRow, ClaimRow, ErrorRow, Identity, MissedDrawRow, QuirkRow, ReadError, ReportRow,
+    ResultRow, position,
 };
 use crate::summary::Summary;
 use crate::table::{self, RowReader};
-use pgn_audit_core::audit::{
-    CastlingReason, ClaimSource, ClaimVerdict, DrawRule, ErrorKind, ResultCode,
-};
+use pgn_audit_core::audit::{CastlingReason, ClaimVerdict, DrawRule, ErrorKind, ResultCode};
 
-const SOURCE: usize = position(&IDENTITY, "source");
-const GAME: usize = position(&IDENTITY, "game");
+const SOURCE: usize = position(<Identity>::COLUMNS, "source");
+const GAME: usize = position(<Identity>::COLUMNS, "game");
 
 /// Refuses the report folder `dir`, whose summary.json reads as `summary`,
 /// where one of its identities does not hold: one line naming the
@@ -208,28 +206,27 @@ fn count_rows(dir: &Path, summary: &Summary) -> Result<Counted, MergeError> {
         .enumerate()
         .map(|(k, d)| (RowReader::cell_of(format, style, &d.name), (k, d.games)))
         .collect();
-    let open = |kind| Opening {
+    let at = Opening {
         dir,
-        kind,
         format,
         sources: &sources,
     };
     let mut streams = vec![
-        Stream::open::<CastlingRow>(open(Kind::Castling))?,
-        Stream::open::<ClaimRow>(open(Kind::Claims))?,
-        Stream::open::<MissedDrawRow>(open(Kind::MissedDraws))?,
-        Stream::open::<ErrorRow>(open(Kind::Errors))?,
-        Stream::open::<ResultRow>(open(Kind::Results))?,
+        Stream::open::<CastlingRow>(at)?,
+        Stream::open::<ClaimRow>(at)?,
+        Stream::open::<MissedDrawRow>(at)?,
+        Stream::open::<ErrorRow>(at)?,
+        Stream::open::<ResultRow>(at)?,
     ];
     if summary.options.quirks {
-        streams.push(Stream::open::<QuirkRow>(open(Kind::Quirks))?);
+        streams.push(Stream::open::<QuirkRow>(at)?);
     }
     let mut counted = Counted::default();
     while let Some(game) = streams.iter().filter_map(|s| s.game).min() {
         let mut rows = GameRows::default();
         for stream in &mut streams {
             while stream.game == Some(game) {
-                stream.count(&mut counted, &mut rows)?;
+                (stream.tally)(stream, &mut counted, &mut rows)?;
                 stream.advance()?;
             }
         }
@@ -238,23 +235,92 @@ fn count_rows(dir: &Path, summary: &Summary) -> Result<Counted, MergeError> {
     Ok(counted)
 }
 
-/// Which report a [`Stream`] reads: what its rows count.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kind {
-    Castling,
-    Claims,
-    MissedDraws,
-    Errors,
-    Results,
-    Quirks,
+/// A report's rows as summary.json counts them, from their typed values.
+trait Tally: ReportRow {
+    /// A game has at most one row of this report (errors.csv).
+    const ONE_PER_GAME: bool = false;
+
+    /// Counts the row into `counted`, and what it says of its game into
+    /// `game`.
+    fn tally(&self, counted: &mut Counted, game: &mut GameRows);
 }
 
-/// Where a [`Stream`] reads: the folder, the report, its format, and the
-/// sources its rows may name.
+impl Tally for CastlingRow {
+    fn tally(&self, counted: &mut Counted, game: &mut GameRows) {
+        for reason in self.reasons.iter() {
+            counted.castling[reason as usize] += 1;
+        }
+        game.flags = true;
+    }
+}
+
+impl Tally for ClaimRow {
+    fn tally(&self, counted: &mut Counted, game: &mut GameRows) {
+        counted.claims[self.verdict as usize] += 1;
+        game.flags |= self.claim_source.flags(self.verdict);
+    }
+}
+
+impl Tally for MissedDrawRow {
+    fn tally(&self, counted: &mut Counted, game: &mut GameRows) {
+        counted.missed_draws[self.rule as usize] += 1;
+        game.flags = true;
+    }
+}
+
+impl Tally for ErrorRow {
+    const ONE_PER_GAME: bool = true;
+
+    fn tally(&self, counted: &mut Counted, game: &mut GameRows) {
+        counted.errors[self.kind as usize] += 1;
+        counted.error_rows += 1;
+        game.error = true;
+    }
+}
+
+impl Tally for ResultRow {
+    fn tally(&self, counted: &mut Counted, game: &mut GameRows) {
+        counted.results[self.code as usize] += 1;
+        game.flags = true;
+    }
+}
+
+impl Tally for QuirkRow {
+    fn tally(&self, counted: &mut Counted, _: &mut GameRows) {
+        counted.quirk_rows += 1;
+    }
+}
+
+/// Reads the row in `stream`'s record as `R` and counts it; a row that
+/// does not fit `R` (a code column that holds no code of the contract) is
+/// refused, naming the file and the line.
+fn tally_row<R: Tally>(
+    stream: &Stream,
+    counted: &mut Counted,
+    game: &mut GameRows,
+) -> Result<(), MergeError> {
+    // A CSV file's rows are named by their line, a Parquet file's (which
+    // has no lines) by their number, as the other refusals name them.
+    let (word, line) = match stream.record.position() {
+        Some(position) => ("line", position.line()),
+        None => ("row", stream.row),
+    };
+    let row: R = rows::from_record(&stream.record, line).map_err(|e| match e {
+        ReadError::Row { line, cause, .. } => fail(
+            stream.dir,
+            format!("{} {word} {line}: {cause}", stream.file),
+        ),
+        e => fail(&stream.path, e.to_string()),
+    })?;
+    row.tally(counted, game);
+    Ok(())
+}
+
+/// Where a [`Stream`] reads: the folder, its format, and the sources its
+/// rows may name.
 #[derive(Clone, Copy)]
 struct Opening<'a> {
     dir: &'a Path,
-    kind: Kind,
     format: Format,
     sources: &'a Sources,
 }
@@ -263,7 +329,10 @@ struct Opening<'a> {
 struct Stream<'a> {
     /// The report's file name in its folder's format.
     file: String,
-    kind: Kind,
+    /// Reads the row in `record` and counts it.
+    tally: fn(&Stream, &mut Counted, &mut GameRows) -> Result<(), MergeError>,
+    /// A game has at most one row of this report.
+    one_per_game: bool,
     dir: &'a Path,
     path: PathBuf,
     reader: RowReader,
@@ -279,13 +348,14 @@ struct Stream<'a> {
 
 impl<'a> Stream<'a> {
     /// Opens the report of `R` that `at` names at its first row.
-    fn open<R: ReportRow>(at: Opening<'a>) -> Result<Stream<'a>, MergeError> {
+    fn open<R: Tally>(at: Opening<'a>) -> Result<Stream<'a>, MergeError> {
         let file = table::file_name(R::FILE, at.format);
         let path = at.dir.join(&file);
         let reader = RowReader::open::<R>(&path, at.format).map_err(|e| fail(&path, e))?;
         let mut stream = Stream {
             file,
-            kind: at.kind,
+            tally: tally_row::<R>,
+            one_per_game: R::ONE_PER_GAME,
             dir: at.dir,
             path,
             reader,
@@ -345,79 +415,11 @@ impl<'a> Stream<'a> {
             )));
         }
         let this = (source, game);
-        let unique = self.kind == Kind::Errors;
-        if before.is_some_and(|b| this < b || (unique && this == b)) {
+        if before.is_some_and(|b| this < b || (self.one_per_game && this == b)) {
             return Err(self.refuse("is out of input order".to_owned()));
         }
         self.game = Some(this);
         Ok(())
-    }
-
-    /// Counts the row in `record` into `counted`, and what it says of its
-    /// game into `game`.
-    fn count(&self, counted: &mut Counted, game: &mut GameRows) -> Result<(), MergeError> {
-        let r = &self.record;
-        match self.kind {
-            Kind::Castling => {
-                let reasons = &r[column::<CastlingRow>("reasons")];
-                for reason in reasons.split(|b| *b == b';') {
-                    let k = self.code(CastlingReason::ALL, CastlingReason::code, reason)?;
-                    counted.castling[k] += 1;
-                }
-                game.flags = true;
-            }
-            Kind::Claims => {
-                let source = self.code(
-                    ClaimSource::ALL,
-                    ClaimSource::code,
-                    &r[column::<ClaimRow>("claim_source")],
-                )?;
-                let verdict = self.code(
-                    ClaimVerdict::ALL,
-                    ClaimVerdict::code,
-                    &r[column::<ClaimRow>("verdict")],
-                )?;
-                counted.claims[verdict] += 1;
-                let (source, verdict) = (ClaimSource::ALL[source], ClaimVerdict::ALL[verdict]);
-                game.flags |= source != ClaimSource::Implied && !verdict.is_valid();
-            }
-            Kind::MissedDraws => {
-                let rule = &r[column::<MissedDrawRow>("rule")];
-                counted.missed_draws[self.code(DrawRule::ALL, DrawRule::code, rule)?] += 1;
-                game.flags = true;
-            }
-            Kind::Errors => {
-                let kind = &r[column::<ErrorRow>("kind")];
-                counted.errors[self.code(ErrorKind::ALL, ErrorKind::code, kind)?] += 1;
-                counted.error_rows += 1;
-                game.error = true;
-            }
-            Kind::Results => {
-                let code = &r[column::<ResultRow>("code")];
-                counted.results[self.code(ResultCode::ALL, ResultCode::code, code)?] += 1;
-                game.flags = true;
-            }
-            Kind::Quirks => counted.quirk_rows += 1,
-        }
-        Ok(())
-    }
-
-    /// The place of `cell` among the codes of `all`; refused where it is
-    /// none of them.
-    fn code<T: Copy>(
-        &self,
-        all: &[T],
-        code: fn(T) -> &'static str,
-        cell: &[u8],
-    ) -> Result<usize, MergeError> {
-        all.iter()
-            .position(|k| code(*k).as_bytes() == cell)
-            .ok_or_else(|| {
-                self.refuse(format!(
-                    "holds {}, which is no code of the report contract",
-                    String::from_utf8_lossy(cell)
-                ))
-            })
     }
 }
 

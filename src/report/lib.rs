@@ -15,10 +15,12 @@
 //! - [`HtmlReport`] and [`page_from_report_dir`]: report.html, from the
 //!   rows as a run writes them or from a report folder.
 //! - [`rows`]: one typed row per CSV report, with its file name and
-//!   columns, to write and to read the reports.
+//!   columns, to write and to read the reports; [`cells`]: the typed
+//!   values of its cells, each code's text defined once.
 
 #![forbid(unsafe_code)]
 
+pub mod cells;
 mod folder;
 mod identities;
 mod merge;
@@ -39,6 +41,7 @@ use std::path::{Path, PathBuf};
 use folder::{OutFolder, Temporary};
 use pgn_audit_input::PathError;
 
+use cells::{Plies, VariantColumn};
 use rows::{
     CastlingRow, CellStyle, ClaimRow, ErrorRow, Identity, MissedDrawRow, QuirkRow, Record,
     ReportRow, ResultRow,
@@ -118,8 +121,7 @@ impl CsvOut {
         let path = folder.path(&name);
         let out = match format {
             Format::Csv => {
-                let mut out = csv::Writer::from_writer(BufWriter::with_capacity(1 << 16, file));
-                out.write_record(rows::columns::<R>())
+                let out = rows::writer::<R, _>(BufWriter::with_capacity(1 << 16, file))
                     .map_err(csv_err(temporary.done()))?;
                 CsvOut::Csv { out, path, style }
             }
@@ -160,6 +162,20 @@ impl CsvOut {
             CsvOut::Csv { .. } | CsvOut::Parquet(_) => None,
         }
     }
+}
+
+/// Writes `row` into `out`, and gives it to report.html's collector, if
+/// any.
+fn put(
+    out: &mut CsvOut,
+    html: &mut Option<page::HtmlReport>,
+    row: &(impl Record + OnPage),
+) -> Result<(), PathError> {
+    out.put(row)?;
+    if let Some(h) = html {
+        row.add_to(h);
+    }
+    Ok(())
 }
 
 /// clean.pgn and rejected.pgn, with `--split`: each game's bytes as read,
@@ -388,7 +404,11 @@ impl Reports {
         bytes: &[u8],
     ) -> Result<(), PathError> {
         let [event, site, date, round, white, black] = id.tags.identity(bytes);
-        let variant = pgn_audit_core::audit::start::variant_column(report, id.tags);
+        let unsupported = pgn_audit_core::audit::start::unsupported_variant(report, id.tags);
+        let variant = match &unsupported {
+            Some(value) => VariantColumn::Unsupported(value.as_str()),
+            None => VariantColumn::Known(report.variant),
+        };
         let id = Identity {
             source: id.source,
             game: id.game,
@@ -401,23 +421,20 @@ impl Reports {
             white: &white,
             black: &black,
             result: &id.tags.result,
-            variant: &variant,
+            variant,
         };
         self.write_castling(&id, report)?;
         self.write_claims(&id, report)?;
         for m in &report.missed_draws {
             let row = MissedDrawRow {
                 id: id.clone(),
-                rule: m.rule.code(),
+                rule: m.rule,
                 ply: m.ply,
                 plies_after: m.plies_after,
                 fen: &m.fen,
-                basis: m.basis.map_or("", |b| b.code()),
+                basis: m.basis,
             };
-            self.missed.put(&row)?;
-            if let Some(h) = &mut self.html {
-                h.add_missed_draw(&row);
-            }
+            put(&mut self.missed, &mut self.html, &row)?;
         }
         self.write_error_and_results(&id, report)?;
         if let Some(out) = &mut self.quirks {
@@ -437,30 +454,24 @@ impl Reports {
                 id: id.clone(),
                 ply: e.ply,
                 san: &e.san,
-                kind: e.kind.code(),
+                kind: e.kind,
                 detail: &e.detail,
                 fen: &e.fen,
             };
-            self.errors.put(&row)?;
-            if let Some(h) = &mut self.html {
-                h.add_error(&row);
-            }
+            put(&mut self.errors, &mut self.html, &row)?;
         }
         for r in &report.results {
             let row = ResultRow {
                 id: id.clone(),
                 ply: r.ply,
-                code: r.code.code(),
+                code: r.code,
                 recorded: &r.recorded,
                 expected: r.expected,
                 detail: &r.detail,
                 fen: &r.fen,
-                basis: r.basis.map_or("", |b| b.code()),
+                basis: r.basis,
             };
-            self.results.put(&row)?;
-            if let Some(h) = &mut self.html {
-                h.add_result(&row);
-            }
+            put(&mut self.results, &mut self.html, &row)?;
         }
         Ok(())
     }
@@ -472,25 +483,18 @@ impl Reports {
         report: &GameReport,
     ) -> Result<(), PathError> {
         for c in &report.castling {
-            let reasons = c.reasons.codes();
             let row = CastlingRow {
                 id: id.clone(),
                 ply: c.ply,
                 move_number: c.move_number,
-                side: if c.side.is_white() { "white" } else { "black" },
+                side: c.side,
                 san: &c.san,
-                castle: match c.castle {
-                    shakmaty::CastlingSide::KingSide => "kingside",
-                    shakmaty::CastlingSide::QueenSide => "queenside",
-                },
-                reasons: &reasons,
+                castle: c.castle,
+                reasons: c.reasons,
                 detail: &c.detail,
                 fen: &c.fen,
             };
-            self.castling.put(&row)?;
-            if let Some(h) = &mut self.html {
-                h.add_castling(&row);
-            }
+            put(&mut self.castling, &mut self.html, &row)?;
         }
         Ok(())
     }
@@ -498,28 +502,19 @@ impl Reports {
     /// Writes a game's claims.csv rows.
     fn write_claims(&mut self, id: &Identity<&str>, report: &GameReport) -> Result<(), PathError> {
         for c in &report.claims {
-            let plies = c
-                .plies
-                .iter()
-                .map(u32::to_string)
-                .collect::<Vec<_>>()
-                .join(";");
             let row = ClaimRow {
                 id: id.clone(),
-                claim: c.claim.code(),
-                claim_source: c.source.code(),
-                verdict: c.verdict.code(),
+                claim: c.claim,
+                claim_source: c.source,
+                verdict: c.verdict,
                 ply: c.ply,
                 occurrences: c.occurrences,
                 occurrences_ignoring_rights: c.occurrences_ignoring_rights,
-                plies: &plies,
+                plies: Plies(c.plies.clone()),
                 fen: &c.fen,
                 detail: &c.detail,
             };
-            self.claims.put(&row)?;
-            if let Some(h) = &mut self.html {
-                h.add_claim(&row);
-            }
+            put(&mut self.claims, &mut self.html, &row)?;
         }
         Ok(())
     }
@@ -574,12 +569,11 @@ fn write_quirks(
             Written::EnPassantSquare(square) => square.to_string(),
         };
         let standard = q.standard.map(|san| san.to_string()).unwrap_or_default();
-        let quirk = q.codes.codes();
         out.put(&QuirkRow {
             id: id.clone(),
             ply: q.ply,
             san: san.as_str(),
-            quirk: &quirk,
+            quirk: q.codes,
             standard: &standard,
         })?;
     }

@@ -14,13 +14,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use crate::folder::{OutFolder, Temporary};
 use crate::page::{HtmlReport, OnPage};
 use crate::rows::{
-    self, CastlingRow, ClaimRow, ErrorRow, IDENTITY, MissedDrawRow, QuirkRow, ReportRow, ResultRow,
-    column, position,
+    self, CastlingRow, ClaimRow, ErrorRow, Identity, MissedDrawRow, QuirkRow, ReadError, ReportRow,
+    ResultRow, column, position,
 };
 use crate::summary::VERSION;
 use crate::table::{self, ParquetOut, RowReader};
 use crate::{Findings, Format, Options, PieceInfo, SourceDetail, Summary};
-use pgn_audit_core::audit::{ClaimSource, ClaimVerdict};
 use pgn_audit_input::PathError;
 
 /// Why a merge cannot be done.
@@ -463,77 +462,89 @@ struct Copy<'a> {
 
 /// The identity columns that a piece's rows count on from the pieces
 /// before it.
-const GAME: usize = position(&IDENTITY, "game");
-const OFFSET: usize = position(&IDENTITY, "offset");
-const LINE: usize = position(&IDENTITY, "line");
-const SOURCE: usize = position(&IDENTITY, "source");
+const GAME: usize = position(<Identity>::COLUMNS, "game");
+const OFFSET: usize = position(<Identity>::COLUMNS, "offset");
+const LINE: usize = position(<Identity>::COLUMNS, "line");
+const SOURCE: usize = position(<Identity>::COLUMNS, "source");
 
 /// A report as merge copies it: what its rows add to the table and the
 /// page.
-trait Merged: ReportRow {
+trait Merged: ReportRow + OnPage {
     /// The column of a read error's message that a piece's offset moves on.
     const BROKEN_OFF_DETAIL: Option<usize> = None;
 
-    /// Counts a merged row for the table and report.html.
-    fn count(_: &mut Copy, _: &Path, _: &csv::ByteRecord) -> Result<(), MergeError> {
-        Ok(())
+    /// Counts a merged row, read from `line` of `path`, for the table and
+    /// report.html.
+    fn count(
+        copy: &mut Copy,
+        path: &Path,
+        record: &csv::ByteRecord,
+        line: u64,
+    ) -> Result<(), MergeError> {
+        copy.show::<Self>(path, record, line)
     }
 }
 
 impl Merged for CastlingRow {
-    fn count(copy: &mut Copy, path: &Path, record: &csv::ByteRecord) -> Result<(), MergeError> {
+    fn count(
+        copy: &mut Copy,
+        path: &Path,
+        record: &csv::ByteRecord,
+        line: u64,
+    ) -> Result<(), MergeError> {
         let game = (record[SOURCE].to_vec(), record[GAME].to_vec());
         copy.findings.castles += 1;
         if copy.last_game.as_ref() != Some(&game) {
             copy.findings.castle_games += 1;
             copy.last_game = Some(game);
         }
-        copy.show::<Self>(path, record)
+        copy.show::<Self>(path, record, line)
     }
 }
 
 impl Merged for ClaimRow {
-    fn count(copy: &mut Copy, path: &Path, record: &csv::ByteRecord) -> Result<(), MergeError> {
-        const CLAIM_SOURCE: usize = column::<ClaimRow>("claim_source");
-        const VERDICT: usize = column::<ClaimRow>("verdict");
-        let source = ClaimSource::ALL
-            .iter()
-            .find(|c| record.get(CLAIM_SOURCE) == Some(c.code().as_bytes()));
-        let verdict = ClaimVerdict::ALL
-            .iter()
-            .find(|c| record.get(VERDICT) == Some(c.code().as_bytes()));
-        let (Some(source), Some(verdict)) = (source, verdict) else {
-            return Err(fail(
-                path,
-                "a row whose claim_source or verdict is no code of the report contract",
-            ));
-        };
-        copy.findings.add_claim(*source, *verdict);
-        copy.show::<Self>(path, record)
+    fn count(
+        copy: &mut Copy,
+        path: &Path,
+        record: &csv::ByteRecord,
+        line: u64,
+    ) -> Result<(), MergeError> {
+        let row: ClaimRow = typed(path, record, line)?;
+        copy.findings.add_claim(row.claim_source, row.verdict);
+        if copy.page.is_some() {
+            let row = copy.as_read(row);
+            if let Some(page) = copy.page.as_deref_mut() {
+                page.add_claim(&row);
+            }
+        }
+        Ok(())
     }
 }
 
-impl Merged for MissedDrawRow {
-    fn count(copy: &mut Copy, path: &Path, record: &csv::ByteRecord) -> Result<(), MergeError> {
-        copy.show::<Self>(path, record)
-    }
-}
+impl Merged for MissedDrawRow {}
 
 impl Merged for ErrorRow {
     const BROKEN_OFF_DETAIL: Option<usize> = Some(column::<ErrorRow>("detail"));
+}
 
-    fn count(copy: &mut Copy, path: &Path, record: &csv::ByteRecord) -> Result<(), MergeError> {
-        copy.show::<Self>(path, record)
+impl Merged for ResultRow {}
+
+/// quirks.csv: neither counted nor shown.
+impl Merged for QuirkRow {
+    fn count(_: &mut Copy, _: &Path, _: &csv::ByteRecord, _: u64) -> Result<(), MergeError> {
+        Ok(())
     }
 }
 
-impl Merged for ResultRow {
-    fn count(copy: &mut Copy, path: &Path, record: &csv::ByteRecord) -> Result<(), MergeError> {
-        copy.show::<Self>(path, record)
-    }
+/// A merged row of `R`, read from `line` of `path`, typed; an error naming
+/// the file and the line where it does not fit `R` (merge's check of the
+/// folders reads every row so before the output folder is touched).
+fn typed<R: ReportRow>(path: &Path, record: &csv::ByteRecord, line: u64) -> Result<R, MergeError> {
+    rows::from_record(record, line).map_err(|e| match e {
+        ReadError::Row { line, cause, .. } => fail(path, format!("line {line}: {cause}")),
+        e => fail(path, e.to_string()),
+    })
 }
-
-impl Merged for QuirkRow {}
 
 impl Copy<'_> {
     /// Copies the rows of `path` (a report of `R`), shifted by `shift`,
@@ -548,25 +559,26 @@ impl Copy<'_> {
                 return Err(MergeError::Interrupted);
             }
             row += 1;
+            let line = record.position().map_or(row, csv::Position::line);
             if record.len() != R::WIDTH {
                 return Err(fail(
                     path,
                     format!("row {row} has {} fields, not {}", record.len(), R::WIDTH),
                 ));
             }
-            self.row::<R>(&record, shift, path, row)?;
+            self.row::<R>(&record, shift, path, (row, line))?;
         }
         Ok(())
     }
 
-    /// Copies one row of `path` (row `row` of its file), shifted by
-    /// `shift`, and counts it.
+    /// Copies one row of `path` (row `row` of its file, on its line
+    /// `line`), shifted by `shift`, and counts it.
     fn row<R: Merged>(
         &mut self,
         record: &csv::ByteRecord,
         shift: Option<&Shift>,
         path: &Path,
-        row: u64,
+        (row, line): (u64, u64),
     ) -> Result<(), MergeError> {
         let shifted;
         let record = match shift {
@@ -576,21 +588,34 @@ impl Copy<'_> {
             }
             None => record,
         };
-        R::count(self, path, record)?;
+        R::count(self, path, record, line)?;
         self.out.put(record).map_err(|cause| fail(path, cause))
     }
 
-    /// Adds a merged row to report.html, when there is one.
-    fn show<R: OnPage>(&mut self, path: &Path, record: &csv::ByteRecord) -> Result<(), MergeError> {
-        if let Some(page) = self.page.as_deref_mut() {
-            let mut row = csv::StringRecord::from_byte_record(record.clone())
-                .map_err(|_| fail(path, "a row that is not UTF-8"))?;
-            if self.excel_safe {
-                row = row.iter().map(rows::unquoted).collect();
+    /// Adds a merged row, read from `line` of `path`, to report.html,
+    /// when there is one.
+    fn show<R: ReportRow + OnPage>(
+        &mut self,
+        path: &Path,
+        record: &csv::ByteRecord,
+        line: u64,
+    ) -> Result<(), MergeError> {
+        if self.page.is_some() {
+            let row = self.as_read(typed::<R>(path, record, line)?);
+            if let Some(page) = self.page.as_deref_mut() {
+                row.add_to(page);
             }
-            page.add_record::<R>(&row);
         }
         Ok(())
+    }
+
+    /// A row's text as a run read it: with `--excel-safe`, without the `'`
+    /// before a formula, as the run's page shows it.
+    fn as_read<R: ReportRow>(&self, row: R) -> R {
+        match self.excel_safe {
+            true => row.with_text(&|s| rows::unquoted(s).to_owned()),
+            false => row,
+        }
     }
 }
 
@@ -616,7 +641,10 @@ fn shifted_record<R: Merged>(
                     .ok()
                     .and_then(|t| t.parse::<u64>().ok())
                     .ok_or_else(|| {
-                        fail(path, format!("row {row}: {} is not a number", IDENTITY[i]))
+                        fail(
+                            path,
+                            format!("row {row}: {} is not a number", <Identity>::COLUMNS[i]),
+                        )
                     })?;
                 moved.push_field((n + by).to_string().as_bytes());
             }
@@ -667,12 +695,10 @@ fn merge_report<R: Merged>(
     let done = temporary.done().to_path_buf();
     written.push(temporary);
     let out = match format {
-        Format::Csv => {
-            let mut out = csv::Writer::from_writer(io::BufWriter::with_capacity(1 << 16, file));
-            out.write_record(rows::columns::<R>())
-                .map_err(|e| fail(&done, e.to_string()))?;
-            MergedOut::Csv(out)
-        }
+        Format::Csv => MergedOut::Csv(
+            rows::writer::<R, _>(io::BufWriter::with_capacity(1 << 16, file))
+                .map_err(|e| fail(&done, e.to_string()))?,
+        ),
         Format::Parquet => MergedOut::Parquet(ParquetOut::new::<R>(file, done.clone())?),
     };
     let mut copy = Copy {

@@ -1,19 +1,32 @@
 //! One typed row per report file: the identity columns, then the report's
-//! own, as the report contract (v2) names and orders them. Each row type is
-//! the one definition of its file's columns: the header is its field list
-//! ([`columns`]), the writers write it ([`Record::write`]), the page and
-//! the tests read it by its column names ([`read`]), and merge takes the
-//! width and the positions of the columns it shifts from it.
+//! own, as the report contract (v3) names and orders them. Each row type is
+//! the one definition of its file's columns: its fields, in order, are the
+//! columns ([`columns`], the header), each typed as the domain's value (a
+//! side is a [`Color`], a reason list [`Reasons`], a verdict
+//! [`ClaimVerdict`]) and written and read by serde through the cells' one
+//! text each ([`crate::cells`]): the writers serialize a row
+//! ([`Record::write`]), the page, merge and the tests deserialize it
+//! ([`read`]), and merge takes the width and the positions of the columns
+//! it shifts from it.
 //!
 //! A row is generic over its text: `Row<&str>` borrows a game's report
 //! while the row is written, `Row<String>` (the default) is a row read back.
 //!
 //! The same definition gives a report's Arrow columns (contract v3,
 //! "Parquet"): a number column is a 64-bit integer, every other column
-//! UTF-8 text ([`kinds`], [`Record::push`]).
+//! UTF-8 text, a code as its one text ([`kinds`], [`Record::push`]).
 
-use serde::Deserialize;
+use std::borrow::Cow;
+
 use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use shakmaty::{CastlingSide, Color};
+
+use crate::cells::{Code, CodeSet, Plies, VariantColumn, code, code_set, optional_code};
+use pgn_audit_core::audit::{
+    Basis, ClaimKind, ClaimSource, ClaimVerdict, DrawRule, ErrorKind, MoveName, Quirks, Reasons,
+    ResultCode, claimed_move,
+};
 
 /// How the text cells of a CSV report are written.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -86,87 +99,101 @@ impl Column {
     }
 }
 
-/// One value of a row: written as a CSV cell or appended to an Arrow
-/// column, copied into an owned row.
+/// The text of a row: borrowed (`&str`), owned (`String`), or either
+/// (`Cow<str>`, a cell as written).
+pub trait Text: AsRef<str> {}
+
+impl Text for &str {}
+impl Text for String {}
+impl Text for Cow<'_, str> {}
+
+/// One value of a row: its text (if any) mapped into another row's text
+/// type (a text cell through the map, a typed one as it is), and its cell
+/// of an Arrow table (a number as a number, a code as its one text).
 pub trait Cell {
-    /// The value in a row that owns its text.
-    type Owned;
+    /// The value with text of type `T`.
+    type With<T>;
     /// How its column is typed in an Arrow table.
     const KIND: Kind;
+    /// The value with its text passed through `text`.
+    fn map<'a, T>(&'a self, text: &impl Fn(&'a str) -> T) -> Self::With<T>;
     /// Appends the value to its column of an Arrow table.
     fn append(&self, column: &mut Column);
-    /// Writes the value as the next cell of the record being written, its
-    /// text in `style`.
-    fn write<W: std::io::Write>(
-        &self,
-        out: &mut csv::Writer<W>,
-        style: CellStyle,
-    ) -> csv::Result<()>;
-    /// The value owned, its text passed through `text`.
-    fn owned(&self, text: &impl Fn(&str) -> String) -> Self::Owned;
 }
 
-impl Cell for u32 {
-    type Owned = u32;
-    const KIND: Kind = Kind::Integer;
-    fn append(&self, column: &mut Column) {
-        column.push_number(u64::from(*self));
-    }
-    fn write<W: std::io::Write>(&self, out: &mut csv::Writer<W>, _: CellStyle) -> csv::Result<()> {
-        out.write_field(itoa::Buffer::new().format(*self))
-    }
-    fn owned(&self, _: &impl Fn(&str) -> String) -> u32 {
-        *self
-    }
-}
-
-impl Cell for u64 {
-    type Owned = u64;
-    const KIND: Kind = Kind::Integer;
-    fn append(&self, column: &mut Column) {
-        column.push_number(*self);
-    }
-    fn write<W: std::io::Write>(&self, out: &mut csv::Writer<W>, _: CellStyle) -> csv::Result<()> {
-        out.write_field(itoa::Buffer::new().format(*self))
-    }
-    fn owned(&self, _: &impl Fn(&str) -> String) -> u64 {
-        *self
-    }
-}
-
-impl Cell for &str {
-    type Owned = String;
+impl<S: Text> Cell for S {
+    type With<T> = T;
     const KIND: Kind = Kind::Text;
+    fn map<'a, T>(&'a self, text: &impl Fn(&'a str) -> T) -> T {
+        text(self.as_ref())
+    }
     fn append(&self, column: &mut Column) {
-        column.push_text(self);
-    }
-    fn write<W: std::io::Write>(
-        &self,
-        out: &mut csv::Writer<W>,
-        style: CellStyle,
-    ) -> csv::Result<()> {
-        out.write_field(text_cell(self, style))
-    }
-    fn owned(&self, text: &impl Fn(&str) -> String) -> String {
-        text(self)
+        column.push_text(self.as_ref());
     }
 }
 
-impl Cell for String {
-    type Owned = String;
+/// The numbers: the same in every row, integers in an Arrow table.
+macro_rules! number_cells {
+    ($($t:ty),* $(,)?) => {
+        $(impl Cell for $t {
+            type With<T> = $t;
+            const KIND: Kind = Kind::Integer;
+            fn map<'a, T>(&'a self, _: &impl Fn(&'a str) -> T) -> $t {
+                *self
+            }
+            fn append(&self, column: &mut Column) {
+                column.push_number(u64::from(*self));
+            }
+        })*
+    };
+}
+
+number_cells!(u32, u64);
+
+/// The codes, sets of codes and lists: the same in every row (`Copy`, or
+/// cloned), their cell's text in an Arrow table as in a CSV report.
+macro_rules! typed_cells {
+    ($($t:ty => |$v:ident| $text:expr,)*) => {
+        $(impl Cell for $t {
+            type With<T> = $t;
+            const KIND: Kind = Kind::Text;
+            fn map<'a, T>(&'a self, _: &impl Fn(&'a str) -> T) -> $t {
+                self.clone()
+            }
+            fn append(&self, column: &mut Column) {
+                let $v = self;
+                column.push_text(&$text);
+            }
+        })*
+    };
+}
+
+typed_cells! {
+    Color => |v| v.code(),
+    CastlingSide => |v| v.code(),
+    ClaimKind => |v| Code::code(*v),
+    ClaimSource => |v| Code::code(*v),
+    ClaimVerdict => |v| Code::code(*v),
+    DrawRule => |v| Code::code(*v),
+    ErrorKind => |v| Code::code(*v),
+    ResultCode => |v| Code::code(*v),
+    Option<Basis> => |v| v.map_or("", Code::code),
+    Reasons => |v| v.joined(),
+    Quirks => |v| v.joined(),
+    Plies => |v| v.to_string(),
+}
+
+impl<S: Text> Cell for VariantColumn<S> {
+    type With<T> = VariantColumn<T>;
     const KIND: Kind = Kind::Text;
+    fn map<'a, T>(&'a self, text: &impl Fn(&'a str) -> T) -> VariantColumn<T> {
+        match self {
+            VariantColumn::Known(v) => VariantColumn::Known(*v),
+            VariantColumn::Unsupported(s) => VariantColumn::Unsupported(text(s.as_ref())),
+        }
+    }
     fn append(&self, column: &mut Column) {
-        column.push_text(self);
-    }
-    fn write<W: std::io::Write>(
-        &self,
-        out: &mut csv::Writer<W>,
-        style: CellStyle,
-    ) -> csv::Result<()> {
-        self.as_str().write(out, style)
-    }
-    fn owned(&self, text: &impl Fn(&str) -> String) -> String {
-        text(self)
+        column.push_text(self.as_str());
     }
 }
 
@@ -179,18 +206,18 @@ impl Cell for String {
 /// [`CellStyle::ExcelSafe`], a cell that starts with `=`, `+`, `-`, `@` or
 /// a tab, which a spreadsheet would run as a formula, gets a `'` before
 /// it (a carriage return is U+FFFD already).
-pub(crate) fn text_cell(text: &str, style: CellStyle) -> std::borrow::Cow<'_, [u8]> {
+pub(crate) fn text_cell(text: &str, style: CellStyle) -> Cow<'_, str> {
     let breaks = |c: char| (c.is_control() && c != '\t') || matches!(c, '\u{2028}' | '\u{2029}');
     let formula = style == CellStyle::ExcelSafe && text.starts_with(FORMULA_STARTS);
     if !formula && !text.chars().any(breaks) {
-        return text.as_bytes().into();
+        return text.into();
     }
     let mut clean = String::with_capacity(text.len() + 1);
     if formula {
         clean.push('\'');
     }
     clean.extend(text.chars().map(|c| if breaks(c) { '\u{fffd}' } else { c }));
-    clean.into_bytes().into()
+    clean.into()
 }
 
 /// The first characters that make a spreadsheet read a cell as a formula.
@@ -228,33 +255,52 @@ macro_rules! column_kind {
     };
 }
 
-/// Defines a row type from its fields, in column order: the struct, its
-/// column names and types and its write; a row `on the page` (report.html
-/// keeps examples of it) also gets its owned copy.
-macro_rules! report_row {
+/// Defines the identity columns from their fields, in column order: the
+/// struct, its column names and kinds (from the same field list, so that
+/// they cannot drift apart), its text map and its Arrow cells.
+macro_rules! identity_columns {
     (
         $(#[$meta:meta])*
-        $row:ident in $file:literal on the page {
-            $($(#[$doc:meta])* $field:ident $(as $name:literal)? $([$kind:ident])?: $ty:ty,)*
+        $name:ident {
+            $($(#[$doc:meta])* $field:ident: $ty:ty,)*
         }
     ) => {
-        report_row! {
-            $(#[$meta])*
-            $row in $file {
-                $($(#[$doc])* $field $(as $name)? $([$kind])?: $ty,)*
-            }
+        $(#[$meta])*
+        #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+        #[serde(bound(deserialize = "S: Deserialize<'de> + AsRef<str>"))]
+        pub struct $name<S = String> {
+            $($(#[$doc])* pub $field: $ty,)*
         }
 
-        impl<S: Cell<Owned = String>> $row<S> {
-            /// The row owned, each text passed through `text`.
-            pub(crate) fn owned(&self, text: &impl Fn(&str) -> String) -> $row {
-                $row {
-                    id: self.id.owned(text),
-                    $($field: self.$field.owned(text),)*
-                }
+        impl $name {
+            /// The identity columns, in order: the fields' names.
+            pub const COLUMNS: &'static [&'static str] = &[$(stringify!($field)),*];
+        }
+
+        impl<S: Text> $name<S> {
+            /// How each identity column is typed in an Arrow table.
+            pub const KINDS: &'static [Kind] = &[$(<$ty as Cell>::KIND),*];
+
+            /// The identity with its text passed through `text`.
+            pub fn map_text<'a, T>(&'a self, text: &impl Fn(&'a str) -> T) -> $name<T> {
+                $name { $($field: Cell::map(&self.$field, text),)* }
+            }
+
+            /// Appends the identity cells to the first columns of a table.
+            fn push(&self, columns: &mut [Column]) {
+                let mut columns = columns.iter_mut();
+                $(if let Some(column) = columns.next() {
+                    self.$field.append(column);
+                })*
             }
         }
     };
+}
+
+/// Defines a row type from its fields, in column order: the struct (serde
+/// writes and reads it), its file, its column names and kinds (from the
+/// same field list), its text map and its Arrow cells.
+macro_rules! report_row {
     (
         $(#[$meta:meta])*
         $row:ident in $file:literal {
@@ -262,26 +308,38 @@ macro_rules! report_row {
         }
     ) => {
         $(#[$meta])*
-        #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+        #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+        #[serde(bound(deserialize = "S: Deserialize<'de> + AsRef<str>"))]
         pub struct $row<S = String> {
             /// The game: the identity columns.
             pub id: Identity<S>,
             $($(#[$doc])* pub $field: $ty,)*
         }
 
-        impl<S: Cell<Owned = String>> Record for $row<S> {
+        impl<S: Text> $row<S> {
+            /// The own columns' kinds, from the fields' types.
+            const OWN_KINDS: &'static [Kind] = &[$(column_kind!($ty $(, $kind)?)),*];
+
+            /// The row with its text passed through `text`.
+            pub fn map_text<'a, T>(&'a self, text: &impl Fn(&'a str) -> T) -> $row<T> {
+                $row {
+                    id: self.id.map_text(text),
+                    $($field: Cell::map(&self.$field, text),)*
+                }
+            }
+        }
+
+        impl<S: Text + Serialize> Record for $row<S> {
             fn write_styled<W: std::io::Write>(
                 &self,
                 out: &mut csv::Writer<W>,
                 style: CellStyle,
             ) -> csv::Result<()> {
-                self.id.write(out, style)?;
-                $(self.$field.write(out, style)?;)*
-                out.write_record(None::<&[u8]>)
+                out.serialize(self.map_text(&|s| text_cell(s, style)))
             }
 
             fn push(&self, columns: &mut [Column]) {
-                let (id, own) = columns.split_at_mut(IDENTITY.len());
+                let (id, own) = columns.split_at_mut(<Identity>::COLUMNS.len().min(columns.len()));
                 self.id.push(id);
                 let mut own = own.iter_mut();
                 $(if let Some(column) = own.next() {
@@ -290,150 +348,68 @@ macro_rules! report_row {
             }
         }
 
-        impl<S: Cell> $row<S> {
-            /// The own columns' kinds, from the fields' types.
-            const OWN_KINDS: &'static [Kind] = &[$(column_kind!($ty $(, $kind)?)),*];
-        }
-
         impl ReportRow for $row {
             const FILE: &'static str = $file;
             const COLUMNS: &'static [&'static str] = &[$(column_name!($field $($name)?)),*];
             const KINDS: &'static [Kind] = $row::<String>::OWN_KINDS;
+            fn with_text(&self, text: &impl Fn(&str) -> String) -> $row {
+                self.map_text(text)
+            }
         }
     };
 }
 
-/// The identity columns that start every row: the game in its source.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
-pub struct Identity<S = String> {
-    /// The source's name as given.
-    pub source: S,
-    /// 1-based index of the game within its source.
-    pub game: u64,
-    /// Byte offset of the game's first byte in the decompressed source.
-    pub offset: u64,
-    /// 1-based line of that byte.
-    pub line: u64,
-    /// The Event tag.
-    pub event: S,
-    /// The Site tag.
-    pub site: S,
-    /// The Date tag.
-    pub date: S,
-    /// The Round tag.
-    pub round: S,
-    /// The White tag.
-    pub white: S,
-    /// The Black tag.
-    pub black: S,
-    /// The Result tag.
-    pub result: S,
-    /// `standard`, `chess960`, or an unsupported variant's value.
-    pub variant: S,
-}
-
-/// The identity columns, in the order of [`Identity`]'s fields.
-pub(crate) const IDENTITY: [&str; 12] = [
-    "source", "game", "offset", "line", "event", "site", "date", "round", "white", "black",
-    "result", "variant",
-];
-
-impl<S: Cell<Owned = String>> Identity<S> {
-    /// Writes the identity cells of a record, its text in `style`.
-    fn write<W: std::io::Write>(
-        &self,
-        out: &mut csv::Writer<W>,
-        style: CellStyle,
-    ) -> csv::Result<()> {
-        let Identity {
-            source,
-            game,
-            offset,
-            line,
-            event,
-            site,
-            date,
-            round,
-            white,
-            black,
-            result,
-            variant,
-        } = self;
-        source.write(out, style)?;
-        game.write(out, style)?;
-        offset.write(out, style)?;
-        line.write(out, style)?;
-        for text in [event, site, date, round, white, black, result, variant] {
-            text.write(out, style)?;
-        }
-        Ok(())
-    }
-
-    /// Appends the identity cells to the first columns of a table.
-    fn push(&self, columns: &mut [Column]) {
-        let Identity {
-            source,
-            game,
-            offset,
-            line,
-            event,
-            site,
-            date,
-            round,
-            white,
-            black,
-            result,
-            variant,
-        } = self;
-        if let [c0, c1, c2, c3, rest @ ..] = columns {
-            source.append(c0);
-            game.append(c1);
-            offset.append(c2);
-            line.append(c3);
-            for (text, column) in [event, site, date, round, white, black, result, variant]
-                .into_iter()
-                .zip(rest)
-            {
-                text.append(column);
-            }
-        }
-    }
-
-    /// The identity owned, each text passed through `text`.
-    fn owned(&self, text: &impl Fn(&str) -> String) -> Identity {
-        Identity {
-            source: self.source.owned(text),
-            game: self.game,
-            offset: self.offset,
-            line: self.line,
-            event: self.event.owned(text),
-            site: self.site.owned(text),
-            date: self.date.owned(text),
-            round: self.round.owned(text),
-            white: self.white.owned(text),
-            black: self.black.owned(text),
-            result: self.result.owned(text),
-            variant: self.variant.owned(text),
-        }
+identity_columns! {
+    /// The identity columns that start every row: the game in its source.
+    Identity {
+        /// The source's name as given.
+        source: S,
+        /// 1-based index of the game within its source.
+        game: u64,
+        /// Byte offset of the game's first byte in the decompressed source.
+        offset: u64,
+        /// 1-based line of that byte.
+        line: u64,
+        /// The Event tag.
+        event: S,
+        /// The Site tag.
+        site: S,
+        /// The Date tag.
+        date: S,
+        /// The Round tag.
+        round: S,
+        /// The White tag.
+        white: S,
+        /// The Black tag.
+        black: S,
+        /// The Result tag.
+        result: S,
+        /// `standard`, `chess960`, or an unsupported variant's value.
+        variant: VariantColumn<S>,
     }
 }
 
 report_row! {
-    /// A castling.csv row: a castling move that breaks the rules.
-    CastlingRow in "castling.csv" on the page {
+    /// A castling.csv row: a castling move that breaks the rules (FIDE
+    /// 3.8.2).
+    CastlingRow in "castling.csv" {
         /// The castle's ply, 1-based from the start position.
         ply: u32,
         /// Its move number (a text column in Parquet: contract v3 lists it
         /// among neither the integer columns).
         move_number [Text]: u32,
-        /// `white` or `black`.
-        side: S,
+        /// The side that castles: `white` or `black`.
+        #[serde(with = "code")]
+        side: Color,
         /// The move as written.
         san: S,
-        /// `kingside` or `queenside`.
-        castle: S,
-        /// Reason codes joined with `;`, in their canonical order.
-        reasons: S,
+        /// The wing: `kingside` or `queenside`.
+        #[serde(with = "code")]
+        castle: CastlingSide,
+        /// The rules it breaks, written as their codes joined with `;`, in
+        /// canonical order.
+        #[serde(with = "code_set")]
+        reasons: Reasons,
         /// The reasons for a person.
         detail: S,
         /// The position before the move.
@@ -442,22 +418,25 @@ report_row! {
 }
 
 report_row! {
-    /// A claims.csv row: an audited draw claim.
-    ClaimRow in "claims.csv" on the page {
+    /// A claims.csv row: an audited draw claim (FIDE 9.2, 9.3).
+    ClaimRow in "claims.csv" {
         /// `threefold` or `fifty_moves`.
-        claim: S,
-        /// Where the claim was read: its code.
-        claim_source: S,
-        /// The verdict's code.
-        verdict: S,
+        #[serde(with = "code")]
+        claim: ClaimKind,
+        /// Where the claim was read.
+        #[serde(with = "code")]
+        claim_source: ClaimSource,
+        /// The verdict.
+        #[serde(with = "code")]
+        verdict: ClaimVerdict,
         /// The ply the claim is judged at.
         ply: u32,
         /// Occurrences of the position, castling rights counted.
         occurrences: u32,
         /// Occurrences of the position, castling rights ignored.
         occurrences_ignoring_rights: u32,
-        /// Plies joined with `;`.
-        plies: S,
+        /// The plies the position stood at, rights ignored.
+        plies: Plies,
         /// The final position.
         fen: S,
         /// The verdict for a person.
@@ -466,10 +445,12 @@ report_row! {
 }
 
 report_row! {
-    /// A missed_draws.csv row: a game played on past an automatic draw.
-    MissedDrawRow in "missed_draws.csv" on the page {
-        /// The rule's code.
-        rule: S,
+    /// A missed_draws.csv row: a game played on past an automatic draw
+    /// (FIDE 9.6, 5.2.2).
+    MissedDrawRow in "missed_draws.csv" {
+        /// The rule.
+        #[serde(with = "code")]
+        rule: DrawRule,
         /// The ply the draw came at.
         ply: u32,
         /// Plies played after it.
@@ -477,20 +458,22 @@ report_row! {
         /// The position of the draw.
         fen: S,
         /// (v3) What shows a dead position dead: `insufficient_material`
-        /// or `helpmate_analysis`; `""` for the other rules.
-        basis: S,
+        /// or `helpmate_analysis`; none (`""`) for the other rules.
+        #[serde(with = "optional_code")]
+        basis: Option<Basis>,
     }
 }
 
 report_row! {
     /// An errors.csv row: a game that could not be audited to its end.
-    ErrorRow in "errors.csv" on the page {
+    ErrorRow in "errors.csv" {
         /// The ply of the failing move, 0 before any move.
         ply: u32,
         /// The failing move as written.
         san: S,
-        /// The error's code.
-        kind: S,
+        /// Why the replay stopped.
+        #[serde(with = "code")]
+        kind: ErrorKind,
         /// The error for a person.
         detail: S,
         /// The position before `san`, `""` where none.
@@ -500,12 +483,13 @@ report_row! {
 
 report_row! {
     /// A results.csv row: a result that the final position or the Laws
-    /// contradict.
-    ResultRow in "results.csv" on the page {
+    /// contradict (FIDE 5.1.1, 5.2, 6.9).
+    ResultRow in "results.csv" {
         /// The ply of the final position.
         ply: u32,
-        /// The finding's code.
-        code: S,
+        /// The finding.
+        #[serde(with = "code")]
+        code: ResultCode,
         /// The result recorded.
         recorded: S,
         /// The result the position calls for, `""` where none.
@@ -516,8 +500,9 @@ report_row! {
         fen: S,
         /// (v3) What shows that a side cannot mate, for
         /// `dead_position_not_drawn` and `timeout_without_mating_material`:
-        /// `insufficient_material` or `helpmate_analysis`; `""` otherwise.
-        basis: S,
+        /// `insufficient_material` or `helpmate_analysis`; none otherwise.
+        #[serde(with = "optional_code")]
+        basis: Option<Basis>,
     }
 }
 
@@ -529,15 +514,25 @@ report_row! {
         ply: u32,
         /// The text as written.
         san: S,
-        /// Quirk codes joined with `;`.
-        quirk: S,
+        /// What is sloppy about it, written as codes joined with `;`.
+        #[serde(with = "code_set")]
+        quirk: Quirks,
         /// The move in standard notation, `""` where none.
         standard as "move": S,
     }
 }
 
+impl<S: Text> ClaimRow<S> {
+    /// The move after which the claim is judged, as the detail names it
+    /// (claims.csv has no column of its own for it): the one reading of
+    /// the audit's one way of writing it.
+    pub fn claimed_move(&self) -> Option<MoveName<'_>> {
+        claimed_move(self.detail.as_ref())
+    }
+}
+
 /// A row type and the report file it is a row of.
-pub trait ReportRow: DeserializeOwned {
+pub trait ReportRow: DeserializeOwned + Record {
     /// The report's file name.
     const FILE: &'static str;
     /// The report's own columns, after the identity columns.
@@ -545,41 +540,35 @@ pub trait ReportRow: DeserializeOwned {
     /// How each of its own columns is typed in an Arrow table.
     const KINDS: &'static [Kind];
     /// How many columns a row has.
-    const WIDTH: usize = IDENTITY.len() + Self::COLUMNS.len();
+    const WIDTH: usize = <Identity>::COLUMNS.len() + Self::COLUMNS.len();
+    /// The row with its text passed through `text`.
+    fn with_text(&self, text: &impl Fn(&str) -> String) -> Self;
 }
 
-/// A row as the writers write it, whatever holds its text.
+/// A row as the writers write it, whatever holds its text: one record,
+/// serialized, identity columns first. The writer must not write a header
+/// of its own (see [`writer`]).
 pub trait Record {
-    /// Writes the row as one record, identity columns first, its text as
-    /// read.
+    /// Writes the row, its text as read.
     fn write<W: std::io::Write>(&self, out: &mut csv::Writer<W>) -> csv::Result<()> {
         self.write_styled(out, CellStyle::AsRead)
     }
 
-    /// Writes the row as one record, identity columns first, its text in
-    /// `style`.
+    /// Writes the row, its text in `style`.
     fn write_styled<W: std::io::Write>(
         &self,
         out: &mut csv::Writer<W>,
         style: CellStyle,
     ) -> csv::Result<()>;
+
     /// Appends the row to the columns of an Arrow table (one per column,
     /// identity columns first, of the kinds [`kinds`] gives).
     fn push(&self, columns: &mut [Column]);
 }
 
-/// The identity columns' kinds, in the order of [`IDENTITY`].
-const IDENTITY_KINDS: [Kind; 12] = {
-    let mut kinds = [<&str as Cell>::KIND; 12];
-    kinds[position(&IDENTITY, "game")] = <u64 as Cell>::KIND;
-    kinds[position(&IDENTITY, "offset")] = <u64 as Cell>::KIND;
-    kinds[position(&IDENTITY, "line")] = <u64 as Cell>::KIND;
-    kinds
-};
-
 /// The kind of every column of a report of `R`, identity columns first.
 pub fn kinds<R: ReportRow>() -> impl Iterator<Item = Kind> {
-    IDENTITY_KINDS.iter().chain(R::KINDS).copied()
+    <Identity>::KINDS.iter().chain(R::KINDS).copied()
 }
 
 /// The Arrow schema of a report of `R`: its columns in order, none
@@ -598,10 +587,14 @@ pub fn schema<R: ReportRow>() -> arrow_schema::SchemaRef {
     std::sync::Arc::new(arrow_schema::Schema::new(fields))
 }
 
-/// The text of a row: borrowed (`&str`) or owned (`String`).
-pub trait Text: Cell<Owned = String> + AsRef<str> {}
-
-impl<T: Cell<Owned = String> + AsRef<str>> Text for T {}
+/// A CSV writer of `R`'s report into `to`, its header written: the one
+/// hand-written line, the names of `R`'s fields ([`columns`]); the rows
+/// then go in with [`Record::write`].
+pub fn writer<R: ReportRow, W: std::io::Write>(to: W) -> csv::Result<csv::Writer<W>> {
+    let mut out = csv::WriterBuilder::new().has_headers(false).from_writer(to);
+    out.write_record(columns::<R>())?;
+    Ok(out)
+}
 
 /// The position of the column `name` in `columns`; a compile error in a
 /// constant where there is none.
@@ -625,7 +618,7 @@ pub(crate) const fn position(columns: &[&str], name: &str) -> usize {
 
 /// The position of `R`'s own column `name` in its rows.
 pub(crate) const fn column<R: ReportRow>(name: &str) -> usize {
-    IDENTITY.len() + position(R::COLUMNS, name)
+    <Identity>::COLUMNS.len() + position(R::COLUMNS, name)
 }
 
 /// Why a report's rows cannot be read.
@@ -639,12 +632,13 @@ pub enum ReadError {
         found: String,
     },
     /// A row does not fit its columns (a number column that holds no
-    /// number, a missing column); `row` is 1-based, the header not counted.
+    /// number, a code column that holds no code of the contract, a
+    /// missing column).
     Row {
         /// The report.
         file: &'static str,
-        /// The row, 1-based.
-        row: u64,
+        /// The 1-based line of the file the row starts on.
+        line: u64,
         /// Why it does not fit.
         cause: String,
     },
@@ -658,7 +652,7 @@ impl std::fmt::Display for ReadError {
             ReadError::Header { file, found } => {
                 write!(f, "{file}: not the columns of this version: {found}")
             }
-            ReadError::Row { file, row, cause } => write!(f, "{file}: row {row}: {cause}"),
+            ReadError::Row { file, line, cause } => write!(f, "{file}: line {line}: {cause}"),
             ReadError::Csv(e) => write!(f, "{e}"),
         }
     }
@@ -668,7 +662,7 @@ impl std::error::Error for ReadError {}
 
 /// The header a report of `R` starts with.
 pub fn columns<R: ReportRow>() -> impl Iterator<Item = &'static str> {
-    IDENTITY.iter().chain(R::COLUMNS).copied()
+    <Identity>::COLUMNS.iter().chain(R::COLUMNS).copied()
 }
 
 /// Reads every row of one report (header first) as `R`, after checking
@@ -685,31 +679,30 @@ pub fn read<R: ReportRow>(
             found: header.iter().collect::<Vec<_>>().join(","),
         });
     }
-    let mut record = csv::StringRecord::new();
-    let mut n = 0;
-    while csv.read_record(&mut record).map_err(ReadError::Csv)? {
-        n += 1;
-        each(from_record(&record, n)?);
+    let mut record = csv::ByteRecord::new();
+    while csv.read_byte_record(&mut record).map_err(ReadError::Csv)? {
+        let line = record.position().map_or(0, csv::Position::line);
+        each(from_record(&record, line)?);
     }
     Ok(())
 }
 
-/// A row of `R` from its values, in column order (the header checked).
+/// A row of `R` from its values, in column order (the header checked),
+/// read from `line` of its file.
 pub(crate) fn from_record<R: ReportRow>(
-    record: &csv::StringRecord,
-    row: u64,
+    record: &csv::ByteRecord,
+    line: u64,
 ) -> Result<R, ReadError> {
-    if record.len() != R::WIDTH {
-        return Err(ReadError::Row {
-            file: R::FILE,
-            row,
-            cause: format!("{} columns, not {}", record.len(), R::WIDTH),
-        });
-    }
-    record.deserialize(None).map_err(|e| ReadError::Row {
+    let fail = |cause: String| ReadError::Row {
         file: R::FILE,
-        row,
-        cause: match e.kind() {
+        line,
+        cause,
+    };
+    if record.len() != R::WIDTH {
+        return Err(fail(format!("{} columns, not {}", record.len(), R::WIDTH)));
+    }
+    record.deserialize(None).map_err(|e| {
+        fail(match e.kind() {
             csv::ErrorKind::Deserialize { err, .. } => match err.field() {
                 Some(i) => {
                     let name = usize::try_from(i)
@@ -721,19 +714,21 @@ pub(crate) fn from_record<R: ReportRow>(
                 None => err.kind().to_string(),
             },
             _ => e.to_string(),
-        },
+        })
     })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cells::Code;
+    use pgn_audit_core::audit::{CastlingReason, QuirkCode, Variant};
 
     /// Item 15 and 14 of issue 23: what would break a line is U+FFFD;
     /// with ExcelSafe, what a spreadsheet would run gets a `'`.
     #[test]
     fn text_cells_replace_line_breakers_and_quote_formulas_when_asked() {
-        let cell = |t: &str, s| String::from_utf8(text_cell(t, s).into_owned()).unwrap();
+        let cell = |t: &str, s| text_cell(t, s).into_owned();
         let (read, safe) = (CellStyle::AsRead, CellStyle::ExcelSafe);
         assert_eq!(
             cell("a\u{2028}b\u{2029}c\nd\u{85}e\tf\u{1b}", read),
@@ -771,13 +766,13 @@ mod tests {
             white: "W".into(),
             black: "B".into(),
             result: "1-0".into(),
-            variant: "standard".into(),
+            variant: VariantColumn::Known(Variant::Standard),
         }
     }
 
     /// Writing a row gives the columns in the contract's order, and
     /// reading the written file gives the row back.
-    fn round_trip<R: ReportRow + Record + PartialEq + std::fmt::Debug>(row: R, line: &str) {
+    fn round_trip<R: ReportRow + PartialEq + std::fmt::Debug>(row: R, line: &str) {
         assert_eq!(written(&row), line);
         let file = format!("{}\n{line}", columns::<R>().collect::<Vec<_>>().join(","));
         let mut got = Vec::new();
@@ -793,10 +788,12 @@ mod tests {
                 id: id(),
                 ply: 9,
                 move_number: 5,
-                side: "white".into(),
+                side: Color::White,
                 san: "O-O".into(),
-                castle: "kingside".into(),
-                reasons: "king_moved;in_check".into(),
+                castle: CastlingSide::KingSide,
+                reasons: [CastlingReason::InCheck, CastlingReason::KingMoved]
+                    .into_iter()
+                    .collect(),
                 detail: "d".into(),
                 fen: "8/8/8/8/8/8/8/4K2R w - - 0 1".into(),
             },
@@ -807,13 +804,13 @@ mod tests {
         round_trip(
             ClaimRow {
                 id: id(),
-                claim: "threefold".into(),
-                claim_source: "comment".into(),
-                verdict: "valid".into(),
+                claim: ClaimKind::Threefold,
+                claim_source: ClaimSource::Comment,
+                verdict: ClaimVerdict::Valid,
                 ply: 40,
                 occurrences: 3,
                 occurrences_ignoring_rights: 3,
-                plies: "32;36;40".into(),
+                plies: Plies(vec![32, 36, 40]),
                 fen: "f".into(),
                 detail: "d".into(),
             },
@@ -822,47 +819,64 @@ mod tests {
         round_trip(
             MissedDrawRow {
                 id: id(),
-                rule: "fivefold".into(),
+                rule: DrawRule::Fivefold,
                 ply: 120,
                 plies_after: 7,
                 fen: "f".into(),
-                basis: String::new(),
+                basis: None,
             },
             &format!("{ident},fivefold,120,7,f,\n"),
         );
         round_trip(
             ErrorRow {
-                id: id(),
+                id: Identity {
+                    variant: VariantColumn::Unsupported("crazyhouse".into()),
+                    ..id()
+                },
                 ply: 0,
                 san: String::new(),
-                kind: "bad_fen".into(),
+                kind: ErrorKind::BadFen,
                 detail: "d".into(),
                 fen: String::new(),
             },
-            &format!("{ident},0,,bad_fen,d,\n"),
+            &format!(
+                "{},0,,bad_fen,d,\n",
+                ident.replace("standard", "crazyhouse")
+            ),
         );
         round_trip(
             ResultRow {
-                id: id(),
+                id: Identity {
+                    variant: VariantColumn::Known(Variant::Chess960),
+                    ..id()
+                },
                 ply: 80,
-                code: "result_mismatch".into(),
+                code: ResultCode::ResultMismatch,
                 recorded: "1-0".into(),
                 expected: String::new(),
                 detail: "d".into(),
                 fen: "f".into(),
-                basis: "helpmate_analysis".into(),
+                basis: Some(Basis::HelpmateAnalysis),
             },
-            &format!("{ident},80,result_mismatch,1-0,,d,f,helpmate_analysis\n"),
+            &format!(
+                "{},80,result_mismatch,1-0,,d,f,helpmate_analysis\n",
+                ident.replace("standard", "chess960")
+            ),
         );
         round_trip(
             QuirkRow {
                 id: id(),
                 ply: 7,
                 san: "0-0".into(),
-                quirk: "zero_castling".into(),
+                quirk: [QuirkCode::CastlingWithZeros, QuirkCode::MissingCheckMark]
+                    .into_iter()
+                    .fold(Quirks::default(), |mut q, c| {
+                        q.insert(c);
+                        q
+                    }),
                 standard: "O-O".into(),
             },
-            &format!("{ident},7,0-0,zero_castling,O-O\n"),
+            &format!("{ident},7,0-0,castling_with_zeros;missing_check_mark,O-O\n"),
         );
         // A borrowed row writes as its owned copy does, control characters
         // replaced.
@@ -871,88 +885,81 @@ mod tests {
                 white: "a\u{1}b".into(),
                 ..id()
             },
-            rule: "fivefold".into(),
+            rule: DrawRule::Fivefold,
             ply: u32::MAX,
             plies_after: 0,
             fen: "f".into(),
-            basis: String::new(),
+            basis: None,
         };
-        let borrowed = MissedDrawRow {
-            id: Identity {
-                source: "a.pgn",
-                game: 2,
-                offset: 30,
-                line: 4,
-                event: "E, \"x\"",
-                site: "S",
-                date: "1986.11.??",
-                round: "1",
-                white: "a\u{1}b",
-                black: "B",
-                result: "1-0",
-                variant: "standard",
-            },
-            rule: "fivefold",
-            ply: u32::MAX,
-            plies_after: 0,
-            fen: "f",
-            basis: "",
-        };
+        let borrowed = owned.map_text(&|s| s);
         assert_eq!(written(&borrowed), written(&owned));
-        assert_eq!(borrowed.owned(&|s: &str| s.to_owned()), owned);
+        assert_eq!(borrowed.map_text(&str::to_owned), owned);
         assert!(written(&owned).contains(",a\u{fffd}b,B,1-0,standard,fivefold,4294967295,0,f,\n"));
+        // Excel-safe cells: a formula's text quoted, codes never.
+        let formula = ErrorRow {
+            id: Identity {
+                white: "=1+1".into(),
+                ..id()
+            },
+            ply: 3,
+            san: "-".into(),
+            kind: ErrorKind::ParseError,
+            detail: "@x".into(),
+            fen: String::new(),
+        };
+        let mut w = csv::WriterBuilder::new()
+            .has_headers(false)
+            .from_writer(Vec::new());
+        formula.write_styled(&mut w, CellStyle::ExcelSafe).unwrap();
+        assert_eq!(
+            String::from_utf8(w.into_inner().unwrap()).unwrap(),
+            "a.pgn,2,30,4,\"E, \"\"x\"\"\",S,1986.11.??,1,'=1+1,B,1-0,standard,3,'-,parse_error,'@x,\n"
+        );
     }
 
-    /// The identity columns are [`Identity`]'s fields, and each row's own
-    /// columns its fields after `id`: serde sees the same names.
+    /// The header: the identity fields, then each row's own fields, as
+    /// docs/reports.md (the page pgn-audit-reports(5) and the contract's
+    /// reference) lists them, file by file: the first table of its section
+    /// whose head is `| column | meaning |`.
     #[test]
-    fn the_columns_are_the_fields() {
-        struct Fields(Vec<&'static str>);
-        impl<'de> serde::Deserializer<'de> for &mut Fields {
-            type Error = serde::de::value::Error;
-            fn deserialize_any<V: serde::de::Visitor<'de>>(
-                self,
-                _: V,
-            ) -> Result<V::Value, Self::Error> {
-                Err(serde::de::Error::custom("fields only"))
-            }
-            fn deserialize_struct<V: serde::de::Visitor<'de>>(
-                self,
-                _: &'static str,
-                fields: &'static [&'static str],
-                _: V,
-            ) -> Result<V::Value, Self::Error> {
-                self.0.extend(fields);
-                Err(serde::de::Error::custom("fields only"))
-            }
-            serde::forward_to_deserialize_any! {
-                bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
-                bytes byte_buf option unit unit_struct newtype_struct seq tuple
-                tuple_struct map enum identifier ignored_any
-            }
-        }
-        fn fields<T: DeserializeOwned>() -> Vec<&'static str> {
-            let mut f = Fields(Vec::new());
-            let _ = T::deserialize(&mut f);
-            f.0
-        }
-        assert_eq!(fields::<Identity>(), IDENTITY);
+    fn the_columns_are_the_contracts() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/reports.md");
+        let docs = std::fs::read_to_string(path).unwrap();
+        let table = |heading: &str| -> Vec<String> {
+            let at = docs.find(&format!("\n## {heading}\n")).expect(heading);
+            let section = &docs[at + 1..];
+            let section = &section[..section[3..].find("\n## ").map_or(section.len(), |e| e + 3)];
+            let head = section.find("| column | meaning |").expect(heading);
+            section[head..]
+                .lines()
+                .skip(2)
+                .take_while(|l| l.starts_with('|'))
+                .flat_map(|l| {
+                    let first = l.split('|').nth(1).unwrap_or("");
+                    first
+                        .split('`')
+                        .skip(1)
+                        .step_by(2)
+                        .map(str::to_owned)
+                        .collect::<Vec<_>>()
+                })
+                .collect()
+        };
+        assert_eq!(
+            table("The columns every row starts with"),
+            <Identity>::COLUMNS
+        );
         fn own<R: ReportRow>() -> Vec<&'static str> {
-            let mut f = fields::<R>();
-            assert_eq!(f.remove(0), "id", "{}", R::FILE);
-            f
+            columns::<R>().skip(<Identity>::COLUMNS.len()).collect()
         }
-        assert_eq!(own::<CastlingRow>(), CastlingRow::COLUMNS);
-        assert_eq!(own::<ClaimRow>(), ClaimRow::COLUMNS);
-        assert_eq!(own::<MissedDrawRow>(), MissedDrawRow::COLUMNS);
-        assert_eq!(own::<ErrorRow>(), ErrorRow::COLUMNS);
-        assert_eq!(own::<ResultRow>(), ResultRow::COLUMNS);
-        let mut quirk = own::<QuirkRow>();
-        assert_eq!(quirk.pop(), Some("standard"));
-        assert_eq!(quirk, QuirkRow::COLUMNS[..3]);
-        assert_eq!(QuirkRow::COLUMNS[3], "move");
-        assert_eq!(column::<ClaimRow>("verdict"), 14);
-        assert_eq!(position(&IDENTITY, "line"), 3);
+        assert_eq!(table("castling.csv"), own::<CastlingRow>());
+        assert_eq!(table("claims.csv"), own::<ClaimRow>());
+        assert_eq!(table("missed_draws.csv"), own::<MissedDrawRow>());
+        assert_eq!(table("errors.csv"), own::<ErrorRow>());
+        assert_eq!(table("results.csv"), own::<ResultRow>());
+        assert_eq!(table("quirks.csv"), own::<QuirkRow>());
+        assert_eq!(ClaimRow::WIDTH, 21);
+        assert_eq!(position(<Identity>::COLUMNS, "line"), 3);
     }
 
     #[test]
@@ -963,14 +970,46 @@ mod tests {
             "missed_draws.csv: not the columns of this version: source,game"
         );
         let head = columns::<MissedDrawRow>().collect::<Vec<_>>().join(",");
-        let file = format!("{head}\na,1,0,1,,,,,,,,standard,fivefold,x,7,f,\n");
-        let e = read::<MissedDrawRow>(file.as_bytes(), |_| {}).unwrap_err();
+        let bad = |row: &str| {
+            let file = format!("{head}\na,1,0,1,,,,,,,,standard,fivefold,7,1,f,\n{row}\n");
+            read::<MissedDrawRow>(file.as_bytes(), |_| {})
+                .unwrap_err()
+                .to_string()
+        };
         assert_eq!(
-            e.to_string(),
-            "missed_draws.csv: row 1: column ply: invalid digit found in string"
+            bad("a,1,0,1,,,,,,,,standard,fivefold,x,7,f,"),
+            "missed_draws.csv: line 3: column ply: invalid digit found in string"
         );
-        let file = format!("{head}\na,1,0,1\n");
-        let e = read::<MissedDrawRow>(file.as_bytes(), |_| {}).unwrap_err();
-        assert!(e.to_string().starts_with("CSV error"), "{e}");
+        // A code column that holds no code of the contract (another tool's
+        // file, or a tampered one) is an error, never a default.
+        assert_eq!(
+            bad("a,1,0,1,,,,,,,,standard,sixfold,7,1,f,"),
+            "missed_draws.csv: line 3: \"sixfold\" is not fivefold, seventy_five_moves or dead_position"
+        );
+        assert_eq!(
+            bad("a,1,0,1,,,,,,,,standard,fivefold,7,1,f,by_eye"),
+            "missed_draws.csv: line 3: \"by_eye\" is not insufficient_material or helpmate_analysis"
+        );
+        assert!(bad("a,1,0,1").starts_with("CSV error"));
+        let castle = |reasons: &str, side: &str| {
+            let head = columns::<CastlingRow>().collect::<Vec<_>>().join(",");
+            let file =
+                format!("{head}\na,1,0,1,,,,,,,,standard,3,2,{side},O-O,kingside,{reasons},d,f\n");
+            read::<CastlingRow>(file.as_bytes(), |_| {}).map_err(|e| e.to_string())
+        };
+        assert!(castle("king_moved;in_check", "white").is_ok());
+        assert_eq!(
+            castle("king_moved;in_check", "left").unwrap_err(),
+            "castling.csv: line 2: \"left\" is not white or black"
+        );
+        assert_eq!(
+            castle("king_moved;", "black").unwrap_err(),
+            "castling.csv: line 2: \"\" is not king_moved, rook_moved, rook_captured, no_right_in_fen, king_displaced, rook_displaced, no_rook, path_blocked, in_check, through_check or into_check"
+        );
+        assert_eq!(
+            castle("", "black").unwrap_err(),
+            "castling.csv: line 2: \"\" is not king_moved, rook_moved, rook_captured, no_right_in_fen, king_displaced, rook_displaced, no_rook, path_blocked, in_check, through_check or into_check"
+        );
+        assert_eq!(Color::from_code("white"), Some(Color::White));
     }
 }

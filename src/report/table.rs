@@ -263,7 +263,7 @@ impl RowReader {
     /// CSV writer wrote it in `style`, or as it is in Parquet.
     pub(crate) fn cell_of(format: Format, style: CellStyle, text: &str) -> Vec<u8> {
         match format {
-            Format::Csv => rows::text_cell(text, style).into_owned(),
+            Format::Csv => rows::text_cell(text, style).into_owned().into_bytes(),
             Format::Parquet => text.as_bytes().to_vec(),
         }
     }

@@ -245,3 +245,107 @@ pub(crate) fn zip_of(members: &[(&str, &[u8])]) -> Vec<u8> {
     }
     w.finish().unwrap().into_inner()
 }
+
+/// Waits until `f` holds, polling every 5 ms, for at most 30 s: a test
+/// waits for an event of its child (a file written, a progress line, its
+/// input read), never for a time.
+pub(crate) fn wait_for(what: &str, mut f: impl FnMut() -> bool) {
+    let t = std::time::Instant::now();
+    while !f() {
+        assert!(
+            t.elapsed() < std::time::Duration::from_secs(30),
+            "waited for {what}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+}
+
+/// Whether the pipe whose end the test holds (a child's standard input)
+/// has no byte left that the child has not read.
+#[allow(unsafe_code)] // libc on our own child process or terminal
+pub(crate) fn drained(pipe: &impl std::os::fd::AsRawFd) -> bool {
+    let mut unread: libc::c_int = 0;
+    // SAFETY: FIONREAD writes one int, the bytes the pipe holds.
+    let r = unsafe { libc::ioctl(pipe.as_raw_fd(), libc::FIONREAD, &mut unread) };
+    assert_eq!(r, 0, "FIONREAD");
+    unread == 0
+}
+
+/// A pseudo-terminal: our end and the child's.
+#[allow(unsafe_code)] // libc on our own child process or terminal
+pub(crate) fn pty() -> (std::fs::File, std::fs::File) {
+    use std::os::fd::FromRawFd;
+    let (mut ours, mut theirs) = (0, 0);
+    // SAFETY: openpty writes two new descriptors, which the files own.
+    let r = unsafe {
+        libc::openpty(
+            &mut ours,
+            &mut theirs,
+            std::ptr::null_mut(),
+            std::ptr::null(),
+            std::ptr::null(),
+        )
+    };
+    assert_eq!(r, 0, "openpty");
+    unsafe {
+        (
+            std::fs::File::from_raw_fd(ours),
+            std::fs::File::from_raw_fd(theirs),
+        )
+    }
+}
+
+/// A child's standard error on a terminal, so that it draws its progress
+/// bar, read as the child writes it.
+pub(crate) struct Terminal {
+    text: std::sync::Arc<std::sync::Mutex<Vec<u8>>>,
+    reader: std::thread::JoinHandle<()>,
+}
+
+impl Terminal {
+    /// Spawns `cmd` with a terminal as its standard error.
+    pub(crate) fn spawn(mut cmd: Command) -> (std::process::Child, Terminal) {
+        use std::io::Read;
+        let (mut ours, theirs) = pty();
+        let child = cmd.stderr(Stdio::from(theirs)).spawn().unwrap();
+        // The child's end closed here too: ours reads to its end (EIO on
+        // Linux) once the child has gone.
+        drop(cmd);
+        let text = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let into = text.clone();
+        let reader = std::thread::spawn(move || {
+            let mut buf = [0; 4096];
+            while let Ok(n @ 1..) = ours.read(&mut buf) {
+                into.lock().unwrap().extend_from_slice(&buf[..n]);
+            }
+        });
+        (child, Terminal { text, reader })
+    }
+
+    /// What the child has written so far.
+    pub(crate) fn text(&self) -> String {
+        String::from_utf8_lossy(&self.text.lock().unwrap()).into_owned()
+    }
+
+    /// The most games the progress bar has shown (`N games, R games/s`).
+    pub(crate) fn games_shown(&self) -> Option<u64> {
+        let text = self.text();
+        text.match_indices(" games, ")
+            .filter_map(|(at, _)| {
+                let digits = text[..at]
+                    .bytes()
+                    .rev()
+                    .take_while(u8::is_ascii_digit)
+                    .count();
+                text[at - digits..at].parse().ok()
+            })
+            .max()
+    }
+
+    /// Everything the child wrote, once it has ended.
+    pub(crate) fn finish(self) -> String {
+        let Terminal { text, reader } = self;
+        reader.join().unwrap();
+        String::from_utf8_lossy(&text.lock().unwrap()).into_owned()
+    }
+}

@@ -8,7 +8,6 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Output, Stdio};
-use std::time::{Duration, Instant};
 
 use super::common::{self, s};
 use super::support;
@@ -97,14 +96,6 @@ fn copies(copies: usize) -> Vec<u8> {
     data
 }
 
-fn wait_for(what: &str, mut f: impl FnMut() -> bool) {
-    let t = Instant::now();
-    while !f() {
-        assert!(t.elapsed() < Duration::from_secs(30), "waited for {what}");
-        std::thread::sleep(Duration::from_millis(5));
-    }
-}
-
 /// The temporary files in a folder.
 fn temporaries(dir: &Path) -> Vec<String> {
     names(dir)
@@ -168,7 +159,7 @@ fn a_second_run_on_a_folder_in_use_is_refused() {
     let half = data.len() / 2;
     stdin.write_all(&data[..half]).unwrap();
     stdin.flush().unwrap();
-    wait_for("the first run's reports", || {
+    common::wait_for("the first run's reports", || {
         out.is_dir() && !temporaries(&out).is_empty()
     });
     let before = names(&out);
@@ -374,11 +365,11 @@ fn a_run_killed_by_a_second_signal_leaves_no_summary() {
     let mut stdin = child.stdin.take().unwrap();
     stdin.write_all(&copies(2)).unwrap();
     stdin.flush().unwrap();
-    // Every CSV report and the two split files.
-    wait_for("the run's temporary files", || {
-        temporaries(&out).len() == CSV.len() + 2
+    // Every CSV report and the two split files, and the input all read:
+    // the run is under way.
+    common::wait_for("the run's temporary files and its input read", || {
+        temporaries(&out).len() == CSV.len() + 2 && common::drained(&stdin)
     });
-    std::thread::sleep(Duration::from_millis(200));
     let pid = child.id();
     // Two signals at once (two kinds: two pending SIGTERMs would be one),
     // sent while the child is stopped, so that both wait for it.
@@ -388,7 +379,7 @@ fn a_run_killed_by_a_second_signal_leaves_no_summary() {
         assert_eq!(r, 0);
     };
     signal(libc::SIGSTOP);
-    wait_for("the run to stop", || stopped(pid));
+    common::wait_for("the run to stop", || stopped(pid));
     signal(libc::SIGINT);
     signal(libc::SIGTERM);
     signal(libc::SIGCONT);

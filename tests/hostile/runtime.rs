@@ -281,28 +281,29 @@ fn an_interrupted_run_counts_the_bytes_between_games() {
     let out = t.path().join("r");
     let game = b"[Event \"x\"]\n\n1. e4 e5 *\n";
     let padding = vec![b'\n'; 2 << 20];
-    let mut child = common::bin()
-        .args(["-", "-j", "2", "-o", s(&out)])
+    let mut cmd = common::bin();
+    cmd.args(["-", "-j", "2", "-o", s(&out)])
         .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+        .stdout(Stdio::null());
+    // Standard error on a terminal: the progress bar shows the games done.
+    let (mut child, terminal) = common::Terminal::spawn(cmd);
     let mut stdin = child.stdin.take().unwrap();
     for _ in 0..3 {
         stdin.write_all(game).unwrap();
         stdin.write_all(&padding).unwrap();
     }
     stdin.flush().unwrap();
-    // The reader waits for more; give it time to cut the three games.
-    std::thread::sleep(Duration::from_millis(1500));
+    // The reader waits for more once it has cut the three games and the
+    // run has written them.
+    common::wait_for("the three games done", || terminal.games_shown() == Some(3));
     // SAFETY: a signal to our own child, which has not been waited for.
     assert_eq!(
         unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) },
         0
     );
-    let (status, stderr) = wait_at_most(child, Duration::from_secs(10), "the interrupted run");
+    let (status, _) = wait_at_most(child, Duration::from_secs(10), "the interrupted run");
     drop(stdin);
+    let stderr = terminal.finish();
     assert_eq!(status, Some(130), "{stderr}");
     let summary = common::summary(&out);
     assert_eq!(summary["interrupted"], true);

@@ -11,6 +11,7 @@ use std::process::{Output, Stdio};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use super::common::{self, s};
+use pgn_audit_core::audit::QuirkCode;
 
 /// Six games: two flagged by castling after the king moved (the second
 /// castles with zeros, a notation quirk), one clean, one with a bad FEN,
@@ -162,6 +163,44 @@ fn merge_refuses_a_shard_that_breaks_an_identity() {
             }),
             "results.csv row 2 names source elsewhere.pgn, which summary.json does not list",
         ),
+        // Issue 25 point 3: every code cell is read as its typed value; a
+        // text that is no code of the contract is refused, naming the file
+        // and the line.
+        (
+            Box::new(|d| {
+                edit_rows(d, "castling.csv", |r| {
+                    r[0] = r[0].replacen(",white,", ",wite,", 1)
+                })
+            }),
+            "castling.csv line 2: \"wite\" is not white or black",
+        ),
+        (
+            Box::new(|d| {
+                edit_rows(d, "castling.csv", |r| {
+                    r[1] = r[1].replacen(",king_moved,", ",king_moved;king_walked,", 1);
+                })
+            }),
+            "castling.csv line 3: \"king_walked\" is not king_moved, rook_moved, rook_captured, \
+             no_right_in_fen, king_displaced, rook_displaced, no_rook, path_blocked, in_check, \
+             through_check or into_check",
+        ),
+        (
+            Box::new(|d| {
+                edit_rows(d, "errors.csv", |r| {
+                    r[0] = r[0].replacen(",bad_fen,", ",bad_position,", 1)
+                })
+            }),
+            "errors.csv line 2: \"bad_position\" is not illegal_move, ambiguous_move, \
+             unplayable_castle, bad_fen, unsupported_variant or parse_error",
+        ),
+        (
+            Box::new(|d| {
+                edit_rows(d, "quirks.csv", |r| {
+                    r[0] = r[0].replacen(",castling_with_zeros,", ",zeros,", 1)
+                })
+            }),
+            "QUIRKS",
+        ),
     ];
     for (k, (tamper, cause)) in cases.iter().enumerate() {
         let bad = t.path().join(format!("bad{k}"));
@@ -169,7 +208,16 @@ fn merge_refuses_a_shard_that_breaks_an_identity() {
         let input = common::write(t.path(), "bad.pgn", GAMES.as_bytes());
         common::run_ok(&[s(&input), "--quirks", "--split"], &bad);
         tamper(&bad);
+        let quirks: Vec<&str> = QuirkCode::ALL.iter().map(|q| q.code()).collect();
+        let (last, rest) = quirks.split_last().unwrap();
         let cause = cause
+            .replace(
+                "QUIRKS",
+                &format!(
+                    "quirks.csv line 2: \"zeros\" is not {} or {last}",
+                    rest.join(", ")
+                ),
+            )
             .replace("LEN", &GAMES.len().to_string())
             .replace("SOURCE", s(&input));
         let cause = cause.replace(
@@ -311,7 +359,7 @@ fn merge_refuses_a_parquet_shard_that_breaks_an_identity() {
                     r[0][17] = "void".into();
                 })
             }),
-            "castling.parquet row 1 holds void, which is no code of the report contract",
+            "castling.parquet row 1: \"void\" is not king_moved, rook_moved, rook_captured, no_right_in_fen, king_displaced, rook_displaced, no_rook, path_blocked, in_check, through_check or into_check",
         ),
     ];
     for (k, (tamper, cause)) in cases.iter().enumerate() {

@@ -12,7 +12,7 @@ use shakmaty::{CastlingSide, Chess, Color, Position, Role, Square, san::San};
 
 use super::castling::{Breach, CastleJudgement, Event, PieceAt, Unplayable};
 use super::claims::{Difference, EnPassantDifference, Grounds, Since};
-use super::findings::Basis;
+use super::findings::{Basis, MoveName, claimed_position};
 use super::repetition::right_bit;
 use super::results::Contradiction;
 use crate::pgn::Game;
@@ -41,9 +41,9 @@ impl<'g, 'a> MoveNames<'g, 'a> {
         }
     }
 
-    /// The move number and dots of the move that makes `ply` (≥ 1), `14.`
-    /// or `14...`; the number saturates as shakmaty's does.
-    fn number(&self, ply: u32) -> String {
+    /// The move number of the move that makes `ply` (≥ 1), and whether
+    /// White makes it; the number saturates as shakmaty's does.
+    fn number(&self, ply: u32) -> (u32, bool) {
         let before = ply.saturating_sub(1);
         let black_moves = if self.start_turn.is_white() {
             before / 2
@@ -52,13 +52,12 @@ impl<'g, 'a> MoveNames<'g, 'a> {
         };
         let number = self.start_fullmoves.saturating_add(black_moves);
         let white = self.start_turn.is_white() == before.is_multiple_of(2);
-        let dots = if white { "." } else { "..." };
-        format!("{number}{dots}")
+        (number, white)
     }
 
     /// The move that makes `ply` (≥ 1) as written, cut at
     /// [`MOVE_TEXT_LIMIT`] bytes: `22...Ra4`.
-    fn mv(&self, ply: u32) -> String {
+    fn name(&self, ply: u32) -> MoveName<'a> {
         let text = (ply as usize)
             .checked_sub(1)
             .and_then(|i| self.game.moves.get(i))
@@ -67,22 +66,36 @@ impl<'g, 'a> MoveNames<'g, 'a> {
         while !text.is_char_boundary(len) {
             len -= 1;
         }
-        format!("{}{}", self.number(ply), &text[..len])
+        let (number, white) = self.number(ply);
+        MoveName {
+            number,
+            white,
+            text: &text[..len],
+        }
+    }
+
+    /// [`Self::name`] as text.
+    fn mv(&self, ply: u32) -> String {
+        self.name(ply).to_string()
     }
 
     /// A move that is not in the game, `san`, played as ply `ply`:
     /// `26...Ra4`.
     fn announced(&self, ply: u32, san: San) -> String {
-        format!("{}{san}", self.number(ply))
+        let (number, white) = self.number(ply);
+        let text = san.to_string();
+        MoveName {
+            number,
+            white,
+            text: &text,
+        }
+        .to_string()
     }
 
-    /// `the position after 22.Nb5`, or `the start position`.
+    /// `the position after 22.Nb5`, or `the start position`: how a
+    /// claim's detail begins ([`claimed_position`]).
     fn position(&self, ply: u32) -> String {
-        if ply == 0 {
-            "the start position".to_owned()
-        } else {
-            format!("the position after {}", self.mv(ply))
-        }
+        claimed_position((ply > 0).then(|| self.name(ply)))
     }
 
     /// `at the start, after 23...Ra8 and after 25...Ra8`.
@@ -357,7 +370,8 @@ pub(super) fn claim(grounds: &Grounds, plies: u32, names: &MoveNames) -> String 
             names.list(stood)
         ),
         Grounds::AnnouncedRepetition { announced, stood } => format!(
-            "{} would make the third occurrence of the position that stood {}",
+            "{} allows {}, which would make the third occurrence of the position that stood {}",
+            here(),
             names.announced(plies + 1, *announced),
             names.list(stood)
         ),
@@ -376,7 +390,7 @@ pub(super) fn claim(grounds: &Grounds, plies: u32, names: &MoveNames) -> String 
             same_side,
             turn,
         } => format!(
-            "the pieces stood as in {} {} times ({}), but only {same_side} of them with {} to move",
+            "{} stood with these pieces {} times ({}), but only {same_side} of them with {} to move",
             here(),
             placement.len(),
             names.list(placement),
@@ -393,15 +407,18 @@ pub(super) fn claim(grounds: &Grounds, plies: u32, names: &MoveNames) -> String 
             names.list(stood)
         ),
         Grounds::FiftyMoves { clock, since } => format!(
-            "the halfmove clock stood at {clock}, at least 50 moves of each side without capture or pawn move; {}",
+            "{} had a halfmove clock of {clock}, at least 50 moves of each side without capture or pawn move; {}",
+            here(),
             since_text(*since, names)
         ),
         Grounds::AnnouncedFiftyMoves { clock, announced } => format!(
-            "the halfmove clock stood at {clock}: {} would complete 50 moves of each side without capture or pawn move",
+            "{} had a halfmove clock of {clock}: {} would complete 50 moves of each side without capture or pawn move",
+            here(),
             names.announced(plies + 1, *announced)
         ),
         Grounds::FewerThanFiftyMoves { clock, since } => format!(
-            "the halfmove clock stood at only {clock} of the 100 plies the rule needs; {}",
+            "{} had a halfmove clock of only {clock} of the 100 plies the rule needs; {}",
+            here(),
             since_text(*since, names)
         ),
     }
@@ -518,6 +535,7 @@ pub(super) fn result(contradiction: Contradiction, recorded: &str) -> String {
 mod tests {
     use super::*;
     use crate::audit::castling::{CastlePlay, Event};
+    use crate::audit::findings::claimed_move;
     use shakmaty::{CastlingMode, Move, fen::Fen};
 
     fn game(text: &str) -> Game<'_> {
@@ -559,6 +577,40 @@ mod tests {
         assert_eq!(names.mv(1), "26...e4");
         assert_eq!(names.mv(2), "27.e5");
         assert_eq!(names.announced(8, "Kd8".parse().unwrap()), "30.Kd8");
+    }
+
+    /// Issue 26: a claim's detail begins with its position, named by the
+    /// move that made it; the page reads the move back from there, as it
+    /// was written.
+    #[test]
+    fn a_claims_detail_names_its_move_for_the_page() {
+        let g = game(MOVES);
+        let names = MoveNames::new(&g, &Chess::default());
+        for ply in 1..=6 {
+            let detail = claim(&Grounds::NotRepeated { plies: vec![ply] }, ply, &names);
+            assert_eq!(claimed_move(&detail), Some(names.name(ply)), "{detail}");
+        }
+        let read = claimed_move("the position after 26.Nb5 stood").unwrap();
+        assert_eq!((read.number, read.white, read.text), (26, true, "Nb5"));
+        let read = claimed_move("the position after 25...Ra8 had").unwrap();
+        assert_eq!((read.number, read.white, read.text), (25, false, "Ra8"));
+        assert_eq!(read.to_string(), "25...Ra8");
+        let detail = claim(&Grounds::NotRepeated { plies: vec![0] }, 0, &names);
+        assert!(detail.starts_with("the start position "), "{detail}");
+        assert_eq!(claimed_move(&detail), None);
+        for other in [
+            "",
+            "Only 40 moves.",
+            "the position after ",
+            "the position after x.Nb5",
+        ] {
+            assert_eq!(claimed_move(other), None, "{other}");
+        }
+        // A move written with its e.p. apart: the part before the blank.
+        let g = game("[Event \"t\"]\n\n1. exd6 e.p. *\n");
+        let names = MoveNames::new(&g, &Chess::default());
+        let detail = claim(&Grounds::NotRepeated { plies: vec![1] }, 1, &names);
+        assert_eq!(claimed_move(&detail).map(|m| m.text), Some("exd6"));
     }
 
     #[test]
@@ -739,7 +791,8 @@ mod tests {
                 announced: "Nf3".parse().unwrap(),
                 stood: vec![1, 5],
             }),
-            "4.Nf3 would make the third occurrence of the position that stood after 1.e4 and after 3.Ke1"
+            "the position after 3...Ke8 allows 4.Nf3, which would make the third occurrence of the \
+             position that stood after 1.e4 and after 3.Ke1"
         );
         assert_eq!(
             detail(Grounds::RepeatedIgnoringCastling {
@@ -791,7 +844,7 @@ mod tests {
                 same_side: 2,
                 turn: Color::White,
             }),
-            "the pieces stood as in the position after 3...Ke8 3 times (after 1.e4, after 2...Ke7 \
+            "the position after 3...Ke8 stood with these pieces 3 times (after 1.e4, after 2...Ke7 \
              and after 3...Ke8), but only 2 of them with White to move"
         );
         assert_eq!(
@@ -809,24 +862,24 @@ mod tests {
                 clock: 100,
                 since: Since::Zeroing(2)
             }),
-            "the halfmove clock stood at 100, at least 50 moves of each side without capture or \
-             pawn move; the last capture or pawn move was 1...e5"
+            "the position after 3...Ke8 had a halfmove clock of 100, at least 50 moves of each side \
+             without capture or pawn move; the last capture or pawn move was 1...e5"
         );
         assert_eq!(
             detail(Grounds::AnnouncedFiftyMoves {
                 clock: 99,
                 announced: "Kd1".parse().unwrap(),
             }),
-            "the halfmove clock stood at 99: 4.Kd1 would complete 50 moves of each side without \
-             capture or pawn move"
+            "the position after 3...Ke8 had a halfmove clock of 99: 4.Kd1 would complete 50 moves \
+             of each side without capture or pawn move"
         );
         assert_eq!(
             detail(Grounds::FewerThanFiftyMoves {
                 clock: 12,
                 since: Since::Fen
             }),
-            "the halfmove clock stood at only 12 of the 100 plies the rule needs; the start \
-             position's FEN already counted some of them"
+            "the position after 3...Ke8 had a halfmove clock of only 12 of the 100 plies the rule \
+             needs; the start position's FEN already counted some of them"
         );
         assert_eq!(
             claim(
@@ -837,8 +890,8 @@ mod tests {
                 0,
                 &names
             ),
-            "the halfmove clock stood at only 0 of the 100 plies the rule needs; nothing was \
-             captured and no pawn moved since the start"
+            "the start position had a halfmove clock of only 0 of the 100 plies the rule needs; \
+             nothing was captured and no pawn moved since the start"
         );
     }
 

@@ -8,6 +8,68 @@ pub fn fen_of(pos: &Chess) -> String {
     Fen::from_position(pos, EnPassantMode::Legal).to_string()
 }
 
+/// A move as the reports' sentences name it, the way a reader finds it:
+/// `26.Nb5` (White's 26th move) or `25...Ra8` (Black's 25th), its text as
+/// written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MoveName<'a> {
+    /// The move number.
+    pub number: u32,
+    /// Whether White makes the move.
+    pub white: bool,
+    /// The move as written.
+    pub text: &'a str,
+}
+
+impl std::fmt::Display for MoveName<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let dots = if self.white { "." } else { "..." };
+        write!(f, "{}{dots}{}", self.number, self.text)
+    }
+}
+
+impl<'a> MoveName<'a> {
+    /// The name at the start of `text`, up to the first blank: its number,
+    /// its dots, its move (a move written with its `e.p.` apart keeps only
+    /// the part before the blank).
+    pub fn read(text: &'a str) -> Option<MoveName<'a>> {
+        let digits = text.bytes().take_while(u8::is_ascii_digit).count();
+        let number = text[..digits].parse().ok()?;
+        let rest = &text[digits..];
+        let (white, rest) = match rest.strip_prefix("...") {
+            Some(rest) => (false, rest),
+            None => (true, rest.strip_prefix('.')?),
+        };
+        let text = rest.split(' ').next().filter(|t| !t.is_empty())?;
+        Some(MoveName {
+            number,
+            white,
+            text,
+        })
+    }
+}
+
+/// How a claim's detail (claims.csv) begins: the position the claim is
+/// judged on, named by the move that made it, `the position after 26.Nb5`,
+/// or `the start position` in a game without moves. The audit's sentences
+/// begin so, and report.html reads the move back from them
+/// ([`claimed_move`]): claims.csv has no column of its own for it.
+pub fn claimed_position(last: Option<MoveName>) -> String {
+    match last {
+        Some(mv) => format!("{CLAIMED_AFTER}{mv}"),
+        None => "the start position".to_owned(),
+    }
+}
+
+/// How [`claimed_position`] names a position after a move.
+const CLAIMED_AFTER: &str = "the position after ";
+
+/// The move a claim's detail names its position by ([`claimed_position`]);
+/// `None` for the start position, or a detail that does not begin so.
+pub fn claimed_move(detail: &str) -> Option<MoveName<'_>> {
+    MoveName::read(detail.strip_prefix(CLAIMED_AFTER)?)
+}
+
 /// Standard chess or Chess960 (FIDE Guidelines II).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Variant {
@@ -326,6 +388,15 @@ impl ClaimVerdict {
     }
 }
 
+impl ClaimSource {
+    /// Whether a claim read here with `verdict` flags its game: a false
+    /// claim made in words; an implied claim flags nothing (the players may
+    /// simply have agreed a draw).
+    pub fn flags(self, verdict: ClaimVerdict) -> bool {
+        self != ClaimSource::Implied && !verdict.is_valid()
+    }
+}
+
 /// A set of [`CastlingReason`]s, written in canonical order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
 pub struct Reasons(u16);
@@ -517,10 +588,7 @@ impl GameReport {
         } else if !self.castling.is_empty()
             || !self.missed_draws.is_empty()
             || !self.results.is_empty()
-            || self
-                .claims
-                .iter()
-                .any(|c| c.source != ClaimSource::Implied && !c.verdict.is_valid())
+            || self.claims.iter().any(|c| c.source.flags(c.verdict))
         {
             GameClass::Flagged
         } else {

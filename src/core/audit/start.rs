@@ -1,8 +1,6 @@
 //! The start position of a game: the FEN tag, and the variant from the
 //! Variant tag or from castling rights that only Chess960 can explain.
 
-use std::borrow::Cow;
-
 use shakmaty::{
     Bitboard, CastlingMode, Chess, FromSetup, Position, PositionError, Setup, Square, fen::Fen,
 };
@@ -61,14 +59,15 @@ fn named_variant(value: &str) -> Option<Variant> {
     }
 }
 
-/// The `variant` identity column: the variant the game was replayed as, or
-/// for an `unsupported_variant` the Variant tag's value, lowercased.
-pub fn variant_column<'a>(report: &GameReport, tags: &'a Tags) -> Cow<'a, str> {
+/// What the `variant` identity column writes instead of the variant the
+/// game was replayed as ([`GameReport::variant`]): for an
+/// `unsupported_variant`, the Variant tag's value, lowercased.
+pub fn unsupported_variant(report: &GameReport, tags: &Tags) -> Option<String> {
     match (&report.error, tags.variant.as_deref()) {
         (Some(e), Some(value)) if e.kind == ErrorKind::UnsupportedVariant => {
-            Cow::Owned(value.to_lowercase())
+            Some(value.to_lowercase())
         }
-        _ => Cow::Borrowed(report.variant.code()),
+        _ => None,
     }
 }
 

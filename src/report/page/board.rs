@@ -5,12 +5,13 @@
 
 use maud::{Markup, html};
 use shakmaty::fen::Fen;
-use shakmaty::{Bitboard, Board, CastlingSide, Color, File, Piece, Role, Setup, Square};
+use shakmaty::{Bitboard, Board, CastlingSide, File, Piece, Role, Setup, Square};
 
 use super::shown;
+use crate::cells::VariantColumn;
 use crate::rows::CastlingRow;
-use pgn_audit_core::audit::CastlingReason;
 use pgn_audit_core::audit::geometry::{Castle, Geometry, castle_candidates, geometry};
+use pgn_audit_core::audit::{CastlingReason, Reasons, Variant};
 
 pub(super) fn parse_fen(fen: &str) -> Option<Setup> {
     Fen::from_ascii(fen.as_bytes()).ok().map(Fen::into_setup)
@@ -75,8 +76,8 @@ pub(super) struct CastleMarks {
 
 /// Of the castles a position allows, the one a row describes: the only
 /// one, or where a Chess960 position leaves the rook open, the first whose
-/// geometry breaks the rules as the row's reasons (`has`) say.
-fn row_castle(candidates: &[Castle], board: &Board, has: impl Fn(&str) -> bool) -> Option<Castle> {
+/// geometry breaks the rules as the row's `reasons` say.
+fn row_castle(candidates: &[Castle], board: &Board, reasons: Reasons) -> Option<Castle> {
     let first = *candidates.first()?;
     if candidates.len() == 1 {
         return Some(first);
@@ -91,7 +92,7 @@ fn row_castle(candidates: &[Castle], board: &Board, has: impl Fn(&str) -> bool) 
             CastlingReason::IntoCheck,
         ]
         .iter()
-        .all(|r| breaks.contains(*r) == has(r.code()))
+        .all(|r| breaks.contains(*r) == reasons.contains(*r))
     });
     Some(castle.unwrap_or(first))
 }
@@ -100,27 +101,21 @@ fn row_castle(candidates: &[Castle], board: &Board, has: impl Fn(&str) -> bool) 
 /// row describes (where a Chess960 position leaves the rook open, the
 /// candidate whose facts are the row's).
 pub(super) fn castle_marks(row: &CastlingRow, setup: &Setup) -> Option<CastleMarks> {
-    let color = if row.side == "black" {
-        Color::Black
-    } else {
-        Color::White
-    };
-    let side = if row.castle == "queenside" {
-        CastlingSide::QueenSide
-    } else {
-        CastlingSide::KingSide
-    };
-    let chess960 = row.id.variant == "chess960";
+    let (color, side) = (row.side, row.castle);
+    let chess960 = row.id.variant == VariantColumn::Known(Variant::Chess960);
     let candidates = castle_candidates(&setup.board, setup.castling_rights, color, side, chess960);
-    let has = |code: &str| row.reasons.split(';').any(|r| r == code);
-    let g = geometry(&setup.board, row_castle(&candidates, &setup.board, has)?);
+    let g = geometry(
+        &setup.board,
+        row_castle(&candidates, &setup.board, row.reasons)?,
+    );
+    let has = |r: CastlingReason| row.reasons.contains(r);
     let mut moved = Bitboard::EMPTY;
-    if has("king_moved") || has("king_displaced") {
+    if has(CastlingReason::KingMoved) || has(CastlingReason::KingDisplaced) {
         moved.add(g.king);
     }
-    let captured = has("rook_captured");
+    let captured = has(CastlingReason::RookCaptured);
     if let Some(r) = g.rook
-        && ((has("rook_moved") && !captured) || has("rook_displaced"))
+        && ((has(CastlingReason::RookMoved) && !captured) || has(CastlingReason::RookDisplaced))
     {
         moved.add(r);
     }

@@ -1,17 +1,17 @@
 //! The rows a page shows, collected: every row counted by its code, the
 //! first `limit` of each group kept, each value cut to what the page shows.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
-use super::{EXAMPLES, decade, keep, kept};
-use crate::rows::{
-    self, CastlingRow, ClaimRow, ErrorRow, MissedDrawRow, ReportRow, ResultRow, Text,
+use super::{EXAMPLES, decade, keep};
+use crate::rows::{CastlingRow, ClaimRow, ErrorRow, MissedDrawRow, QuirkRow, ResultRow, Text};
+use pgn_audit_core::audit::{
+    CastlingReason, ClaimKind, ClaimSource, ClaimVerdict, DrawRule, ErrorKind, Reasons, ResultCode,
 };
-use pgn_audit_core::audit::ClaimSource;
 
 /// Rows of one reason, verdict, rule, code or kind: all counted, the first
-/// `limit` kept, each value cut by [`kept`]: the page's memory is bounded
-/// whatever the input (a 20 MB White tag keeps 301 characters).
+/// `limit` kept, each value cut by [`super::kept`]: the page's memory is
+/// bounded whatever the input (a 20 MB White tag keeps 301 characters).
 #[derive(Debug, Clone)]
 pub(super) struct Group<R> {
     pub(super) total: u64,
@@ -37,61 +37,38 @@ impl<R> Group<R> {
     }
 }
 
-/// A report row that the page shows.
-pub trait OnPage: ReportRow {
+/// A report row as the page takes it (a quirks.csv row it does not show),
+/// whatever holds its text.
+pub trait OnPage {
     /// Adds the row to `page`.
     fn add_to(&self, page: &mut HtmlReport);
 }
 
-impl OnPage for CastlingRow {
-    fn add_to(&self, page: &mut HtmlReport) {
-        page.add_castling(self);
-    }
+/// Each row type onto the page by its collector's method.
+macro_rules! on_page {
+    ($($row:ident => $add:ident,)*) => {
+        $(impl<S: Text> OnPage for $row<S> {
+            fn add_to(&self, page: &mut HtmlReport) {
+                page.$add(self);
+            }
+        })*
+    };
 }
 
-impl OnPage for ClaimRow {
-    fn add_to(&self, page: &mut HtmlReport) {
-        page.add_claim(self);
-    }
+on_page! {
+    CastlingRow => add_castling,
+    ClaimRow => add_claim,
+    MissedDrawRow => add_missed_draw,
+    ErrorRow => add_error,
+    ResultRow => add_result,
 }
 
-impl OnPage for MissedDrawRow {
-    fn add_to(&self, page: &mut HtmlReport) {
-        page.add_missed_draw(self);
-    }
+impl<S: Text> OnPage for QuirkRow<S> {
+    fn add_to(&self, _: &mut HtmlReport) {}
 }
 
-impl OnPage for ErrorRow {
-    fn add_to(&self, page: &mut HtmlReport) {
-        page.add_error(self);
-    }
-}
-
-impl OnPage for ResultRow {
-    fn add_to(&self, page: &mut HtmlReport) {
-        page.add_result(self);
-    }
-}
-
-fn count(map: &mut BTreeMap<String, u64>, key: &str) {
-    match map.get_mut(key) {
-        Some(n) => *n += 1,
-        None => {
-            map.insert(key.to_owned(), 1);
-        }
-    }
-}
-
-fn group<'a, R>(map: &'a mut BTreeMap<String, Group<R>>, key: &str) -> &'a mut Group<R> {
-    if !map.contains_key(key) {
-        map.insert(key.to_owned(), Group::default());
-    }
-    map.get_mut(key).expect("just inserted")
-}
-
-/// The claim verdicts that uphold a claim.
-pub(super) fn upheld(verdict: &str) -> bool {
-    matches!(verdict, "valid" | "valid_on_announced_move")
+fn count<K: Ord>(map: &mut BTreeMap<K, u64>, key: K) {
+    *map.entry(key).or_default() += 1;
 }
 
 /// Collects the rows of a run (or of a report folder) for report.html.
@@ -99,25 +76,25 @@ pub(super) fn upheld(verdict: &str) -> bool {
 pub struct HtmlReport {
     pub(super) limit: usize,
     pub(super) castles: u64,
-    /// Castling rows by reason code (a row counts once per reason).
-    pub(super) castle_reasons: BTreeMap<String, u64>,
+    /// Castling rows by reason (a row counts once per reason).
+    pub(super) castle_reasons: BTreeMap<CastlingReason, u64>,
     pub(super) castle_decades: BTreeMap<String, u64>,
+    /// Castling rows by the text of their variant column.
     pub(super) castle_variants: BTreeMap<String, u64>,
-    pub(super) castle_combos: BTreeMap<String, u64>,
+    /// Castling rows by their set of reasons.
+    pub(super) castle_combos: HashMap<Reasons, u64>,
     /// Examples by their first reason.
-    pub(super) castle_examples: BTreeMap<String, Group<CastlingRow>>,
+    pub(super) castle_examples: BTreeMap<CastlingReason, Group<CastlingRow>>,
     /// Claims by (verdict, source).
-    pub(super) claim_counts: BTreeMap<(String, String), u64>,
-    pub(super) claim_kinds: BTreeMap<String, u64>,
+    pub(super) claim_counts: BTreeMap<(ClaimVerdict, ClaimSource), u64>,
+    pub(super) claim_kinds: BTreeMap<ClaimKind, u64>,
     /// False claims from a Termination tag or a comment: they flag a game.
     pub(super) flagging_claims: u64,
     /// Examples of the false verdicts.
-    pub(super) claim_examples: BTreeMap<String, Group<ClaimRow>>,
-    pub(super) missed: BTreeMap<String, Group<MissedDrawRow>>,
-    pub(super) errors: BTreeMap<String, Group<ErrorRow>>,
-    pub(super) results: BTreeMap<String, Group<ResultRow>>,
-    /// Rows that do not fit their report's columns (from another version).
-    pub(super) unreadable: u64,
+    pub(super) claim_examples: BTreeMap<ClaimVerdict, Group<ClaimRow>>,
+    pub(super) missed: BTreeMap<DrawRule, Group<MissedDrawRow>>,
+    pub(super) errors: BTreeMap<ErrorKind, Group<ErrorRow>>,
+    pub(super) results: BTreeMap<ResultCode, Group<ResultRow>>,
 }
 
 impl Default for HtmlReport {
@@ -135,7 +112,7 @@ impl HtmlReport {
             castle_reasons: BTreeMap::new(),
             castle_decades: BTreeMap::new(),
             castle_variants: BTreeMap::new(),
-            castle_combos: BTreeMap::new(),
+            castle_combos: HashMap::new(),
             castle_examples: BTreeMap::new(),
             claim_counts: BTreeMap::new(),
             claim_kinds: BTreeMap::new(),
@@ -144,62 +121,64 @@ impl HtmlReport {
             missed: BTreeMap::new(),
             errors: BTreeMap::new(),
             results: BTreeMap::new(),
-            unreadable: 0,
-        }
-    }
-
-    /// One row of `R`'s report read from a file, identity columns first:
-    /// each value cut to what the page keeps of it, then counted as
-    /// unreadable where the values do not fit `R`'s columns (a folder of
-    /// another version).
-    pub fn add_record<R: OnPage>(&mut self, record: &csv::StringRecord) {
-        let record: csv::StringRecord = record.iter().map(kept).collect();
-        match rows::from_record::<R>(&record, 1) {
-            Ok(row) => row.add_to(self),
-            Err(_) => self.unreadable += 1,
         }
     }
 
     /// One castling.csv row.
     pub fn add_castling<S: Text>(&mut self, r: &CastlingRow<S>) {
-        let reasons = r.reasons.as_ref();
         self.castles += 1;
-        for code in reasons.split(';').filter(|c| !c.is_empty()) {
-            count(&mut self.castle_reasons, code);
+        for reason in r.reasons.iter() {
+            count(&mut self.castle_reasons, reason);
         }
-        count(&mut self.castle_decades, &decade(r.id.date.as_ref()));
-        count(&mut self.castle_variants, r.id.variant.as_ref());
-        count(&mut self.castle_combos, reasons);
-        let first = reasons.split(';').next().unwrap_or("");
-        group(&mut self.castle_examples, first).push(self.limit, || r.owned(&keep));
+        count(&mut self.castle_decades, decade(r.id.date.as_ref()));
+        count(&mut self.castle_variants, r.id.variant.as_str().to_owned());
+        *self.castle_combos.entry(r.reasons).or_default() += 1;
+        // A castling row has a reason: the audit writes none without, and
+        // a folder's row without one is refused as it is read.
+        if let Some(first) = r.reasons.iter().next() {
+            self.castle_examples
+                .entry(first)
+                .or_default()
+                .push(self.limit, || r.map_text(&keep));
+        }
     }
 
     /// One claims.csv row.
     pub fn add_claim<S: Text>(&mut self, r: &ClaimRow<S>) {
-        let (verdict, source) = (r.verdict.as_ref(), r.claim_source.as_ref());
-        let key = (verdict.to_owned(), source.to_owned());
-        *self.claim_counts.entry(key).or_default() += 1;
-        count(&mut self.claim_kinds, r.claim.as_ref());
-        if !upheld(verdict) {
-            if source != ClaimSource::Implied.code() {
+        count(&mut self.claim_counts, (r.verdict, r.claim_source));
+        count(&mut self.claim_kinds, r.claim);
+        if !r.verdict.is_valid() {
+            if r.claim_source.flags(r.verdict) {
                 self.flagging_claims += 1;
             }
-            group(&mut self.claim_examples, verdict).push(self.limit, || r.owned(&keep));
+            self.claim_examples
+                .entry(r.verdict)
+                .or_default()
+                .push(self.limit, || r.map_text(&keep));
         }
     }
 
     /// One missed_draws.csv row.
     pub fn add_missed_draw<S: Text>(&mut self, r: &MissedDrawRow<S>) {
-        group(&mut self.missed, r.rule.as_ref()).push(self.limit, || r.owned(&keep));
+        self.missed
+            .entry(r.rule)
+            .or_default()
+            .push(self.limit, || r.map_text(&keep));
     }
 
     /// One errors.csv row.
     pub fn add_error<S: Text>(&mut self, r: &ErrorRow<S>) {
-        group(&mut self.errors, r.kind.as_ref()).push(self.limit, || r.owned(&keep));
+        self.errors
+            .entry(r.kind)
+            .or_default()
+            .push(self.limit, || r.map_text(&keep));
     }
 
     /// One results.csv row.
     pub fn add_result<S: Text>(&mut self, r: &ResultRow<S>) {
-        group(&mut self.results, r.code.as_ref()).push(self.limit, || r.owned(&keep));
+        self.results
+            .entry(r.code)
+            .or_default()
+            .push(self.limit, || r.map_text(&keep));
     }
 }

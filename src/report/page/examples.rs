@@ -5,9 +5,10 @@ use maud::{Markup, PreEscaped, html};
 use shakmaty::{Setup, Square};
 
 use super::board::{board_svg, castle_marks, no_board, parse_fen};
-use super::{HtmlReport, date, is_url, ordered, plural, shown, tag, times, wrapping};
+use super::{HtmlReport, date, is_url, plural, shown, tag, times, wrapping};
+use crate::cells::{Code, VariantColumn};
 use crate::rows::{CastlingRow, ClaimRow, ErrorRow, Identity, MissedDrawRow, ResultRow};
-use pgn_audit_core::audit::{CastlingReason, ClaimVerdict, DrawRule, ErrorKind, ResultCode};
+use pgn_audit_core::audit::{ClaimKind, Variant};
 
 /// The half-move index of a FEN's position: twice its fullmove counter,
 /// plus one with Black to move.
@@ -15,15 +16,40 @@ fn half_moves(setup: &Setup) -> u64 {
     2 * u64::from(setup.fullmoves.get()) + u64::from(setup.turn.is_black())
 }
 
-/// The move that led to the position of half-move index `index`, as a
-/// reader numbers it: `26.` (White's 26th move) or `26…`.
+/// The move that led to the position of half-move index `index`, by its
+/// side and number (the rows name no move of a missed draw):
+/// `White's 26th move`.
 fn move_before(index: u64) -> String {
     let (number, black_to_move) = (index / 2, index % 2 == 1);
     if black_to_move {
-        format!("{number}.")
+        format!("White's {} move", ordinal(number))
     } else {
-        format!("{}…", number.saturating_sub(1))
+        format!("Black's {} move", ordinal(number.saturating_sub(1)))
     }
+}
+
+/// `ply 49`, `plies 45 and 49`, `plies 41, 45 and 49`.
+fn plies_text(plies: &[u32]) -> String {
+    match plies {
+        [] => String::new(),
+        [one] => format!("ply {one}"),
+        [rest @ .., last] => {
+            let rest: Vec<String> = rest.iter().map(u32::to_string).collect();
+            format!("plies {} and {last}", rest.join(", "))
+        }
+    }
+}
+
+/// `1st`, `2nd`, `3rd`, `4th`, `11th`, `21st`.
+fn ordinal(n: u64) -> String {
+    let suffix = match (n % 10, n % 100) {
+        (_, 11..=13) => "th",
+        (1, _) => "st",
+        (2, _) => "nd",
+        (3, _) => "rd",
+        _ => "th",
+    };
+    format!("{n}{suffix}")
 }
 
 /// `26.Nb5` or `26…Nb5`: a move by `color` in the position whose fullmove
@@ -65,8 +91,8 @@ fn identity(id: &Identity) -> Markup {
             html! { (shown(site)) }
         });
     }
-    if id.variant != "standard" {
-        parts.push(html! { (shown(&id.variant)) });
+    if id.variant != VariantColumn::Known(Variant::Standard) {
+        parts.push(html! { (shown(id.variant.as_str())) });
     }
     html! {
         span.who {
@@ -145,42 +171,42 @@ pub(super) fn examples(h: &HtmlReport) -> Markup {
             @if h.castle_examples.is_empty() { p.muted { "None." } } @else {
                 p.muted { "Grouped by each castle's first reason. Each board shows the position before the castle." }
                 (PreEscaped(LEGEND_CASTLE))
-                @for (reason, g) in ordered(&h.castle_examples, CastlingReason::ALL.iter().map(|r| r.code())) {
-                    (example_group(&format!("castles-{}", shown(reason)),
-                        html! { "First reason " code.reason { (wrapping(reason, '_')) } }, g.total, g.rows.len(), "castling.csv",
+                @for (reason, g) in &h.castle_examples {
+                    (example_group(&format!("castles-{}", reason.code()),
+                        html! { "First reason " code.reason { (wrapping(reason.code(), '_')) } }, g.total, g.rows.len(), "castling.csv",
                         html! { @for row in &g.rows { ({ n += 1; castle_example(n, row) }) } }))
                 }
             }
             h3 #claim-examples { "False claims" }
             @if h.claim_examples.is_empty() { p.muted { "None." } } @else {
                 p.muted { "Each board shows the final position; the en-passant square and the rooks that keep a castling right are shaded blue." }
-                @for (verdict, g) in ordered(&h.claim_examples, ClaimVerdict::ALL.iter().map(|v| v.code())) {
-                    (example_group(&format!("claims-{}", shown(verdict)),
-                        html! { "Verdict " code.reason { (wrapping(verdict, '_')) } }, g.total, g.rows.len(), "claims.csv",
+                @for (verdict, g) in &h.claim_examples {
+                    (example_group(&format!("claims-{}", verdict.code()),
+                        html! { "Verdict " code.reason { (wrapping(verdict.code(), '_')) } }, g.total, g.rows.len(), "claims.csv",
                         html! { @for row in &g.rows { ({ n += 1; claim_example(n, row) }) } }))
                 }
             }
             h3 #result-examples { "Results that contradict the board" }
             @if h.results.is_empty() { p.muted { "None." } } @else {
-                @for (code, g) in ordered(&h.results, ResultCode::ALL.iter().map(|c| c.code())) {
-                    (example_group(&format!("results-{}", shown(code)),
-                        html! { code.reason { (wrapping(code, '_')) } }, g.total, g.rows.len(), "results.csv",
+                @for (code, g) in &h.results {
+                    (example_group(&format!("results-{}", code.code()),
+                        html! { code.reason { (wrapping(code.code(), '_')) } }, g.total, g.rows.len(), "results.csv",
                         html! { @for row in &g.rows { ({ n += 1; result_example(n, row) }) } }))
                 }
             }
             h3 #missed-examples { "Missed automatic draws" }
             @if h.missed.is_empty() { p.muted { "None." } } @else {
-                @for (rule, g) in ordered(&h.missed, DrawRule::ALL.iter().map(|r| r.code())) {
-                    (example_group(&format!("missed-{}", shown(rule)),
-                        html! { code.reason { (wrapping(rule, '_')) } }, g.total, g.rows.len(), "missed_draws.csv",
+                @for (rule, g) in &h.missed {
+                    (example_group(&format!("missed-{}", rule.code()),
+                        html! { code.reason { (wrapping(rule.code(), '_')) } }, g.total, g.rows.len(), "missed_draws.csv",
                         html! { @for row in &g.rows { ({ n += 1; missed_example(n, row) }) } }))
                 }
             }
             h3 #error-examples { "Errors" }
             @if h.errors.is_empty() { p.muted { "None." } } @else {
-                @for (kind, g) in ordered(&h.errors, ErrorKind::ALL.iter().map(|k| k.code())) {
-                    (example_group(&format!("errors-{}", shown(kind)),
-                        html! { code.reason { (wrapping(kind, '_')) } }, g.total, g.rows.len(), "errors.csv",
+                @for (kind, g) in &h.errors {
+                    (example_group(&format!("errors-{}", kind.code()),
+                        html! { code.reason { (wrapping(kind.code(), '_')) } }, g.total, g.rows.len(), "errors.csv",
                         html! { @for row in &g.rows { ({ n += 1; error_example(n, row) }) } }))
                 }
             }
@@ -188,8 +214,9 @@ pub(super) fn examples(h: &HtmlReport) -> Markup {
     }
 }
 
-fn codes(list: &str) -> Markup {
-    html! { @for r in list.split(';').filter(|r| !r.is_empty()) { code.reason { (wrapping(r, '_')) } " " } }
+/// Codes, each in its box.
+fn codes(list: impl IntoIterator<Item = &'static str>) -> Markup {
+    html! { @for r in list { code.reason { (wrapping(r, '_')) } " " } }
 }
 
 fn castle_example(n: usize, row: &CastlingRow) -> Markup {
@@ -205,23 +232,24 @@ fn castle_example(n: usize, row: &CastlingRow) -> Markup {
         ),
         None => no_board(),
     };
-    let mv = move_name(row.move_number, row.side != "black", &row.san);
+    let mv = move_name(row.move_number, row.side.is_white(), &row.san);
+    let reasons = row.reasons.codes();
     example(
         &format!("ex-{n}"),
         "castle",
         &[
-            ("reasons", shown(&row.reasons)),
+            ("reasons", reasons),
             ("ply", row.ply.to_string()),
-            ("variant", shown(&row.id.variant)),
+            ("variant", shown(row.id.variant.as_str())),
         ],
         html! {
             span.move { b { (mv) } " " small.ply { "ply " (row.ply) } }
             (identity(&row.id))
-            span.codes { (codes(&row.reasons)) }
+            span.codes { (codes(row.reasons.iter().map(Code::code))) }
         },
         board,
         html! {
-            p { (shown(&row.side)) " castles " (shown(&row.castle)) ": " b { (mv) } }
+            p { (row.side.code()) " castles " (row.castle.code()) ": " b { (mv) } }
             p.detail { (shown(&row.detail)) }
             p { code.fen { (wrapping(&row.fen, '/')) } }
         },
@@ -251,39 +279,35 @@ fn claim_board(n: usize, fen: &str, setup: Option<&Setup>) -> Markup {
 fn claim_example(n: usize, row: &ClaimRow) -> Markup {
     let setup = parse_fen(&row.fen);
     let board = claim_board(n, &row.fen, setup.as_ref());
-    // The claim is made after the game's last move; each earlier position
-    // is named by the move that led to it.
-    let end = setup.as_ref().map(half_moves);
-    let after = |ply: u32| match end {
-        Some(end) => {
-            html! { (move_before((end + u64::from(ply)).saturating_sub(u64::from(row.ply)))) " " small.ply { "ply " (ply) } }
+    // The claim is made after the game's last move, which its detail names
+    // (claims.csv has no column of its own for it).
+    let at = match row.claimed_move() {
+        Some(mv) => {
+            html! { "after " b { (move_name(mv.number, mv.white, mv.text)) " " small.ply { "ply " (row.ply) } } }
         }
-        None => html! { "ply " (ply) },
+        None if row.ply == 0 => html! { "at the start" },
+        None => html! { "at " b { "ply " (row.ply) } },
     };
-    let plies: Vec<u32> = row
-        .plies
-        .split(';')
-        .filter_map(|p| p.parse().ok())
-        .collect();
-    let threefold = row.claim == "threefold";
+    let plies = &row.plies.0;
+    let threefold = row.claim == ClaimKind::Threefold;
     example(
         &format!("ex-{n}"),
         "claim",
         &[
-            ("verdict", shown(&row.verdict)),
-            ("plies", shown(&row.plies)),
+            ("verdict", row.verdict.code().to_owned()),
+            ("plies", row.plies.to_string()),
         ],
         html! {
-            span.move { "after " b { (after(row.ply)) } }
+            span.move { (at) }
             (identity(&row.id))
-            span.codes { (wrapping(&row.claim, '_')) " claim from the " (wrapping(&row.claim_source, '_')) " " (codes(&row.verdict)) }
+            span.codes { (wrapping(row.claim.code(), '_')) " claim from the " (wrapping(row.claim_source.code(), '_')) " " (codes([row.verdict.code()])) }
         },
         board,
         html! {
             @if threefold {
                 p { "The final position occurred " b { (times(row.occurrences)) } " under FIDE identity (9.2.3), "
                     (times(row.occurrences_ignoring_rights)) " ignoring castling and en-passant rights"
-                    @if !plies.is_empty() { ": after " @for (i, p) in plies.iter().enumerate() { @if i > 0 { ", " } (after(*p)) } }
+                    @if !plies.is_empty() { ": at " (plies_text(plies)) }
                     "." }
             } @else {
                 @let clock = setup.as_ref().map(|s| s.halfmoves);
@@ -312,12 +336,12 @@ fn result_example(n: usize, row: &ResultRow) -> Markup {
             span.move { "recorded " b { (shown(&row.recorded)) }
                 @if !row.expected.is_empty() { ", the Laws give " b { (shown(&row.expected)) } } }
             (identity(&row.id))
-            span.codes { (codes(&row.code)) }
+            span.codes { (codes([row.code.code()])) }
         },
         board,
         html! {
             p.detail { (shown(&row.detail)) }
-            @if !row.basis.is_empty() { p.basis { "basis: " (codes(&row.basis)) } }
+            @if let Some(basis) = row.basis { p.basis { "basis: " (codes([basis.code()])) } }
             @if !row.fen.is_empty() { p { code.fen { (wrapping(&row.fen, '/')) } } }
         },
         false,
@@ -341,11 +365,11 @@ fn missed_example(n: usize, row: &MissedDrawRow) -> Markup {
         html! {
             span.move { "drawn after " b { (at) } ", " (plural(u64::from(row.plies_after), "ply", "plies")) " played on" }
             (identity(&row.id))
-            span.codes { (codes(&row.rule)) }
+            span.codes { (codes([row.rule.code()])) }
         },
         board,
         html! {
-            @if !row.basis.is_empty() { p.basis { "basis: " (codes(&row.basis)) } }
+            @if let Some(basis) = row.basis { p.basis { "basis: " (codes([basis.code()])) } }
             p { code.fen { (wrapping(&row.fen, '/')) } }
         },
         false,
@@ -372,7 +396,7 @@ fn error_example(n: usize, row: &ErrorRow) -> Markup {
         html! {
             span.move { (mv) }
             (identity(&row.id))
-            span.codes { (codes(&row.kind)) }
+            span.codes { (codes([row.kind.code()])) }
         },
         board,
         html! {
@@ -388,21 +412,35 @@ mod tests {
     use super::*;
     use crate::page::board::parse_fen;
 
-    /// Karpov–Miles: the claim after Black's 25th move... the positions
-    /// named by the moves that led to them.
+    /// Karpov–Miles: the claim after Black's 25th move... a missed draw's
+    /// position named by the side and number of the move that led to it
+    /// (its row names no move).
     #[test]
     fn moves_are_named_by_number() {
         // White to move at move 26: the last move was Black's 25th.
         let s = parse_fen("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 26").unwrap();
-        assert_eq!(move_before(half_moves(&s)), "25…");
-        assert_eq!(move_before(half_moves(&s) - 1), "25.");
-        assert_eq!(move_before(half_moves(&s) - 2), "24…");
+        assert_eq!(move_before(half_moves(&s)), "Black's 25th move");
+        assert_eq!(move_before(half_moves(&s) - 1), "White's 25th move");
+        assert_eq!(move_before(half_moves(&s) - 2), "Black's 24th move");
         let s = parse_fen("r3k2r/8/8/8/8/8/8/R3K2R b KQkq - 0 26").unwrap();
-        assert_eq!(move_before(half_moves(&s)), "26.");
+        assert_eq!(move_before(half_moves(&s)), "White's 26th move");
+        let s = parse_fen("8/8/8/8/8/8/8/K6k b - - 0 1").unwrap();
+        assert_eq!(move_before(half_moves(&s)), "White's 1st move");
+        let s = parse_fen("8/8/8/8/8/8/8/K6k w - - 0 3").unwrap();
+        assert_eq!(move_before(half_moves(&s)), "Black's 2nd move");
+        assert_eq!(
+            [3, 4, 11, 12, 13, 21, 22, 23, 101, 111].map(ordinal),
+            [
+                "3rd", "4th", "11th", "12th", "13th", "21st", "22nd", "23rd", "101st", "111th"
+            ]
+        );
         assert_eq!(move_name(26, true, "Nb5"), "26.Nb5");
+        assert_eq!(plies_text(&[49]), "ply 49");
+        assert_eq!(plies_text(&[45, 49]), "plies 45 and 49");
+        assert_eq!(plies_text(&[41, 45, 49]), "plies 41, 45 and 49");
         assert_eq!(move_name(30, false, "O-O-O"), "30…O-O-O");
         // A FEN's counter at its limit.
         let s = parse_fen("8/8/8/8/8/8/8/K6k b - - 0 4294967295").unwrap();
-        assert_eq!(move_before(half_moves(&s)), "4294967295.");
+        assert_eq!(move_before(half_moves(&s)), "White's 4294967295th move");
     }
 }

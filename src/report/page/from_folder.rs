@@ -6,7 +6,9 @@ use std::path::Path;
 
 use super::{HtmlReport, OnPage};
 use crate::Summary;
-use crate::rows::{self, CastlingRow, ClaimRow, ErrorRow, MissedDrawRow, ResultRow};
+use crate::rows::{
+    self, CastlingRow, ClaimRow, ErrorRow, MissedDrawRow, ReadError, ReportRow, ResultRow,
+};
 
 /// Builds report.html from a report folder: its five CSV files, each read
 /// through its typed row, and summary.json.
@@ -31,8 +33,11 @@ pub fn page_from_report_dir(dir: &Path) -> io::Result<String> {
     Ok(page.render(&summary))
 }
 
-/// Reads `dir`'s report of `R` (its header checked) into `page`.
-fn read_into<R: OnPage>(dir: &Path, page: &mut HtmlReport) -> io::Result<()> {
+/// Reads `dir`'s report of `R` (its header checked) into `page`, each row
+/// typed: a row that does not fit (a number column without a number, a
+/// code column with no code of the contract) is an error naming the file
+/// and the line.
+fn read_into<R: ReportRow + OnPage>(dir: &Path, page: &mut HtmlReport) -> io::Result<()> {
     let path = dir.join(R::FILE);
     let file = std::fs::File::open(&path)?;
     let mut csv = csv::Reader::from_reader(io::BufReader::new(file));
@@ -40,16 +45,19 @@ fn read_into<R: OnPage>(dir: &Path, page: &mut HtmlReport) -> io::Result<()> {
     if !headers.iter().eq(rows::columns::<R>()) {
         return Err(invalid(&path, &"not the columns of this version"));
     }
-    let mut record = csv::StringRecord::new();
-    let mut n = 0u64;
+    let mut record = csv::ByteRecord::new();
     while csv
-        .read_record(&mut record)
+        .read_byte_record(&mut record)
         .map_err(|e| invalid(&path, &e))?
     {
-        n += 1;
-        // The row must be an `R`: a folder of another version is refused.
-        rows::from_record::<R>(&record, n).map_err(|e| invalid(&path, &e))?;
-        page.add_record::<R>(&record);
+        let line = record.position().map_or(0, csv::Position::line);
+        match rows::from_record::<R>(&record, line) {
+            Ok(row) => row.add_to(page),
+            Err(ReadError::Row { line, cause, .. }) => {
+                return Err(invalid(&path, &format_args!("line {line}: {cause}")));
+            }
+            Err(e) => return Err(invalid(&path, &e)),
+        }
     }
     Ok(())
 }

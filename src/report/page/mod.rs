@@ -27,6 +27,7 @@ use std::collections::BTreeMap;
 
 use maud::{Markup, html};
 
+use crate::cells::Code;
 use collect::Group;
 pub use collect::{HtmlReport, OnPage};
 pub use from_folder::page_from_report_dir;
@@ -112,46 +113,19 @@ fn tag(v: &str) -> Option<&str> {
     (!v.is_empty() && v != "?" && v != "-").then_some(v)
 }
 
-/// Known codes first, in their canonical order, then any others (from
-/// another version's reports) in sorted order.
-fn ordered<V>(
-    map: &BTreeMap<String, V>,
-    known: impl Iterator<Item = &'static str>,
-) -> Vec<(&str, &V)> {
-    let known: Vec<&str> = known.collect();
-    let mut out: Vec<(&str, &V)> = known
-        .iter()
-        .filter_map(|k| map.get_key_value(*k).map(|(k, v)| (k.as_str(), v)))
-        .collect();
-    out.extend(
-        map.iter()
-            .filter(|(k, _)| !known.contains(&k.as_str()))
-            .map(|(k, v)| (k.as_str(), v)),
-    );
-    out
-}
-
-/// The count of every code of a group map; with `zeros`, the known codes
-/// without rows too.
-fn ordered_counts<R>(
-    map: &BTreeMap<String, Group<R>>,
-    known: impl Iterator<Item = &'static str> + Clone,
+/// The count of every code of a group map, in canonical order; with
+/// `zeros`, the codes without rows too.
+fn ordered_counts<K: Code + Ord, R>(
+    map: &BTreeMap<K, Group<R>>,
     zeros: bool,
 ) -> Vec<(String, u64)> {
-    let mut out: Vec<(String, u64)> = if zeros {
-        known
-            .clone()
-            .map(|k| (k.to_owned(), map.get(k).map_or(0, |g| g.total)))
-            .collect()
-    } else {
-        Vec::new()
-    };
-    for (k, g) in ordered(map, known) {
-        if !out.iter().any(|(o, _)| o == k) {
-            out.push((k.to_owned(), g.total));
-        }
-    }
-    out
+    K::ALL
+        .iter()
+        .filter_map(|k| match map.get(k) {
+            Some(g) => Some((k.code().to_owned(), g.total)),
+            None => zeros.then(|| (k.code().to_owned(), 0)),
+        })
+        .collect()
 }
 
 fn is_url(s: &str) -> bool {

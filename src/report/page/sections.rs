@@ -6,14 +6,11 @@ use std::collections::BTreeMap;
 use maud::{DOCTYPE, Markup, PreEscaped, html};
 
 use super::board::defs;
-use super::collect::upheld;
 use super::examples::examples;
-use super::{
-    CSS, HtmlReport, MAX_COMBOS, MAX_SOURCES, ordered, ordered_counts, plural, shown, wrapping,
-};
+use super::{CSS, HtmlReport, MAX_COMBOS, MAX_SOURCES, ordered_counts, plural, shown, wrapping};
 use crate::Summary;
 use pgn_audit_core::audit::{
-    CastlingReason, ClaimSource, ClaimVerdict, DrawRule, ErrorKind, ResultCode,
+    CastlingReason, ClaimSource, ClaimVerdict, DrawRule, ErrorKind, Reasons, ResultCode,
 };
 
 impl HtmlReport {
@@ -38,13 +35,13 @@ impl HtmlReport {
                         div.grid {
                             (counts_section("results", "Results that contradict the board",
                                 "Recorded results that the final position or the Laws contradict (FIDE 5.1.1, 5.2.1, 5.2.2, 6.9)",
-                                "results", &ordered_counts(&self.results, ResultCode::ALL.iter().map(|c| c.code()), true), "bad"))
+                                "results", &ordered_counts(&self.results, true), "bad"))
                             (counts_section("missed-draws", "Missed automatic draws",
                                 "Games played on past a fivefold repetition or 75 moves (FIDE 9.6), or past a dead position: insufficient material, or a helpmate analysis (FIDE 5.2.2)",
-                                "missed_draws", &ordered_counts(&self.missed, DrawRule::ALL.iter().map(|r| r.code()), true), "bad"))
+                                "missed_draws", &ordered_counts(&self.missed, true), "bad"))
                             (counts_section("errors", "Errors",
                                 "Games that could not be audited to their end",
-                                "errors", &ordered_counts(&self.errors, ErrorKind::ALL.iter().map(|k| k.code()), false), "bad"))
+                                "errors", &ordered_counts(&self.errors, false), "bad"))
                         }
                         (examples(self))
                     }
@@ -132,17 +129,13 @@ fn glance(h: &HtmlReport, s: &Summary) -> Markup {
 }
 
 /// The glance's finding cards: one per kind of finding, each with its
-/// count, and a banner for rows that did not fit.
+/// count.
 fn glance_findings(h: &HtmlReport, s: &Summary) -> Markup {
-    let false_verdicts: Vec<&'static str> = ClaimVerdict::ALL
-        .iter()
-        .map(|v| v.code())
-        .filter(|v| !upheld(v))
-        .collect();
+    let false_verdicts = ClaimVerdict::ALL.iter().filter(|v| !v.is_valid());
     let false_claims: u64 = ClaimVerdict::ALL
         .iter()
         .zip(&s.claims)
-        .filter(|(v, _)| !upheld(v.code()))
+        .filter(|(v, _)| !v.is_valid())
         .map(|(_, n)| n)
         .sum();
     let missed: u64 = s.missed_draws.iter().sum();
@@ -154,7 +147,7 @@ fn glance_findings(h: &HtmlReport, s: &Summary) -> Markup {
             (card("castles", "finding", h.castles, "illegal castles", None, Some("castling.csv"),
                 html! { small { "castling moves that break FIDE 3.8.2" } }))
             (card("false-claims", "finding", false_claims, "false draw claims",
-                Some(&sum_key("claims", false_verdicts.iter().copied())), None,
+                Some(&sum_key("claims", false_verdicts.map(|v| v.code()))), None,
                 html! { small data-rows="claims.csv:flagging" data-value=(h.flagging_claims) {
                     (h.flagging_claims) " from a Termination tag or comment" } }))
             (card("missed", "finding", missed, "missed automatic draws",
@@ -166,12 +159,6 @@ fn glance_findings(h: &HtmlReport, s: &Summary) -> Markup {
             (card("errors", "finding", errors, "errors",
                 Some(&sum_key("errors", ErrorKind::ALL.iter().map(|r| r.code()))), None,
                 html! { small { "games not audited to their end" } }))
-        }
-        @if h.unreadable > 0 {
-            p.banner #unreadable data-count=(h.unreadable) {
-                (plural(h.unreadable, "report row does", "report rows do"))
-                " not fit this version's columns and are not shown."
-            }
         }
     }
 }
@@ -218,12 +205,12 @@ fn glance_run(s: &Summary) -> Markup {
 
 /// One bar chart: a label, a bar scaled to the largest count, the count.
 /// `key` is the summary.json object the counts come from, if any; `tone`
-/// colours a bar by its label.
+/// colours a bar by its place in `items`.
 fn bar_chart(
     id: &str,
     items: &[(String, u64)],
     key: Option<&str>,
-    tone: impl Fn(&str) -> &'static str,
+    tone: impl Fn(usize) -> &'static str,
 ) -> Markup {
     let max = items.iter().map(|(_, n)| *n).max().unwrap_or(0).max(1);
     html! {
@@ -231,11 +218,11 @@ fn bar_chart(
             p.muted { "None." }
         } @else {
             div.chart id=(id) role="img" {
-                @for (label, n) in items {
+                @for (i, (label, n)) in items.iter().enumerate() {
                     div.bar data-label=(shown(label)) data-count=(n) {
                         span.label { (wrapping(label, '_')) }
                         span.track {
-                            span class={ "fill " (tone(label)) }
+                            span class={ "fill " (tone(i)) }
                                 style={ "width:" (format!("{:.2}", *n as f64 * 100.0 / max as f64)) "%" } {}
                         }
                         span.n.count data-key=[key.map(|k| format!("{k}.{label}"))] { (n) }
@@ -263,8 +250,13 @@ fn castling(h: &HtmlReport, s: &Summary) -> Markup {
         .iter()
         .map(|(k, v)| (k.clone(), *v))
         .collect();
-    let mut combos: Vec<(&String, &u64)> = h.castle_combos.iter().collect();
-    combos.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+    // The most frequent first, then by their codes' text.
+    let mut combos: Vec<(String, Reasons, u64)> = h
+        .castle_combos
+        .iter()
+        .map(|(r, n)| (r.codes(), *r, *n))
+        .collect();
+    combos.sort_by(|a, b| b.2.cmp(&a.2).then_with(|| a.0.cmp(&b.0)));
     html! {
         section #castling {
             h2 { "Illegal castles " span.muted #castles-total data-count=(h.castles) { "(" (plural(h.castles, "castle", "castles")) ")" } }
@@ -288,10 +280,10 @@ fn castling(h: &HtmlReport, s: &Summary) -> Markup {
                         div.wide {
                             table #castle-combos {
                                 tr { th { "reasons" } th.n { "castles" } }
-                                @for (k, v) in combos.iter().take(MAX_COMBOS) {
-                                    tr data-reasons=(shown(k)) {
-                                        td { @for (i, r) in k.split(';').enumerate() { @if i > 0 { " + " } code { (wrapping(r, '_')) } } }
-                                        td.n { (v) }
+                                @for (text, reasons, n) in combos.iter().take(MAX_COMBOS) {
+                                    tr data-reasons=(text) {
+                                        td { @for (i, r) in reasons.iter().enumerate() { @if i > 0 { " + " } code { (wrapping(r.code(), '_')) } } }
+                                        td.n { (n) }
                                     }
                                 }
                             }
@@ -308,16 +300,26 @@ fn castling(h: &HtmlReport, s: &Summary) -> Markup {
 
 fn claims(h: &HtmlReport, s: &Summary) -> Markup {
     let total: u64 = h.claim_counts.values().sum();
-    let verdicts: Vec<(String, u64)> = ClaimVerdict::ALL
+    let verdicts: Vec<(ClaimVerdict, u64)> = ClaimVerdict::ALL
         .iter()
         .zip(&s.claims)
-        .map(|(v, n)| (v.code().to_owned(), *n))
+        .map(|(v, n)| (*v, *n))
         .filter(|(_, n)| *n > 0)
         .collect();
-    let kinds: Vec<(String, u64)> = h.claim_kinds.iter().map(|(k, v)| (k.clone(), *v)).collect();
+    let verdict_bars: Vec<(String, u64)> = verdicts
+        .iter()
+        .map(|(v, n)| (v.code().to_owned(), *n))
+        .collect();
+    // By their codes' text, as the page has always listed them.
+    let mut kinds: Vec<(String, u64)> = h
+        .claim_kinds
+        .iter()
+        .map(|(k, n)| (k.code().to_owned(), *n))
+        .collect();
+    kinds.sort();
     let false_total: u64 = verdicts
         .iter()
-        .filter(|(v, _)| !upheld(v))
+        .filter(|(v, _)| !v.is_valid())
         .map(|(_, n)| n)
         .sum();
     html! {
@@ -333,7 +335,7 @@ fn claims(h: &HtmlReport, s: &Summary) -> Markup {
                 div.grid {
                     div.panel {
                         h3 { "By verdict" }
-                        (bar_chart("chart-claim-verdicts", &verdicts, Some("claims"), |v| if upheld(v) { "ok" } else { "bad" }))
+                        (bar_chart("chart-claim-verdicts", &verdict_bars, Some("claims"), |i| if verdicts[i].0.is_valid() { "ok" } else { "bad" }))
                         p.legend { i.ok {} "upheld" i.bad {} "false" }
                     }
                     div.panel {
@@ -352,25 +354,21 @@ fn claims(h: &HtmlReport, s: &Summary) -> Markup {
 }
 
 /// The claims by verdict and source: a row per verdict, a column per
-/// source (the contract's, then any other a folder holds).
+/// source.
 fn claim_table(h: &HtmlReport) -> Markup {
-    let mut by_verdict: BTreeMap<String, u64> = BTreeMap::new();
-    let mut sources: Vec<&str> = ClaimSource::ALL.iter().map(|c| c.code()).collect();
-    for ((v, src), n) in &h.claim_counts {
-        *by_verdict.entry(v.clone()).or_default() += n;
-        if !sources.contains(&src.as_str()) {
-            sources.push(src);
-        }
+    let mut by_verdict: BTreeMap<ClaimVerdict, u64> = BTreeMap::new();
+    for ((v, _), n) in &h.claim_counts {
+        *by_verdict.entry(*v).or_default() += n;
     }
     html! {
         table #claim-table {
-            tr { th { "verdict" } @for src in &sources { th.n { (wrapping(src, '_')) } } th.n { "all" } }
-            @for (v, n) in ordered(&by_verdict, ClaimVerdict::ALL.iter().map(|v| v.code())) {
-                tr data-verdict=(shown(v)) {
-                    td { span class={ "dot " (if upheld(v) { "ok" } else { "bad" }) } {} (wrapping(v, '_')) }
-                    @for src in &sources {
-                        td.n data-source=(shown(src)) {
-                            (h.claim_counts.get(&(v.to_owned(), (*src).to_owned())).copied().unwrap_or(0))
+            tr { th { "verdict" } @for src in ClaimSource::ALL { th.n { (wrapping(src.code(), '_')) } } th.n { "all" } }
+            @for (v, n) in &by_verdict {
+                tr data-verdict=(v.code()) {
+                    td { span class={ "dot " (if v.is_valid() { "ok" } else { "bad" }) } {} (wrapping(v.code(), '_')) }
+                    @for src in ClaimSource::ALL {
+                        td.n data-source=(src.code()) {
+                            (h.claim_counts.get(&(*v, *src)).copied().unwrap_or(0))
                         }
                     }
                     td.n { (n) }

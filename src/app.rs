@@ -583,8 +583,10 @@ pub(crate) fn run_plan(args: &PlanArgs) -> Exit {
     let planned = match args.piece_size {
         Some(size) => input::piece::plan(&args.file, &name, size)
             .map(|pieces| pieces.iter().map(|p| format!("{p}\n")).collect::<String>()),
-        None => input::piece::text_estimate(&args.file, &name, input::MaxWindow::mib(args.max_window))
-            .map(|text| format!("{text}\n")),
+        None => {
+            input::piece::text_estimate(&args.file, &name, input::MaxWindow::mib(args.max_window))
+                .map(|text| format!("{text}\n"))
+        }
     };
     match planned {
         Ok(text) => print(&text),

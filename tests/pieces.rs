@@ -710,8 +710,17 @@ fn the_text_estimate_measures_how_a_zstd_file_compresses() {
             .args(["plan", "--text-estimate", s(file)])
             .output()
             .unwrap();
-        assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
-        String::from_utf8(o.stdout).unwrap().trim().parse::<u64>().unwrap()
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        String::from_utf8(o.stdout)
+            .unwrap()
+            .trim()
+            .parse::<u64>()
+            .unwrap()
     };
     let within = |got: u64, want: usize| {
         let want = want as f64;
@@ -720,11 +729,17 @@ fn the_text_estimate_measures_how_a_zstd_file_compresses() {
     // Frames of 256 KiB: no copy repeats inside one, about 5 times.
     let (small, _) = pzstd(&text, 256 << 10);
     assert!(small.len() * 6 > text.len() && small.len() * 4 < text.len());
-    within(estimate(&write(t.path(), "small.pgn.zst", &small)), text.len());
+    within(
+        estimate(&write(t.path(), "small.pgn.zst", &small)),
+        text.len(),
+    );
     // Frames of 16 MiB: each copy but the first of a frame is a repeat.
     let (large, _) = pzstd(&text, 16 << 20);
     assert!(large.len() * 20 < text.len(), "{}", large.len());
-    within(estimate(&write(t.path(), "large.pgn.zst", &large)), text.len());
+    within(
+        estimate(&write(t.path(), "large.pgn.zst", &large)),
+        text.len(),
+    );
     let plain = write(t.path(), "plain.pgn", &text);
     assert_eq!(estimate(&plain), text.len() as u64);
     let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
@@ -739,7 +754,10 @@ fn the_text_estimate_measures_how_a_zstd_file_compresses() {
     assert_eq!(o.status.code(), Some(2));
     assert_eq!(
         error_lines(&o),
-        [format!("pgn-audit: {}: no such file or directory", s(&missing))]
+        [format!(
+            "pgn-audit: {}: no such file or directory",
+            s(&missing)
+        )]
     );
     let o = bin()
         .args(["plan", "--text-estimate", "--piece-size", "9", s(&plain)])

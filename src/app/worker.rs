@@ -17,10 +17,6 @@ use pgn_audit_input::{self as input, Batch, ChunkGame, ChunkGames};
 /// results waiting to be written stay bounded however small the games are.
 const PART_GAMES: usize = 4096;
 
-/// How many games are replayed before their final positions are analysed
-/// together (see [`audit_games`]).
-const GROUP_GAMES: usize = 64;
-
 /// One audited game, ready to be written; the writer numbers it.
 pub(super) struct Audited {
     pub(super) offset: u64,
@@ -58,20 +54,12 @@ impl ChunkJob {
         let mut found = Vec::new();
         let more = self.games.next_games(text, PART_GAMES, &mut found);
         let last = found.len().wrapping_sub(1);
-        let base = self.base;
-        let at = |offset: u64| {
-            usize::try_from(offset - base).expect("a game's offset in its chunk fits in usize")
-        };
-        let ranges = found.iter().map(|g| (at(g.span.start), at(g.span.end)));
-        let mut reports = audit_games(ranges.clone().map(|(a, b)| &text[a..b])).into_iter();
         let games: Vec<Audited> = found
             .iter()
-            .zip(ranges)
             .enumerate()
-            .map(|(k, (g, range))| {
+            .map(|(k, g)| {
                 let cut = self.cut.as_deref().filter(|_| !more && k == last);
-                let (tags, report) = reports.next().expect("one report a game");
-                chunk_game(g, range, tags, report, cut)
+                audit_chunk_game(text, self.base, g, cut)
             })
             .collect();
         let end = found.last().map(|g| g.span.end);
@@ -101,15 +89,14 @@ impl ChunkJob {
     }
 }
 
-/// Game `g` of a chunk, at `range` in its text, audited. `cut` is the read
-/// error that ended the source after it.
-fn chunk_game(
-    g: &ChunkGame,
-    range: (usize, usize),
-    tags: Tags,
-    mut report: GameReport,
-    cut: Option<&str>,
-) -> Audited {
+/// Audits game `g` of a chunk, whose text is `text` from `base` on. `cut`
+/// is the read error that ended the source after it.
+fn audit_chunk_game(text: &[u8], base: u64, g: &ChunkGame, cut: Option<&str>) -> Audited {
+    let at = |offset: u64| {
+        usize::try_from(offset - base).expect("a game's offset in its chunk fits in usize")
+    };
+    let range = (at(g.span.start), at(g.span.end));
+    let (tags, mut report) = audit_caught(&text[range.0..range.1]);
     if g.capped {
         mark_capped(&mut report);
     } else if let Some(cause) = cut.filter(|_| !g.span.ended) {
@@ -128,18 +115,14 @@ fn chunk_game(
 /// broke the source inside the batch's last game.
 pub(super) fn audit_batch(batch: &Batch, cut: Option<&str>) -> Vec<Audited> {
     let last = batch.games.len().wrapping_sub(1);
-    let ranges = batch.games.iter().map(|span| {
-        let range = batch.range(*span);
-        (range.start, range.end)
-    });
-    let mut reports = audit_games(ranges.clone().map(|(a, b)| &batch.bytes[a..b])).into_iter();
     batch
         .games
         .iter()
-        .zip(ranges)
         .enumerate()
-        .map(|(k, (span, range))| {
-            let (tags, mut report) = reports.next().expect("one report a game");
+        .map(|(k, span)| {
+            let range = batch.range(*span);
+            let range = (range.start, range.end);
+            let (tags, mut report) = audit_caught(&batch.bytes[range.0..range.1]);
             if batch.capped && k == last {
                 mark_capped(&mut report);
             } else if let Some(cause) = cut.filter(|_| k == last) {
@@ -177,57 +160,24 @@ fn mark_broken_off(report: &mut GameReport, cause: &str) {
 
 /// Reads and audits one game; a panic becomes a parse_error at ply 0.
 pub(super) fn audit_caught(bytes: &[u8]) -> (Tags, GameReport) {
-    finish(begin(bytes))
-}
-
-/// Reads and audits the games whose texts `texts` gives, in order, a group
-/// of [`GROUP_GAMES`] at a time: each game of the group replayed, then the
-/// final positions of the group analysed one after another (chasolver's
-/// code and tables stay in cache), then each report finished. A panic in
-/// any step is that game's error row, as in [`audit_caught`].
-fn audit_games<'t>(texts: impl Iterator<Item = &'t [u8]>) -> Vec<(Tags, GameReport)> {
-    let mut audited = Vec::with_capacity(texts.size_hint().0);
-    let mut group: Vec<Begun<'t>> = Vec::with_capacity(GROUP_GAMES);
-    let mut texts = texts.peekable();
-    while texts.peek().is_some() {
-        group.extend(texts.by_ref().take(GROUP_GAMES).map(begin));
-        for (game, unfinished) in group.iter_mut().flatten() {
-            unfinished.analyse_caught(game);
-        }
-        audited.extend(group.drain(..).map(finish));
-    }
-    audited
-}
-
-/// A game read and audited up to the analysis of its final position, or
-/// the report of a game whose reading panicked.
-type Begun<'t> = Result<(Game<'t>, audit::Unfinished), GameReport>;
-
-/// Reads a game and audits it up to the analysis of its final position.
-fn begin(bytes: &[u8]) -> Begun<'_> {
-    let game = std::panic::catch_unwind(|| Game::parse(bytes)).map_err(|_| GameReport {
-        error: Some(GameError {
-            ply: 0,
-            san: String::new(),
-            kind: ErrorKind::ParseError,
-            detail: "internal error: reading this game panicked".to_owned(),
-            fen: String::new(),
-        }),
-        ..GameReport::default()
-    })?;
-    let unfinished = audit::begin_caught(&game);
-    Ok((game, unfinished))
-}
-
-/// The tags and the whole report of a game [`begin`] read.
-fn finish(begun: Begun<'_>) -> (Tags, GameReport) {
-    match begun {
-        Ok((game, unfinished)) => {
-            let report = unfinished.finish_caught(&game);
-            (game.tags, report)
-        }
-        Err(report) => (Tags::default(), report),
-    }
+    std::panic::catch_unwind(|| {
+        let game = Game::parse(bytes);
+        let report = audit::audit_game_caught(&game);
+        (game.tags, report)
+    })
+    .unwrap_or_else(|_| {
+        let report = GameReport {
+            error: Some(GameError {
+                ply: 0,
+                san: String::new(),
+                kind: ErrorKind::ParseError,
+                detail: "internal error: reading this game panicked".to_owned(),
+                fen: String::new(),
+            }),
+            ..GameReport::default()
+        };
+        (Tags::default(), report)
+    })
 }
 
 /// A game whose text stops short of its end (the source's read error broke

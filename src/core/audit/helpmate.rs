@@ -111,19 +111,20 @@ pub(crate) enum Deadness {
     Undecided,
 }
 
-/// The helpmate analysis of one game: the time it took, added up a step
-/// at a time (one clock reading a step, not one a call).
+/// The helpmate analysis of one game: the time it took, from its first
+/// call to chasolver to its end (one clock reading a game, not one a
+/// call).
 #[derive(Debug, Default)]
 pub(crate) struct Analyst {
-    /// When the step's first position was copied for chasolver.
+    /// When the game's first position was copied for chasolver.
     started: Option<Instant>,
-    /// The time of the steps ended.
+    /// The time of the analysis, once stopped.
     spent: Duration,
 }
 
 impl Analyst {
-    /// Ends a step of the analysis: the time from its first call to
-    /// chasolver until now is added to [`Analyst::spent`].
+    /// Ends the analysis: the time from its first call to chasolver until
+    /// now is added to [`Analyst::spent`].
     pub(crate) fn stop(&mut self) {
         if let Some(started) = self.started.take() {
             self.spent += started.elapsed();
@@ -131,7 +132,7 @@ impl Analyst {
     }
 
     /// The time spent in chasolver and in copying positions for it, from
-    /// the first call of each step to its end.
+    /// the first call to the end of the analysis.
     pub(crate) fn spent(&self) -> Duration {
         self.spent
     }

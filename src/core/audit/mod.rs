@@ -32,140 +32,8 @@ use repetition::{Repetitions, strict_key};
 /// piece letter (`Sf3`) is audited as read in that language's set, where
 /// that reading names exactly one legal move with every move.
 pub fn audit_game(game: &Game) -> GameReport {
-    begin(game).finish(game)
-}
-
-/// The audit of `game` up to the helpmate analysis of its final position
-/// (5.2.2, 6.9), which [`Unfinished::finish`] does: [`audit_game`] in two
-/// steps, so that a worker can analyse the final positions of many games
-/// one after another, with chasolver's code and tables in cache, instead
-/// of one between two replays.
-pub fn begin(game: &Game) -> Unfinished {
-    let unfinished = audit_traced(game, None);
-    match foreign_reading(game) {
-        Some(report) => Unfinished::from(report),
-        None => unfinished,
-    }
-}
-
-/// A game's audit but for the analysis of its final position: the report
-/// without its results and missed-draws rows, and what they are found
-/// from.
-#[derive(Debug)]
-pub struct Unfinished {
-    report: GameReport,
-    /// `None` where the report is whole: no position to analyse (the start
-    /// position could not be set up), or a game read in a foreign set.
-    last: Option<LastPosition>,
-}
-
-/// What the analysis of a game's final position starts from.
-#[derive(Debug)]
-struct LastPosition {
-    start: start::Start,
-    pos: Chess,
-    in_check: bool,
-    draws: DrawWatch,
-    analyst: Analyst,
-    /// The verdicts on `pos`, once [`Unfinished::analyse`] has run.
-    verdicts: Option<results::FinalVerdicts>,
-}
-
-impl From<GameReport> for Unfinished {
-    /// A report that is whole: nothing is left to analyse.
-    fn from(report: GameReport) -> Unfinished {
-        Unfinished { report, last: None }
-    }
-}
-
-impl Unfinished {
-    /// The helpmate verdicts on the final position of `game`, the game
-    /// [`begin`] was given (chasolver's calls, the costly part of
-    /// [`Unfinished::finish`], which runs this where it has not run).
-    pub fn analyse(&mut self, game: &Game) {
-        if let Some(last) = self.last.as_mut()
-            && last.verdicts.is_none()
-        {
-            last.verdicts = Some(results::FinalVerdicts::of(
-                game,
-                &last.pos,
-                last.in_check,
-                &mut last.analyst,
-            ));
-            last.analyst.stop();
-        }
-    }
-
-    /// The whole report of `game`, the game [`begin`] was given: the
-    /// first dead position, the missed draws and the results rows, found
-    /// from the helpmate verdicts on its final position.
-    pub fn finish(mut self, game: &Game) -> GameReport {
-        self.analyse(game);
-        let Some(last) = self.last else {
-            return self.report;
-        };
-        let LastPosition {
-            start,
-            pos,
-            in_check,
-            mut draws,
-            mut analyst,
-            verdicts,
-        } = last;
-        let Some(verdicts) = verdicts else {
-            unreachable!("`analyse` gives every last position its verdicts")
-        };
-        let mut report = self.report;
-        // The game's earlier positions only where the final one is dead
-        // (see `first_dead`).
-        draws.dead = first_dead(game, &start, &pos, report.plies, &verdicts, &mut analyst)
-            .unwrap_or_else(|| {
-                report.undecided.push(Undecided::DeadPosition);
-                None
-            });
-        analyst.stop();
-        report.missed_draws = draws.rows(report.plies);
-        let replayed = report.error.is_none().then_some((&pos, in_check));
-        report.results = results::audit_results(
-            game,
-            replayed,
-            report.plies,
-            &verdicts,
-            &mut report.undecided,
-        )
-        .into_iter()
-        .map(|(mut row, contradiction)| {
-            row.detail = explain::result(contradiction, &row.recorded);
-            row
-        })
-        .collect();
-        report.analysis_nanos = u64::try_from(analyst.spent().as_nanos()).unwrap_or(u64::MAX);
-        report
-    }
-
-    /// [`Unfinished::analyse`], a panic in it the game's error row (see
-    /// [`audit_game_caught`]).
-    pub fn analyse_caught(&mut self, game: &Game) {
-        let analysed =
-            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.analyse(game)));
-        if analysed.is_err() {
-            *self = Unfinished::from(panicked());
-        }
-    }
-
-    /// [`Unfinished::finish`], a panic in it the game's error row (see
-    /// [`audit_game_caught`]).
-    pub fn finish_caught(self, game: &Game) -> GameReport {
-        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.finish(game)))
-            .unwrap_or_else(|_| panicked())
-    }
-}
-
-/// [`begin`], a panic in it the game's error row (see
-/// [`audit_game_caught`]).
-pub fn begin_caught(game: &Game) -> Unfinished {
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| begin(game)))
-        .unwrap_or_else(|_| Unfinished::from(panicked()))
+    let report = audit_traced(game, None);
+    foreign_reading(game).unwrap_or(report)
 }
 
 /// (v3) The audit of a game whose movetext stops at a token that starts
@@ -185,8 +53,7 @@ fn foreign_reading(game: &Game) -> Option<GameReport> {
         .into_iter()
         .filter(|letters| letters.has(first))
         .find_map(|letters| {
-            let read_in = game.read_in(letters);
-            let report = audit_traced(&read_in, None).finish(&read_in);
+            let report = audit_traced(&game.read_in(letters), None);
             let read = report
                 .error
                 .as_ref()
@@ -210,7 +77,7 @@ pub fn repetition_counts(game: &Game) -> Vec<u32> {
 // code; split into a Replay struct with named steps it measured 147.26 M
 // instructions against 145.22 M (+1.4 %, callgrind on the sample ×5), so
 // it stays one function.
-fn audit_traced(game: &Game, mut trace: Option<&mut Vec<u32>>) -> Unfinished {
+fn audit_traced(game: &Game, mut trace: Option<&mut Vec<u32>>) -> GameReport {
     let mut report = GameReport::default();
     report.quirks.extend(game.tags.quirks.iter().map(tag_quirk));
     let start = match start::start_position(&game.tags) {
@@ -225,7 +92,7 @@ fn audit_traced(game: &Game, mut trace: Option<&mut Vec<u32>>) -> Unfinished {
                 fen: String::new(),
             });
             report.notation_quirks = quirk_count(&report.quirks);
-            return Unfinished::from(report);
+            return report;
         }
     };
 
@@ -395,8 +262,33 @@ fn audit_traced(game: &Game, mut trace: Option<&mut Vec<u32>>) -> Unfinished {
         });
     }
     // 5.2.2 and 6.9: the final position analysed for the side that won,
-    // then, where it cannot mate, for the other, by `Unfinished::finish`.
+    // then, where it cannot mate, for the other; the game's earlier
+    // positions only where the final one is dead (see `first_dead`).
+    let mut analyst = Analyst::default();
+    let verdicts = results::FinalVerdicts::of(game, &pos, in_check, &mut analyst);
+    draws.dead = first_dead(game, &start, &pos, report.plies, &verdicts, &mut analyst)
+        .unwrap_or_else(|| {
+            report.undecided.push(Undecided::DeadPosition);
+            None
+        });
+    analyst.stop();
+    report.missed_draws = draws.rows(report.plies);
+    let replayed = report.error.is_none().then_some((&pos, in_check));
     let move_names = names();
+    report.results = results::audit_results(
+        game,
+        replayed,
+        report.plies,
+        &verdicts,
+        &mut report.undecided,
+    )
+    .into_iter()
+    .map(|(mut row, contradiction)| {
+        row.detail = explain::result(contradiction, &row.recorded);
+        row
+    })
+    .collect();
+    report.analysis_nanos = u64::try_from(analyst.spent().as_nanos()).unwrap_or(u64::MAX);
     if report.error.is_none() {
         let recorded = results::recorded(game);
         report.claims = claims::audit_claims(game, recorded, &pos, &reps, report.plies)
@@ -411,17 +303,7 @@ fn audit_traced(game: &Game, mut trace: Option<&mut Vec<u32>>) -> Unfinished {
         glyph_quirks(game, &mut report);
     }
     report.notation_quirks = quirk_count(&report.quirks);
-    Unfinished {
-        report,
-        last: Some(LastPosition {
-            start,
-            pos,
-            in_check,
-            draws,
-            analyst: Analyst::default(),
-            verdicts: None,
-        }),
-    }
+    report
 }
 
 /// (v3) Each evaluation glyph standing alone after a move that was
@@ -529,7 +411,7 @@ fn dropped_right(rook: Square) -> NotationQuirk {
 
 /// Remembers the first automatic draw of each kind (FIDE 9.6, and 5.2.2
 /// for a position that insufficient material makes dead).
-#[derive(Debug, Default)]
+#[derive(Default)]
 struct DrawWatch {
     fivefold: Option<(u32, String)>,
     seventy_five: Option<(u32, String)>,
@@ -1054,21 +936,18 @@ fn illegal_detail(pos: &Chess, san: San) -> String {
 /// Audits one game, turning a panic in the audit into an error row so that
 /// one bad game never ends the run.
 pub fn audit_game_caught(game: &Game) -> GameReport {
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| audit_game(game)))
-        .unwrap_or_else(|_| panicked())
-}
-
-/// The report of a game whose audit panicked: a parse_error at ply 0.
-fn panicked() -> GameReport {
-    GameReport {
-        error: Some(GameError {
-            ply: 0,
-            san: String::new(),
-            kind: ErrorKind::ParseError,
-            detail: "internal error: the audit of this game panicked".to_owned(),
-            fen: String::new(),
-        }),
-        ..GameReport::default()
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| audit_game(game))) {
+        Ok(r) => r,
+        Err(_) => GameReport {
+            error: Some(GameError {
+                ply: 0,
+                san: String::new(),
+                kind: ErrorKind::ParseError,
+                detail: "internal error: the audit of this game panicked".to_owned(),
+                fen: String::new(),
+            }),
+            ..GameReport::default()
+        },
     }
 }
 

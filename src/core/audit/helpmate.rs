@@ -563,8 +563,14 @@ mod tests {
             }
         }
         builder.side_to_move(!board.side_to_move());
-        builder.castle_rights(chess::Color::White, board.castle_rights(chess::Color::Black));
-        builder.castle_rights(chess::Color::Black, board.castle_rights(chess::Color::White));
+        builder.castle_rights(
+            chess::Color::White,
+            board.castle_rights(chess::Color::Black),
+        );
+        builder.castle_rights(
+            chess::Color::Black,
+            board.castle_rights(chess::Color::White),
+        );
         if let Some(ep_square) = board.en_passant() {
             builder.en_passant(Some(ep_square.get_file()));
         }

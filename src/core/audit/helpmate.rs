@@ -36,6 +36,13 @@
 //!   positions that cannot mate and that the fast check does not prove so,
 //!   against 9 of the 645 sides of the sample's final positions.
 //!
+//! The whole analysis (`FinalVerdicts::of`, inclusive) costs 12.9 M of the
+//! 160.35 M instructions of the whole audit of 5 copies of the sample
+//! (callgrind, -j1), about 5,900 a game: +9.8 % over the audit without it
+//! (146.08 M), the budget is 10 % (benches/README.md, issue 24). A Black
+//! question is asked of a board built mirrored ([`board_for`]), not
+//! mirrored again by chasolver, and the clock is read once a game.
+//!
 //! Measured with callgrind, one copy of the sample, the whole audit against
 //! main's (fast check only): this filter +3.0 % instructions; three pairs
 //! of blocked pawns without queen and rook (or four) +9.6 %; one pair (or

@@ -15,6 +15,7 @@ mod archive;
 mod batch;
 mod chunk;
 mod decode;
+mod file_chunks;
 mod nul;
 pub mod piece;
 mod split;
@@ -24,9 +25,10 @@ pub use archive::Member;
 pub use batch::{BATCH_BYTES, Batch, GAME_CAP, read_batches, read_batches_at};
 pub use chunk::{
     CHUNK_BYTES, Chunk, ChunkGame, ChunkGames, Chunker, ChunksRead, Portion, Step, UntilSync,
-    read_chunks,
+    read_chunks, read_chunks_from,
 };
 pub use decode::MaxWindow;
+pub use file_chunks::{ChunkRead, Cut, FileCut, FileCuts, RegularFile};
 pub use nul::{NUL_RUN_LIMIT, NulRun};
 pub use split::{GameSpan, Splitter};
 pub use table::ParquetSource;
@@ -523,6 +525,9 @@ pub struct Opened {
     pub compression: Compression,
     /// A Parquet file's games, read row by row (contract v3).
     pub parquet: Option<ParquetSource>,
+    /// A regular file of text, uncompressed, as the run started: read by
+    /// offset, its chunks by the workers (`reader` reads it in order).
+    pub file: Option<RegularFile>,
 }
 
 /// How many layers of compression a source may have: a zstd stream inside
@@ -551,9 +556,13 @@ pub fn open(
     threads: usize,
 ) -> Result<Opened, PathError> {
     let err = |e: io::Error| PathError::io(&source.name, e);
+    let mut regular = None;
     let raw: Box<dyn Read + Send> = match &source.origin {
         Origin::File(p) => {
             let file = File::open(p).map_err(err)?;
+            regular = size
+                .and_then(|size| Some((file.try_clone().ok()?, size)))
+                .map(|(f, size)| RegularFile::new(f, size, raw_read.clone()));
             match size {
                 Some(size) => Box::new(Whole {
                     file,
@@ -610,6 +619,7 @@ pub fn open(
                 reader: Box::new(nul::NulRuns::new(again)),
                 compression: layers.first().copied().unwrap_or(Compression::None),
                 parquet: None,
+                file: regular.filter(|_| layers.is_empty()),
             });
         }
         if layers.len() == LAYERS {
@@ -651,13 +661,7 @@ impl Read for Whole {
         let n = self.file.read(buf)?;
         self.read += n as u64;
         if n == 0 && !buf.is_empty() && self.read < self.size {
-            return Err(io::Error::new(
-                io::ErrorKind::UnexpectedEof,
-                format!(
-                    "the file shrank while it was read: it ends after {} of the {} bytes it had at the start",
-                    self.read, self.size
-                ),
-            ));
+            return Err(file_chunks::shrank(self.read, self.size));
         }
         Ok(n)
     }
@@ -690,6 +694,7 @@ fn open_parquet(source: &Source) -> Result<Opened, PathError> {
         reader: Box::new(io::empty()),
         compression: Compression::None,
         parquet: Some(ParquetSource::open(&source.name, file)?),
+        file: None,
     })
 }
 

@@ -299,6 +299,7 @@ pub fn open(
         ))),
         compression,
         parquet: None,
+        file: None,
     })
 }
 

@@ -289,3 +289,88 @@ fn first_sync_point(text: &[u8], from: usize, top: usize) -> Option<usize> {
     }
     None
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    /// A file of `text` (its path, removed at the end) read by offset.
+    struct Temp(std::path::PathBuf);
+
+    impl Drop for Temp {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_file(&self.0);
+        }
+    }
+
+    fn regular(name: &str, text: &[u8]) -> (Temp, Arc<RegularFile>) {
+        let path = std::env::temp_dir().join(format!(
+            "pgn-audit-file-chunks-{}-{name}",
+            std::process::id()
+        ));
+        File::create(&path).unwrap().write_all(text).unwrap();
+        let file = File::open(&path).unwrap();
+        let size = text.len() as u64;
+        let regular = RegularFile::new(file, size, Arc::new(AtomicU64::new(0)));
+        (Temp(path), Arc::new(regular))
+    }
+
+    fn games(n: usize) -> Vec<u8> {
+        let mut text = Vec::new();
+        for i in 0..n {
+            text.extend_from_slice(format!("[Event \"{i}\"]\n\n1. e4 e5 *\n\n").as_bytes());
+        }
+        text
+    }
+
+    /// The cuts follow each other from the file's start to its end, each
+    /// at a sync point.
+    #[test]
+    fn cuts_cover_the_file_at_sync_points() {
+        let text = games(3000);
+        let (_tmp, file) = regular("cover", &text);
+        for size in [1, 100, 4096, 1 << 20] {
+            let mut cuts = FileCuts::new(file.clone(), size);
+            let mut at = 0;
+            while let Some(cut) = cuts.next_cut() {
+                let Cut::Chunk(cut, error) = cut else {
+                    panic!("a stretch without sync points, chunks of {size}");
+                };
+                assert!(error.is_none());
+                assert_eq!(cut.start, at, "chunks of {size}");
+                assert!(cut.end > cut.start && cut.end - cut.start <= MOST);
+                let end = usize::try_from(cut.end).unwrap();
+                assert!(cut.open || end == text.len() || is_sync_point(&text, end));
+                assert_eq!(cut.last, end == text.len() || cut.open);
+                at = if cut.open { text.len() as u64 } else { cut.end };
+            }
+            assert_eq!(at, text.len() as u64, "chunks of {size}");
+        }
+    }
+
+    /// A file cut short after the reader cut it: the worker's reading
+    /// stops where the file now ends, with the read error of a file that
+    /// shrank.
+    #[test]
+    fn a_chunk_of_a_file_that_shrank_is_a_read_error_where_it_ends() {
+        let text = games(100);
+        let (tmp, file) = regular("shrank", &text);
+        let mut cuts = FileCuts::new(file.clone(), 600);
+        let Some(Cut::Chunk(first, None)) = cuts.next_cut() else {
+            panic!("no first chunk");
+        };
+        let shrunk = first.end - 10;
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(&tmp.0)
+            .unwrap()
+            .set_len(shrunk)
+            .unwrap();
+        let read = file.read_cut(&first, Vec::new());
+        assert_eq!((read.len as u64, read.end), (shrunk, shrunk));
+        let (at, e) = read.failed.unwrap();
+        assert_eq!(at, shrunk);
+        assert_eq!(e.to_string(), shrank(shrunk, text.len() as u64).to_string());
+    }
+}

@@ -161,9 +161,16 @@ impl Reader {
         if let Some(file) = opened.file.filter(|_| self.chunk_bytes > 0) {
             return self.read_file(index, Arc::new(file), outbox);
         }
+        let reader = match opened.decoded {
+            Some(decoded) if self.chunk_bytes > 0 => {
+                return self.read_decoded(index, decoded, compression, outbox);
+            }
+            Some(decoded) => decoded.into_reader(),
+            None => opened.reader,
+        };
         let failed: Failed = RefCell::new(None);
         let spy = ErrorSpy {
-            inner: opened.reader,
+            inner: reader,
             read: 0,
             failed: &failed,
         };
@@ -231,6 +238,19 @@ impl Reader {
                 );
             }
         };
+        self.read_rest(index, inner, start, Compression::None, outbox);
+    }
+
+    /// Reads the rest of source `index` from `start` (a sync point or its
+    /// start) on, in order, as chunks and batches; then sends its end.
+    fn read_rest(
+        &self,
+        index: usize,
+        inner: Box<dyn io::Read + Send>,
+        start: u64,
+        compression: Compression,
+        outbox: &Outbox<Message>,
+    ) {
         let failed: Failed = RefCell::new(None);
         let spy = ErrorSpy {
             inner,
@@ -239,11 +259,57 @@ impl Reader {
         };
         let spare = || self.spares.try_recv().ok();
         let read = input::read_chunks_from(spy, start, self.chunk_bytes, spare, |portion| {
-            self.dispatch_portion(index, portion, Compression::None, &failed, outbox)
+            self.dispatch_portion(index, portion, compression, &failed, outbox)
         });
         let total = read.reader.read;
         let bytes = (!read.stopped).then_some(total);
-        self.end_source(index, bytes, total, read.error, Compression::None, outbox);
+        self.end_source(index, bytes, total, read.error, compression, outbox);
+    }
+
+    /// Reads a decompressed source as chunks made of its decoder's pieces,
+    /// which their workers put together (see `pgn_audit_input::Decoded`),
+    /// and from a stretch without sync points on in order; then sends its
+    /// end.
+    fn read_decoded(
+        &self,
+        index: usize,
+        decoded: input::Decoded,
+        compression: Compression,
+        outbox: &Outbox<Message>,
+    ) {
+        let ended = decoded.read_pieces(self.chunk_bytes, |chunk, error| {
+            if self.interrupted.load(Ordering::SeqCst) {
+                return ControlFlow::Break(());
+            }
+            let Some(ticket) = outbox.slot() else {
+                return ControlFlow::Break(());
+            };
+            let cut = error.map(|e| read_error(compression, chunk.base + chunk.len as u64, e));
+            let spare = self.spares.try_recv().unwrap_or_default();
+            self.pool.spawn(move || {
+                let (base, len) = (chunk.base, chunk.len);
+                let job = ChunkJob {
+                    source: index,
+                    games: ChunkGames::new(base),
+                    text: Arc::new(chunk.join(spare)),
+                    len,
+                    base,
+                    cut,
+                    ticket,
+                };
+                job.run();
+            });
+            ControlFlow::Continue(())
+        });
+        match ended {
+            input::Pieces::Ended(end, error) => {
+                self.end_source(index, Some(end), end, error, compression, outbox);
+            }
+            input::Pieces::Stopped => self.end_source(index, None, 0, None, compression, outbox),
+            input::Pieces::Serial(start, inner) => {
+                self.read_rest(index, inner, start, compression, outbox);
+            }
+        }
     }
 
     /// Hands a chunk of a regular file to the pool, to read and audit,

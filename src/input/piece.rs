@@ -300,6 +300,7 @@ pub fn open(
         compression,
         parquet: None,
         file: None,
+        decoded: None,
     })
 }
 

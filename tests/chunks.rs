@@ -152,12 +152,13 @@ fn nul_run_text() -> Vec<u8> {
     text
 }
 
-/// Tagless games one per line for more than 1 MiB (no sync point within
-/// the most bytes of a chunk a worker reads), then tagged games.
+/// Tagless games one per line for 2.5 MiB (no sync point within the most
+/// bytes of a chunk a worker reads, nor in a decoder's pieces for longer
+/// than their chunks may grow), then tagged games.
 fn long_tagless_text() -> Vec<u8> {
     let mut text = b"[Event \"first\"]\n\n1. e4 *\n\n".to_vec();
     let mut i = 0;
-    while text.len() < (5 << 20) / 4 {
+    while text.len() < (5 << 20) / 2 {
         text.extend_from_slice(format!("1. e4 e5 2. Nf3 {{ {i} }} 1-0\n").as_bytes());
         i += 1;
     }
@@ -185,8 +186,16 @@ fn every_chunk_size_cuts_the_games_of_one_splitter() {
         ("hostile.pgn", hostile_text(), CHUNKS),
         ("capped.pgn", capped_text(), &[3, 4093, 1 << 20]),
         ("tagless.pgn", tagless_text(), &[1, 4093, 1 << 20]),
-        ("nul-run.pgn", nul_run_text(), &[1, 65_536, 1 << 20, 5 << 20]),
-        ("long-tagless.pgn", long_tagless_text(), &[7, 1 << 20, 5 << 20]),
+        (
+            "nul-run.pgn",
+            nul_run_text(),
+            &[1, 65_536, 1 << 20, 5 << 20],
+        ),
+        (
+            "long-tagless.pgn",
+            long_tagless_text(),
+            &[7, 1 << 20, 5 << 20],
+        ),
         (
             "sample-part.pgn",
             sample[..300_001].to_vec(),

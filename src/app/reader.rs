@@ -13,7 +13,7 @@ use std::io;
 use std::ops::ControlFlow;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::mpsc;
+use std::sync::{Condvar, Mutex, mpsc};
 
 use super::Message;
 use super::ordered::Outbox;
@@ -50,6 +50,60 @@ pub(super) struct Reader {
 
 /// A read error seen as it happens, with the bytes read before it.
 type Failed = RefCell<Option<(u64, io::Error)>>;
+
+/// The chunks of a regular file that their workers read: how many are
+/// being read, how far the file was read, and the first offset where a
+/// reading stopped short, with its error.
+#[derive(Default)]
+struct Reads {
+    state: Mutex<ReadsState>,
+    changed: Condvar,
+}
+
+#[derive(Default)]
+struct ReadsState {
+    pending: usize,
+    end: u64,
+    failed: Option<(u64, io::Error)>,
+}
+
+impl Reads {
+    fn start(&self) {
+        self.lock().pending += 1;
+    }
+
+    /// A chunk read up to `end`, stopped short at `failed` if it was.
+    fn done(&self, end: u64, failed: Option<(u64, io::Error)>) {
+        let mut state = self.lock();
+        state.pending -= 1;
+        state.end = state.end.max(end);
+        if let Some((at, e)) = failed
+            && state.failed.as_ref().is_none_or(|(first, _)| at < *first)
+        {
+            state.failed = Some((at, e));
+        }
+        drop(state);
+        self.changed.notify_all();
+    }
+
+    /// Once every chunk is read: how far, and where a reading stopped short.
+    fn wait(&self) -> (u64, Option<(u64, io::Error)>) {
+        let mut state = self.lock();
+        while state.pending > 0 {
+            state = self
+                .changed
+                .wait(state)
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+        }
+        (state.end, state.failed.take())
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, ReadsState> {
+        self.state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
 
 impl Reader {
     /// Reads every source in order into `outbox`.
@@ -104,9 +158,19 @@ impl Reader {
             return self.read_parquet(index, table, outbox);
         }
         let compression = opened.compression;
+        if let Some(file) = opened.file.filter(|_| self.chunk_bytes > 0) {
+            return self.read_file(index, Arc::new(file), outbox);
+        }
+        let reader = match opened.decoded {
+            Some(decoded) if self.chunk_bytes > 0 => {
+                return self.read_decoded(index, decoded, compression, outbox);
+            }
+            Some(decoded) => decoded.into_reader(),
+            None => opened.reader,
+        };
         let failed: Failed = RefCell::new(None);
         let spy = ErrorSpy {
-            inner: opened.reader,
+            inner: reader,
             read: 0,
             failed: &failed,
         };
@@ -121,11 +185,193 @@ impl Reader {
             let bytes = (!stopped).then_some(read);
             return self.end_source(index, bytes, read, error, compression, outbox);
         }
-        let read = input::read_chunks(spy, self.chunk_bytes, spare, |portion| match portion {
-            Portion::Chunk(chunk) => {
-                self.dispatch_chunk(index, chunk, compression, &failed, outbox)
+        let read = input::read_chunks(spy, self.chunk_bytes, spare, |portion| {
+            self.dispatch_portion(index, portion, compression, &failed, outbox)
+        });
+        let total = read.reader.read;
+        let bytes = (!read.stopped).then_some(total);
+        self.end_source(index, bytes, total, read.error, compression, outbox);
+    }
+
+    /// Reads the regular file of source `index` as chunks that their
+    /// workers read (see `pgn_audit_input::FileCuts`), and from a stretch
+    /// without sync points on in order, as any source; then sends its end,
+    /// once every chunk handed out is read, with the read error that ended
+    /// it at the first offset where one did.
+    fn read_file(&self, index: usize, file: Arc<input::RegularFile>, outbox: &Outbox<Message>) {
+        let reads = Arc::new(Reads::default());
+        let mut cuts = input::FileCuts::new(file.clone(), self.chunk_bytes);
+        let mut serial = None;
+        let mut stopped = false;
+        while let Some(cut) = cuts.next_cut() {
+            match cut {
+                input::Cut::Chunk(cut, error) => {
+                    let flow = self.dispatch_cut(index, cut, error, &file, &reads, outbox);
+                    if flow.is_break() {
+                        stopped = true;
+                        break;
+                    }
+                }
+                input::Cut::Serial(start) => serial = Some(start),
             }
-            Portion::Batch(batch) => self.dispatch(index, batch, compression, &failed, outbox),
+        }
+        if stopped {
+            return self.end_source(index, None, 0, None, Compression::None, outbox);
+        }
+        let (end, failed) = reads.wait();
+        if let Some((at, e)) = failed {
+            return self.end_source(index, Some(at), at, Some(e), Compression::None, outbox);
+        }
+        let Some(start) = serial else {
+            return self.end_source(index, Some(end), end, None, Compression::None, outbox);
+        };
+        let inner = match file.reader_from(start) {
+            Ok(inner) => inner,
+            Err(e) => {
+                return self.end_source(
+                    index,
+                    Some(start),
+                    start,
+                    Some(e),
+                    Compression::None,
+                    outbox,
+                );
+            }
+        };
+        self.read_rest(index, inner, start, Compression::None, outbox);
+    }
+
+    /// Reads the rest of source `index` from `start` (a sync point or its
+    /// start) on, in order, as chunks and batches; then sends its end.
+    fn read_rest(
+        &self,
+        index: usize,
+        inner: Box<dyn io::Read + Send>,
+        start: u64,
+        compression: Compression,
+        outbox: &Outbox<Message>,
+    ) {
+        let failed: Failed = RefCell::new(None);
+        let spy = ErrorSpy {
+            inner,
+            read: start,
+            failed: &failed,
+        };
+        let spare = || self.spares.try_recv().ok();
+        let read = input::read_chunks_from(spy, start, self.chunk_bytes, spare, |portion| {
+            self.dispatch_portion(index, portion, compression, &failed, outbox)
+        });
+        let total = read.reader.read;
+        let bytes = (!read.stopped).then_some(total);
+        self.end_source(index, bytes, total, read.error, compression, outbox);
+    }
+
+    /// Reads a decompressed source as chunks made of its decoder's pieces,
+    /// which their workers put together (see `pgn_audit_input::Decoded`),
+    /// and from a stretch without sync points on in order; then sends its
+    /// end.
+    fn read_decoded(
+        &self,
+        index: usize,
+        decoded: input::Decoded,
+        compression: Compression,
+        outbox: &Outbox<Message>,
+    ) {
+        let ended = decoded.read_pieces(self.chunk_bytes, |chunk, error| {
+            if self.interrupted.load(Ordering::SeqCst) {
+                return ControlFlow::Break(());
+            }
+            let Some(ticket) = outbox.slot() else {
+                return ControlFlow::Break(());
+            };
+            let cut = error.map(|e| read_error(compression, chunk.base + chunk.len as u64, e));
+            let spare = self.spares.try_recv().unwrap_or_default();
+            self.pool.spawn(move || {
+                let (base, len) = (chunk.base, chunk.len);
+                let job = ChunkJob {
+                    source: index,
+                    games: ChunkGames::new(base),
+                    text: Arc::new(chunk.join(spare)),
+                    len,
+                    base,
+                    cut,
+                    ticket,
+                };
+                job.run();
+            });
+            ControlFlow::Continue(())
+        });
+        match ended {
+            input::Pieces::Ended(end, error) => {
+                self.end_source(index, Some(end), end, error, compression, outbox);
+            }
+            input::Pieces::Stopped => self.end_source(index, None, 0, None, compression, outbox),
+            input::Pieces::Serial(start, inner) => {
+                self.read_rest(index, inner, start, compression, outbox);
+            }
+        }
+    }
+
+    /// Hands a chunk of a regular file to the pool, to read and audit,
+    /// once the writer has room for it; breaks when interrupted or when
+    /// the writer is gone. `error` is the read error the reader saw at the
+    /// end of the source's last chunk.
+    fn dispatch_cut(
+        &self,
+        index: usize,
+        cut: input::FileCut,
+        error: Option<io::Error>,
+        file: &Arc<input::RegularFile>,
+        reads: &Arc<Reads>,
+        outbox: &Outbox<Message>,
+    ) -> ControlFlow<()> {
+        if self.interrupted.load(Ordering::SeqCst) {
+            return ControlFlow::Break(());
+        }
+        let Some(ticket) = outbox.slot() else {
+            return ControlFlow::Break(());
+        };
+        reads.start();
+        let spare = self.spares.try_recv().unwrap_or_default();
+        let file = file.clone();
+        let reads = reads.clone();
+        self.pool.spawn(move || {
+            let read = file.read_cut(&cut, spare);
+            // The reading stopped short here, or the source ends with the
+            // chunk for the reason the reader saw.
+            let failed = read
+                .failed
+                .or_else(|| error.filter(|_| cut.last).map(|e| (read.end, e)));
+            let cut_by = failed
+                .as_ref()
+                .map(|(at, e)| read_error(Compression::None, *at, e));
+            reads.done(read.end, failed);
+            let job = ChunkJob {
+                source: index,
+                games: ChunkGames::new(cut.start),
+                text: Arc::new(read.bytes),
+                len: read.len,
+                base: cut.start,
+                cut: cut_by,
+                ticket,
+            };
+            job.run();
+        });
+        ControlFlow::Continue(())
+    }
+
+    /// Hands a portion of a source read in order to the pool.
+    fn dispatch_portion(
+        &self,
+        index: usize,
+        portion: Portion,
+        compression: Compression,
+        failed: &Failed,
+        outbox: &Outbox<Message>,
+    ) -> ControlFlow<()> {
+        match portion {
+            Portion::Chunk(chunk) => self.dispatch_chunk(index, chunk, compression, failed, outbox),
+            Portion::Batch(batch) => self.dispatch(index, batch, compression, failed, outbox),
             Portion::StretchLines(lines) => {
                 outbox.number().send(Message::Batch {
                     source: index,
@@ -137,10 +383,7 @@ impl Reader {
                 });
                 ControlFlow::Continue(())
             }
-        });
-        let total = read.reader.read;
-        let bytes = (!read.stopped).then_some(total);
-        self.end_source(index, bytes, total, read.error, compression, outbox);
+        }
     }
 
     /// Hands a chunk to the pool once the writer has room for it; breaks

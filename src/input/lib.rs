@@ -29,7 +29,7 @@ pub use chunk::{
 pub use decode::MaxWindow;
 pub use nul::{NUL_RUN_LIMIT, NulRun};
 pub use split::{GameSpan, Splitter};
-pub use table::ParquetSource;
+pub use table::{GroupReader, ParquetSource};
 
 use std::fs::File;
 use std::io::{self, BufReader, Read};

@@ -385,13 +385,12 @@ impl Reader {
                     GroupPart::Batch(batch) => {
                         GroupJob::taken(&flow, &self.pool);
                         let batch = batch.moved_to(read.base);
-                        if let Some(before) = last.replace(batch) {
-                            if self
+                        if let Some(before) = last.replace(batch)
+                            && self
                                 .dispatch_rows(index, before, &mut read, outbox)
                                 .is_break()
-                            {
-                                break 'groups;
-                            }
+                        {
+                            break 'groups;
                         }
                     }
                     GroupPart::End(len, failed) => {

@@ -48,6 +48,131 @@ pub(super) struct Reader {
     pub(super) chunk_bytes: usize,
 }
 
+/// How many batches a row group's reading runs ahead of the batches
+/// handed on before it waits: a row group ahead of the one handed on is
+/// read this far meanwhile.
+const GROUP_BATCHES_AHEAD: usize = 4;
+
+/// What a row group's reading sends back, in order.
+enum GroupPart {
+    /// A batch of its rows, its offsets counted from the row group's start.
+    Batch(Batch),
+    /// Its end: the length of its rows' text, and the error that ended it
+    /// early, if one did.
+    End(u64, Option<String>),
+}
+
+/// The reading of a row group on the pool, a step at a time: once it is
+/// [`GROUP_BATCHES_AHEAD`] batches ahead of the ones taken it waits in its
+/// [`Flow`], and the reader puts it back on the pool as it takes them.
+struct GroupJob {
+    rows: input::GroupReader,
+    parts: mpsc::Sender<GroupPart>,
+    flow: Arc<Mutex<Flow>>,
+    pool: Arc<rayon::ThreadPool>,
+    raw_read: Arc<AtomicU64>,
+    interrupted: Arc<AtomicBool>,
+    abandoned: Arc<AtomicBool>,
+}
+
+/// A row group's batches sent and taken, and its reading while it waits.
+#[derive(Default)]
+struct Flow {
+    sent: usize,
+    taken: usize,
+    waiting: Option<Box<GroupJob>>,
+}
+
+impl GroupJob {
+    /// The reading of `rows`, and where its parts come.
+    fn new(
+        rows: input::GroupReader,
+        reader: &Reader,
+        abandoned: &Arc<AtomicBool>,
+    ) -> (GroupJob, mpsc::Receiver<GroupPart>) {
+        let (tx, rx) = mpsc::channel();
+        let job = GroupJob {
+            rows,
+            parts: tx,
+            flow: Arc::default(),
+            pool: reader.pool.clone(),
+            raw_read: reader.raw_read.clone(),
+            interrupted: reader.interrupted.clone(),
+            abandoned: abandoned.clone(),
+        };
+        (job, rx)
+    }
+
+    fn spawn(self) {
+        let pool = self.pool.clone();
+        pool.spawn(move || Box::new(self).run());
+    }
+
+    /// Reads on until the row group ends (its end sent), the reading is
+    /// far enough ahead (then it waits), or the run stops. A panic in the
+    /// Parquet reader is the row group's read error.
+    fn run(mut self: Box<Self>) {
+        loop {
+            if self.interrupted.load(Ordering::SeqCst) || self.abandoned.load(Ordering::SeqCst) {
+                return;
+            }
+            let (tx, flow) = (&self.parts, &self.flow);
+            let step = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                self.rows.step(&self.raw_read, |batch| {
+                    lock(flow).sent += 1;
+                    let _ = tx.send(GroupPart::Batch(batch));
+                })
+            }));
+            let end = step.unwrap_or_else(|panic| {
+                let cause = super::ordered::panic_message(panic.as_ref());
+                Some((0, Some(format!("a row group cannot be decoded: {cause}"))))
+            });
+            if let Some((len, error)) = end {
+                let _ = self.parts.send(GroupPart::End(len, error));
+                return;
+            }
+            let flow = self.flow.clone();
+            let mut flow = lock(&flow);
+            if flow.sent - flow.taken >= GROUP_BATCHES_AHEAD {
+                flow.waiting = Some(self);
+                return;
+            }
+        }
+    }
+
+    /// A batch of the row group whose flow is `flow` was taken: its reading
+    /// goes on if it waits.
+    fn taken(flow: &Mutex<Flow>, pool: &rayon::ThreadPool) {
+        let mut flow = lock(flow);
+        flow.taken += 1;
+        if let Some(job) = flow.waiting.take() {
+            pool.spawn(move || job.run());
+        }
+    }
+
+    /// The row group will not be read on: its waiting reading is dropped.
+    fn abandon(flow: &Mutex<Flow>) {
+        drop(lock(flow).waiting.take());
+    }
+}
+
+/// Locks a row group's flow; one poisoned by a panic is still sound (its
+/// counts are updated whole).
+fn lock(flow: &Mutex<Flow>) -> std::sync::MutexGuard<'_, Flow> {
+    flow.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// How far a Parquet source's reading got.
+struct ParquetRead {
+    /// Where the text of the row group being handed on starts.
+    base: u64,
+    /// The end of the last batch handed out.
+    handed_out: u64,
+    /// The reading stopped: interrupted, or the writer is gone.
+    stopped: bool,
+}
+
 /// A read error seen as it happens, with the bytes read before it.
 type Failed = RefCell<Option<(u64, io::Error)>>;
 
@@ -447,23 +572,90 @@ impl Reader {
         });
     }
 
-    /// Reads the Parquet source `index`, row by row as games, in batches
-    /// audited on the pool, then sends its end with the error that ended
-    /// it, if one did. Its bytes are those of the games' PGN text, up to
+    /// Reads the Parquet source `index`, row by row as games: its row
+    /// groups are read on the pool, the pool's threads and one more at
+    /// once, each at most [`GROUP_BATCHES_AHEAD`] batches ahead of what is
+    /// handed on (so what is held is bounded, however large the row
+    /// groups), into a channel of its own; the batches are handed on in
+    /// row order to be audited on the pool. Then sends the source's end
+    /// with the error that ended it, if one did (the row groups after it
+    /// are not read). Its bytes are those of the games' PGN text, up to
     /// the end of the last game handed out.
     fn read_parquet(&self, index: usize, table: ParquetSource, outbox: &Outbox<Message>) {
-        let no_error: Failed = RefCell::new(None);
-        let spare = || self.spares.try_recv().ok();
-        let mut handed_out = 0;
-        let error = table.read_batches(&self.raw_read, spare, |batch| {
-            let end = batch.base + batch.len as u64;
-            let flow = self.dispatch(index, batch, Compression::None, &no_error, outbox);
-            if flow.is_continue() {
-                handed_out = end;
+        let table = Arc::new(table);
+        let first_rows = table.first_rows();
+        let abandoned = Arc::new(AtomicBool::new(false));
+        let at_once = self.pool.current_num_threads() + 1;
+        let mut reading = VecDeque::new();
+        let mut launched = 0;
+        let mut last = None;
+        let mut read = ParquetRead {
+            base: 0,
+            handed_out: 0,
+            stopped: false,
+        };
+        let mut error = None;
+        'groups: for _ in 0..first_rows.len() {
+            while launched < first_rows.len() && reading.len() < at_once {
+                let spare = std::iter::from_fn(|| self.spares.try_recv().ok())
+                    .take(GROUP_BATCHES_AHEAD)
+                    .collect();
+                let rows = table.read_group(launched, first_rows[launched], spare);
+                let (job, parts) = GroupJob::new(rows, self, &abandoned);
+                reading.push_back((parts, job.flow.clone()));
+                job.spawn();
+                launched += 1;
             }
-            flow
-        });
-        let error = error.map(|cause| {
+            let Some((parts, flow)) = reading.pop_front() else {
+                break;
+            };
+            loop {
+                let part = match parts.recv_timeout(std::time::Duration::from_millis(50)) {
+                    Ok(part) => part,
+                    Err(mpsc::RecvTimeoutError::Timeout) => {
+                        if self.interrupted.load(Ordering::SeqCst) {
+                            read.stopped = true;
+                            break 'groups;
+                        }
+                        continue;
+                    }
+                    Err(mpsc::RecvTimeoutError::Disconnected) => {
+                        error = Some("a row group's reading stopped short".to_owned());
+                        break 'groups;
+                    }
+                };
+                match part {
+                    GroupPart::Batch(batch) => {
+                        GroupJob::taken(&flow, &self.pool);
+                        let batch = batch.moved_to(read.base);
+                        if let Some(before) = last.replace(batch)
+                            && self
+                                .dispatch_rows(index, before, &mut read, outbox)
+                                .is_break()
+                        {
+                            break 'groups;
+                        }
+                    }
+                    GroupPart::End(len, failed) => {
+                        read.base += len;
+                        if failed.is_some() {
+                            error = failed;
+                            break 'groups;
+                        }
+                        break;
+                    }
+                }
+            }
+        }
+        abandoned.store(true, Ordering::SeqCst);
+        for (_, flow) in reading {
+            GroupJob::abandon(&flow);
+        }
+        if let Some(mut batch) = last.filter(|_| !read.stopped) {
+            batch.last = true;
+            let _ = self.dispatch_rows(index, batch, &mut read, outbox);
+        }
+        let error = error.filter(|_| !read.stopped).map(|cause| {
             PathError::new(
                 &self.sources[index].name,
                 format!("Parquet read error: {cause}"),
@@ -471,9 +663,28 @@ impl Reader {
         });
         outbox.number().send(Message::SourceEnd {
             source: index,
-            bytes: Some(handed_out),
+            bytes: Some(read.handed_out),
             error,
         });
+    }
+
+    /// Hands a batch of rows to the pool, as [`Reader::dispatch`] does,
+    /// counting it in `read`; breaks when the reading stops.
+    fn dispatch_rows(
+        &self,
+        index: usize,
+        batch: Batch,
+        read: &mut ParquetRead,
+        outbox: &Outbox<Message>,
+    ) -> ControlFlow<()> {
+        let no_error: Failed = RefCell::new(None);
+        let end = batch.base + batch.len as u64;
+        let flow = self.dispatch(index, batch, Compression::None, &no_error, outbox);
+        match flow {
+            ControlFlow::Continue(()) => read.handed_out = end,
+            ControlFlow::Break(()) => read.stopped = true,
+        }
+        flow
     }
 
     /// Hands a batch to the pool once the writer has room for it; breaks

@@ -33,7 +33,7 @@ pub use decoded::{Decoded, PieceChunk, Pieces};
 pub use file_chunks::{ChunkRead, Cut, FileCut, FileCuts, RegularFile};
 pub use nul::{NUL_RUN_LIMIT, NulRun};
 pub use split::{GameSpan, Splitter};
-pub use table::ParquetSource;
+pub use table::{GroupReader, ParquetSource};
 
 use std::fs::File;
 use std::io::{self, BufReader, Read};

@@ -5,7 +5,7 @@
 #
 #   benches/run.sh [--scratch DIR] [--runs N] [--big]
 #   benches/run.sh --shares [--scratch DIR] [--runs N]
-#   benches/run.sh --driver [--scratch DIR] [--runs N]
+#   benches/run.sh --driver [--copies N] [--scratch DIR] [--runs N]
 #   benches/run.sh --parquet [--scratch DIR] [--runs N]
 #   benches/run.sh --python [--scratch DIR] [--runs N]
 #
@@ -25,6 +25,10 @@
 #                  the merge's peak RSS, beside pgn-audit -j1 and -j2 on the
 #                  same file; needs Python's dask.distributed
 #                  (tests/setup-oracles puts it in target/pydeps)
+#   --copies N     with --driver: instead of the month, N copies of the
+#                  sample compressed by pzstd (2400: 2.3 GB of text), cut
+#                  by the driver's default piece plan (no --piece-size),
+#                  and the merged reports compared with pgn-audit -j2's
 #   --parquet      only Parquet: the 200-copy corpus as a Parquet table in
 #                  the Lichess schema (written by pyarrow, which
 #                  tests/setup-oracles puts in target/pydeps) audited
@@ -47,6 +51,7 @@ if [[ -z "$scratch" ]]; then
     if [[ -d /work ]]; then scratch=/work/bench-scratch; else scratch="$here/target/bench-scratch"; fi
 fi
 runs=5
+copies=0
 big=0
 driver=0
 shares=0
@@ -58,10 +63,11 @@ while [[ $# -gt 0 ]]; do
         --runs) runs="$2"; shift 2 ;;
         --big) big=1; shift ;;
         --driver) driver=1; shift ;;
+        --copies) copies="$2"; shift 2 ;;
         --shares) shares=1; shift ;;
         --parquet) parquet_only=1; shift ;;
         --python) python_only=1; shift ;;
-        -h|--help) sed -n 2,41p "$0"; exit 0 ;;
+        -h|--help) sed -n 2,45p "$0"; exit 0 ;;
         *) echo "unknown option: $1" >&2; exit 2 ;;
     esac
 done
@@ -82,13 +88,31 @@ if [[ $driver == 1 ]]; then
     export PYTHONPATH="$here/target/pydeps${PYTHONPATH:+:$PYTHONPATH}"
     python3 -c "import distributed" 2>/dev/null ||
         { echo "benches/run.sh: --driver needs dask.distributed (run tests/setup-oracles)" >&2; exit 2; }
-    exec python3 - "$here" "$audit" "$corpora" "$scratch/driver" "$runs" <<'PY'
+    exec python3 - "$here" "$audit" "$corpora" "$scratch/driver" "$runs" "$copies" "$sample" <<'PY'
 import os, shutil, statistics, struct, subprocess, sys, time
 here, audit, corpora, work, runs = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5])
+copies, sample = int(sys.argv[6]), sys.argv[7]
 driver = os.path.join(here, "src/cluster/dask_audit.py")
 month = os.path.join(corpora, "month-1m.pgn.zst")
 games = 1_000_000
-if not os.path.exists(month):
+if copies:
+    # N copies of the sample, as one pzstd file (frames decompressed on the
+    # pool), cut by the driver's default plan.
+    month = os.path.join(corpora, f"copies-{copies}.pzstd.pgn.zst")
+    data = open(sample, "rb").read()
+    games = copies * data.count(b"[Event ")
+    if not os.path.exists(month):
+        print(f"making {month}", file=sys.stderr)
+        with open(month + ".tmp", "wb") as out:
+            pz = subprocess.Popen(["pzstd", "-q", "-p", "2", "-c", "-"], stdin=subprocess.PIPE, stdout=out)
+            for i in range(copies):
+                if i:
+                    pz.stdin.write(b"\n")
+                pz.stdin.write(data)
+            pz.stdin.close()
+            assert pz.wait() == 0
+        os.rename(month + ".tmp", month)
+elif not os.path.exists(month):
     # Games of 40 plies (the Breyer Ruy Lopez) with Lichess-like Sites,
     # every 1000th a threefold claim, in frames of 4 MB of text, each
     # announced by a skippable frame holding its size, as pzstd and the
@@ -116,6 +140,7 @@ if not os.path.exists(month):
     os.rename(month + ".tmp", month)
 size = os.path.getsize(month)
 piece_size = size // 8 + 1
+plan = [] if copies else ["--piece-size", str(piece_size)]
 os.makedirs(work, exist_ok=True)
 
 def cluster(name, workers):
@@ -151,7 +176,7 @@ def drive(sched, out):
         shutil.rmtree(d, ignore_errors=True)
     start = time.perf_counter()
     subprocess.run([sys.executable, driver, "--scheduler-file", sched, "--binary", audit,
-                    "--threads", "1", "--piece-size", str(piece_size), "-o", out, month],
+                    "--threads", "1", *plan, "-o", out, month],
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
     return time.perf_counter() - start
 
@@ -200,7 +225,22 @@ merge_rss = int(open(rss).read().split()[-1]) / 1024
 shard_mib = sum(os.path.getsize(os.path.join(d, f)) for d in shards for f in os.listdir(d)) / 2**20
 one, two = statistics.median(walls[1]), statistics.median(walls[2])
 print()
-print(f"month: {games:,} games, {size / 2**20:.1f} MiB stored, {len(shards)} pieces of about {piece_size:,} bytes")
+pieces1 = len([d for d in os.listdir(os.path.join(work, "out1.shards")) if not d.startswith(".")])
+if copies:
+    print(f"{copies} copies of the sample: {games:,} games, {size / 2**20:.1f} MiB stored; "
+          f"default plan: {pieces1} pieces on 1 worker, {len(shards)} on 2")
+else:
+    print(f"month: {games:,} games, {size / 2**20:.1f} MiB stored, {len(shards)} pieces of about {piece_size:,} bytes")
+# The merged reports of the 2-worker run against pgn-audit -j2's on the
+# same file: every CSV report byte for byte, summary.json's counts.
+import json
+def counts(d):
+    s = json.load(open(os.path.join(d, "summary.json")))
+    return {k: v for k, v in s.items() if isinstance(v, (int, dict)) and k not in ("options", "seconds")
+            and k not in ("helpmate_seconds", "threads")}
+same = all(open(os.path.join(out, f), "rb").read() == open(os.path.join(work, "j2", f), "rb").read()
+           for f in sorted(os.listdir(os.path.join(work, "j2"))) if f.endswith(".csv"))
+same_counts = counts(out) == counts(os.path.join(work, "j2"))
 print(f"load average (1 min) on {os.cpu_count()} cores: {load[0]:.2f} before, {load[1]:.2f} after")
 print()
 print("| driver | median s | games/s |")
@@ -217,6 +257,9 @@ print("|---|---:|---:|:-:|")
 print(f"| 2 workers / 1 worker | {two / one:.2f} | ≤ 0.65 | {'yes' if two <= 0.65 * one else 'NO'} |")
 print(f"| for comparison: pgn-audit -j2 / -j1 | {j2 / j1:.2f} | | |")
 print(f"| merge peak RSS, MiB | {merge_rss:.0f} | ≤ 100 | {'yes' if merge_rss <= 100 else 'NO'} |")
+if copies:
+    print(f"| pieces of the default plan, 2 workers | {len(shards)} | ≥ 4 | {'yes' if len(shards) >= 4 else 'NO'} |")
+    print(f"| merged reports = pgn-audit -j2's (CSV bytes, summary counts) | {'equal' if same and same_counts else 'DIFFERENT'} | equal | {'yes' if same and same_counts else 'NO'} |")
 PY
 fi
 

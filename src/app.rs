@@ -580,8 +580,16 @@ fn check_out_folder(out: &Path) -> Result<(), Failure> {
 /// line; says why it failed, if it did.
 pub(crate) fn run_plan(args: &PlanArgs) -> Exit {
     let name = args.file.to_string_lossy();
-    match input::piece::plan(&args.file, &name, args.piece_size) {
-        Ok(pieces) => print(&pieces.iter().map(|p| format!("{p}\n")).collect::<String>()),
+    let planned = match args.piece_size {
+        Some(size) => input::piece::plan(&args.file, &name, size)
+            .map(|pieces| pieces.iter().map(|p| format!("{p}\n")).collect::<String>()),
+        None => {
+            input::piece::text_estimate(&args.file, &name, input::MaxWindow::mib(args.max_window))
+                .map(|text| format!("{text}\n"))
+        }
+    };
+    match planned {
+        Ok(text) => print(&text),
         Err(e) => {
             say(&e.to_string());
             Exit::Input

@@ -281,8 +281,28 @@ pub(crate) struct PlanArgs {
     /// cut anywhere (each piece starts reading at the first game after its
     /// start); a pzstd or Lichess zstd file at frame starts; any other
     /// compressed file is one piece.
-    #[arg(long, value_name = "BYTES", value_parser = clap::value_parser!(u64).range(1..))]
-    pub(crate) piece_size: u64,
+    #[arg(
+        long,
+        value_name = "BYTES",
+        value_parser = clap::value_parser!(u64).range(1..),
+        required_unless_present = "text_estimate",
+        conflicts_with = "text_estimate"
+    )]
+    pub(crate) piece_size: Option<u64>,
+
+    /// Print, instead of pieces, about how many bytes of text the file
+    /// holds: a plain file its size, a zstd file its size times what its
+    /// first 8 MiB decompress to over 8 MiB, any other file its size. The
+    /// Dask driver plans its default pieces from it.
+    #[arg(long)]
+    pub(crate) text_estimate: bool,
+
+    /// With `--text-estimate`: the largest zstd window the file may ask
+    /// for, in MiB, as the audit's `--max-window` (a file that asks for
+    /// more is estimated from nothing: 0).
+    #[arg(long, value_name = "MIB", default_value_t = pgn_audit_input::MaxWindow::DEFAULT_MIB,
+          value_parser = clap::value_parser!(u32).range(1..=2048))]
+    pub(crate) max_window: u32,
 }
 
 /// `pgn-audit sources`: the sources an audit of these inputs reads.

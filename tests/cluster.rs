@@ -1287,7 +1287,7 @@ fn wait_for_workers(cluster: &Cluster, n: usize) {
     assert!(o.status.success(), "{}", stderr(&o));
 }
 
-/// The driver's `default_piece_size(ARGS)` (`size, format, cores`), as
+/// The driver's `default_piece_size(ARGS)` (`size, text, cores`), as
 /// Python computes it.
 fn default_piece_size(args: &str) -> u64 {
     let o = python()
@@ -1310,10 +1310,11 @@ fn default_piece_size(args: &str) -> u64 {
 /// workers of one core each (the least text of a piece lowered to 1 MB to
 /// keep the file small) is cut into at least four pieces, which both
 /// workers audit, merged into one run's reports; and the defaults cut
-/// 2,400 copies of the sample as pzstd (2.4 GB of text, 503 MB stored) on
-/// 2 cores into at least 4 pieces of at least 256 MiB of text each, a
-/// Lichess month (30 GB stored) on 64 cores into 192, and keep a file of
-/// less than a least piece whole.
+/// 2,400 copies of the sample (2.4 GB of text) on 2 cores into 6 pieces of
+/// at least 256 MiB of text each, whether they are stored in 503 MB (small
+/// frames) or 57 MB (pzstd's own, where copies repeat inside a frame), a
+/// Lichess month (30 GB stored, 200 GB of text) on 64 cores into 192, and
+/// keep a file of less than a least piece's text whole.
 #[test]
 #[cfg_attr(
     not(oracle_dask),
@@ -1321,17 +1322,20 @@ fn default_piece_size(args: &str) -> u64 {
 )]
 fn the_default_plan_gives_every_core_of_the_cluster_pieces() {
     const MIB: u64 = 1 << 20;
-    let copies_2400: u64 = 2400 * 209_438;
-    let piece = default_piece_size(&format!("{copies_2400}, 'zstd', 2"));
-    assert!(copies_2400.div_ceil(piece) >= 4, "{piece}");
-    assert!(piece * 4 >= 256 * MIB, "{piece}");
+    let text_2400: u64 = 2400 * 999_562;
+    for stored in [503_000_000u64, 57_000_000] {
+        let piece = default_piece_size(&format!("{stored}, {text_2400}, 2"));
+        assert_eq!(stored.div_ceil(piece), 6, "{stored}: {piece}");
+        assert!(text_2400 / 6 >= 256 * MIB);
+    }
     let month = 30_000_000_000u64;
     assert_eq!(
-        month.div_ceil(default_piece_size(&format!("{month}, 'zstd', 64"))),
+        month.div_ceil(default_piece_size(&format!("{month}, 7 * {month}, 64"))),
         192
     );
-    assert_eq!(default_piece_size("10 * 2**20, 'plain', 8"), 256 * MIB);
-    assert_eq!(default_piece_size("10 * 2**20, 'zstd', 8"), 64 * MIB);
+    assert_eq!(default_piece_size("10 * 2**20, 10 * 2**20, 8"), 10 * MIB);
+    assert_eq!(default_piece_size("10 * 2**20, 200 * 2**20, 8"), 10 * MIB);
+    assert_eq!(default_piece_size("10 * 2**20, 600 * 2**20, 8"), 5 * MIB);
 
     let t = tempdir();
     let sample = std::fs::read(corpus("lichess_2025-05_sample.pgn")).unwrap();
@@ -1355,8 +1359,9 @@ fn the_default_plan_gives_every_core_of_the_cluster_pieces() {
     ];
     let log = drive(&cluster.file, &pgn_audit(), &out, &args);
     let shards = shard_folders(&out);
-    // Three pieces per core, each of at least 250,000 stored bytes (1 MB
-    // of text as zstd): six of about a sixth of the file.
+    // Three pieces per core, each of at least 1 MB of text (12 MB of text
+    // as `plan --text-estimate` measures it): six of about a sixth of the
+    // file.
     let size = (stored.len() as u64).div_ceil(6);
     assert!(size > 250_000);
     assert_eq!(units(&out).len(), plan(&name, size).len(), "{log}");

@@ -688,3 +688,81 @@ proptest! {
         }
     }
 }
+
+/// `pgn-audit plan --text-estimate` (issue 27, the driver's default plan):
+/// a zstd file's text measured from what its first 8 MiB decompress to,
+/// whether it compresses 5 times (small frames of distinct games) or 40
+/// (large frames of copies of one file, as 2,400 copies of the sample
+/// written by pzstd are); a plain file's and a gzip file's is their size;
+/// a missing file is one line and exit 2; `--piece-size` and
+/// `--text-estimate` are one or the other.
+#[test]
+fn the_text_estimate_measures_how_a_zstd_file_compresses() {
+    let t = tempdir();
+    let sample = std::fs::read(corpus("lichess_2025-05_sample.pgn")).unwrap();
+    let mut text = Vec::new();
+    for _ in 0..40 {
+        text.extend_from_slice(&sample);
+        text.push(b'\n');
+    }
+    let estimate = |file: &Path| {
+        let o = bin()
+            .args(["plan", "--text-estimate", s(file)])
+            .output()
+            .unwrap();
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        String::from_utf8(o.stdout)
+            .unwrap()
+            .trim()
+            .parse::<u64>()
+            .unwrap()
+    };
+    let within = |got: u64, want: usize| {
+        let want = want as f64;
+        assert!((got as f64 - want).abs() <= 0.03 * want, "{got} for {want}");
+    };
+    // Frames of 256 KiB: no copy repeats inside one, about 5 times.
+    let (small, _) = pzstd(&text, 256 << 10);
+    assert!(small.len() * 6 > text.len() && small.len() * 4 < text.len());
+    within(
+        estimate(&write(t.path(), "small.pgn.zst", &small)),
+        text.len(),
+    );
+    // Frames of 16 MiB: each copy but the first of a frame is a repeat.
+    let (large, _) = pzstd(&text, 16 << 20);
+    assert!(large.len() * 20 < text.len(), "{}", large.len());
+    within(
+        estimate(&write(t.path(), "large.pgn.zst", &large)),
+        text.len(),
+    );
+    let plain = write(t.path(), "plain.pgn", &text);
+    assert_eq!(estimate(&plain), text.len() as u64);
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    std::io::Write::write_all(&mut gz, &text).unwrap();
+    let gz = gz.finish().unwrap();
+    assert_eq!(estimate(&write(t.path(), "x.pgn.gz", &gz)), gz.len() as u64);
+    let missing = t.path().join("missing.pgn.zst");
+    let o = bin()
+        .args(["plan", "--text-estimate", s(&missing)])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        error_lines(&o),
+        [format!(
+            "pgn-audit: {}: no such file or directory",
+            s(&missing)
+        )]
+    );
+    let o = bin()
+        .args(["plan", "--text-estimate", "--piece-size", "9", s(&plain)])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(error_lines(&o).len(), 1, "{o:?}");
+}

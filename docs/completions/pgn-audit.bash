@@ -243,13 +243,17 @@ _pgn__audit() {
             return 0
             ;;
         pgn__subcmd__audit__subcmd__plan)
-            opts="-h --piece-size --help"
+            opts="-h --piece-size --text-estimate --max-window --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --piece-size)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-window)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

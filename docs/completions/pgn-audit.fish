@@ -60,6 +60,8 @@ complete -c pgn-audit -n "__fish_pgn_audit_using_subcommand merge" -s o -l out -
 complete -c pgn-audit -n "__fish_pgn_audit_using_subcommand merge" -l quiet -d 'No summary table; errors still go to standard error'
 complete -c pgn-audit -n "__fish_pgn_audit_using_subcommand merge" -s h -l help -d 'Print help'
 complete -c pgn-audit -n "__fish_pgn_audit_using_subcommand plan" -l piece-size -d 'About how many bytes (as stored) each piece holds. A plain file is cut anywhere (each piece starts reading at the first game after its start); a pzstd or Lichess zstd file at frame starts; any other compressed file is one piece' -r
+complete -c pgn-audit -n "__fish_pgn_audit_using_subcommand plan" -l max-window -d 'With `--text-estimate`: the largest zstd window the file may ask for, in MiB, as the audit\'s `--max-window` (a file that asks for more is estimated from nothing: 0)' -r
+complete -c pgn-audit -n "__fish_pgn_audit_using_subcommand plan" -l text-estimate -d 'Print, instead of pieces, about how many bytes of text the file holds: a plain file its size, a zstd file its size times what its first 8 MiB decompress to over 8 MiB, any other file its size. The Dask driver plans its default pieces from it'
 complete -c pgn-audit -n "__fish_pgn_audit_using_subcommand plan" -s h -l help -d 'Print help'
 complete -c pgn-audit -n "__fish_pgn_audit_using_subcommand sources" -s o -l out -d 'The output folder the audit would write: a directory walk skips it, and an input inside it is refused, as in the audit' -r -F
 complete -c pgn-audit -n "__fish_pgn_audit_using_subcommand sources" -s h -l help -d 'Print help'

@@ -9,8 +9,9 @@ ranges of a plain file, frame ranges of a pzstd or Lichess .zst file).
 A piece holds `--piece-size` stored bytes, or by default a share of the
 file that gives every core of the cluster work: about PIECES_PER_CORE
 pieces per core of the workers connected when the driver starts, but no
-piece of less than `--min-piece-text` bytes of text (estimated from the
-stored bytes), so that a piece's start-up stays small beside its work. A worker runs the pgn-audit binary on its unit
+piece of less than `--min-piece-text` bytes of text (a zstd file's text
+as `pgn-audit plan --text-estimate` measures it from its first 8 MiB), so
+that a piece's start-up stays small beside its work. A worker runs the pgn-audit binary on its unit
 (`--piece START..END` for a piece) into a shard folder of its own
 (written under a temporary name, renamed when complete), and the driver
 merges the shards, in input order and each file's pieces in plan order,
@@ -75,20 +76,35 @@ EXIT_ERROR = 2
 PIECES_PER_CORE = 3
 #: The least text a default piece holds (`--min-piece-text`), in bytes.
 MIN_PIECE_TEXT = 256 << 20
-#: Bytes of text per stored byte, as the default plan estimates a file's
-#: text from its size: zstd compresses Lichess's PGN about 4.8 times at
-#: level 3 (7 times as Lichess writes it); a lower estimate makes pieces
-#: larger, never smaller than MIN_PIECE_TEXT.
-TEXT_PER_STORED = {"plain": 1, "zstd": 4}
+#: A zstd file compresses its text at most about this many times (games
+#: that repeat, as copies of one file do, 40 times): one of fewer stored
+#: bytes than the least text over this is never cut, and its text is not
+#: estimated.
+MAX_TEXT_PER_STORED = 64
 
 
-def default_piece_size(size, fmt, cores, min_text=MIN_PIECE_TEXT):
+def default_piece_size(size, text, cores, min_text=MIN_PIECE_TEXT):
     """The stored bytes of a default piece of a file of `size` stored bytes
-    in format `fmt` on a cluster of `cores` cores: PIECES_PER_CORE pieces
-    per core, none of less than `min_text` bytes of text."""
-    least = max(1, min_text // TEXT_PER_STORED.get(fmt, 1))
-    pieces = PIECES_PER_CORE * max(1, cores)
-    return max(least, -(-size // pieces))
+    and about `text` bytes of text on a cluster of `cores` cores:
+    PIECES_PER_CORE pieces per core, but no more pieces than `min_text`
+    goes into `text`."""
+    pieces = min(PIECES_PER_CORE * max(1, cores), max(1, text // max(1, min_text)))
+    return max(1, -(-size // pieces))
+
+
+def text_estimate(binary, file, max_window_mib):
+    """About how many bytes of text `file` (one of `resolve`'s) holds: a
+    plain file its size; a zstd file as `pgn-audit plan --text-estimate`
+    measures it (its size times what its first 8 MiB decompress to), or 0
+    where that fails (the audit then says why)."""
+    size = file["size"] or 0
+    if file["format"] != "zstd":
+        return size
+    command = [binary, "plan", "--text-estimate", file["path"]]
+    if max_window_mib is not None:
+        command += ["--max-window", str(max_window_mib)]
+    out = subprocess.run(command, stdin=subprocess.DEVNULL, capture_output=True, text=True)
+    return int(out.stdout) if out.returncode == 0 else 0
 
 
 class Refused(Exception):
@@ -544,9 +560,9 @@ def main(argv=None):
                          "task each (default: planned from the file's size and the cluster's "
                          f"cores: about {PIECES_PER_CORE} pieces per core of the workers "
                          "connected at the start, each of at least --min-piece-text bytes of "
-                         "text, estimated from the stored bytes (a zstd file as "
-                         f"{TEXT_PER_STORED['zstd']} times its size); a plan that changes with "
-                         "the cluster recomputes the shards of the old one)")
+                         "text, a zstd file's text estimated by `pgn-audit plan "
+                         "--text-estimate` from what its first 8 MiB decompress to; a plan "
+                         "that changes with the cluster recomputes the shards of the old one)")
     ap.add_argument("--min-piece-text", type=int, default=MIN_PIECE_TEXT, metavar="BYTES",
                     help="the least text a default piece holds "
                          f"(default {MIN_PIECE_TEXT}, {MIN_PIECE_TEXT >> 20} MiB)")
@@ -598,14 +614,21 @@ def drive(args):
     # The default plan needs the cluster's cores: connected first where a
     # file may be cut.
     connected = None
-    if args.piece_size is None and any(may_be_cut(f, args.min_piece_text) for f in files):
-        connected = connect(args)
+    texts = {}
+    if args.piece_size is None:
+        for i, f in enumerate(files):
+            if may_be_cut(f, args.min_piece_text):
+                texts[i] = text_estimate(binary["path"], f, args.max_window)
+        if any(text > args.min_piece_text for text in texts.values()):
+            connected = connect(args)
     cores = sum(worker_cores(connected[0])) if connected else 0
 
-    def piece_size(file):
+    def piece_size(i, file):
         if args.piece_size is not None:
             return args.piece_size
-        return default_piece_size(file["size"] or 0, file["format"], cores, args.min_piece_text)
+        if i not in texts:
+            return file["size"] or 0
+        return default_piece_size(file["size"] or 0, texts[i], cores, args.min_piece_text)
 
     try:
         return audit_units(args, cwd, binary, version, out, files, piece_size, connected)
@@ -617,17 +640,21 @@ def drive(args):
 
 
 def may_be_cut(file, min_text):
-    """Whether the default plan may cut `file`: a plain or zstd file of
-    more than a least piece."""
-    fmt = file["format"]
-    return (fmt in TEXT_PER_STORED and file["size"] is not None
-            and file["size"] > default_piece_size(0, fmt, 1, min_text))
+    """Whether the default plan may cut `file`: a plain file of more than
+    a least piece's text, a zstd file that may hold that much."""
+    size = file["size"]
+    if size is None:
+        return False
+    if file["format"] == "plain":
+        return size > min_text
+    return file["format"] == "zstd" and size * MAX_TEXT_PER_STORED > min_text
 
 
 def audit_units(args, cwd, binary, version, out, files, piece_size, connected):
     """Plans the units of `files`, audits those no shard of an earlier run
     holds on the cluster (`connected`, or one connected now), and merges."""
-    units = [u for f in files for u in units_of(f, cwd, binary["path"], piece_size(f))]
+    units = [u for i, f in enumerate(files)
+             for u in units_of(f, cwd, binary["path"], piece_size(i, f))]
     shards = os.path.abspath(args.shards or out.rstrip("/") + ".shards")
     for folder in (out, shards):
         os.makedirs(folder, exist_ok=True)

@@ -191,7 +191,7 @@ impl MaxWindow {
     }
 
     /// The largest zstd window log allowed.
-    fn log(self) -> u32 {
+    pub(crate) fn log(self) -> u32 {
         20 + self.mib.ilog2()
     }
 

@@ -234,6 +234,36 @@ pub fn plan(path: &Path, name: &str, piece_size: u64) -> Result<Vec<Bounds>, Pat
     Ok(cut(cuts.size, cuts.points.as_deref(), piece_size.max(1)))
 }
 
+/// Stored bytes of a zstd file decompressed to estimate its text.
+const SAMPLE_STORED: u64 = 8 << 20;
+
+/// About how many bytes of text the file at `path` (named `name` in
+/// messages) holds, for a plan of pieces with a least text each: a plain
+/// file its size; a zstd file its size times the text its first
+/// [`SAMPLE_STORED`] bytes decompress to, over those bytes (measured, since
+/// one file compresses 5 times and another, of games that repeat, 40
+/// times); any other file, which is never cut, its size.
+pub fn text_estimate(path: &Path, name: &str, window: MaxWindow) -> Result<u64, PathError> {
+    let cuts = cuts(path, name)?;
+    if cuts.compression != Compression::Zstd || cuts.size == 0 {
+        return Ok(cuts.size);
+    }
+    let err = |e: io::Error| PathError::io(name, e);
+    let sample = cuts.size.min(SAMPLE_STORED);
+    let file = File::open(path).map_err(err)?;
+    let mut decoder = zstd::stream::read::Decoder::new(file.take(sample)).map_err(err)?;
+    decoder.window_log_max(window.log()).map_err(err)?;
+    let mut text = 0u64;
+    let mut buf = vec![0; 1 << 16];
+    // A sample that ends inside a frame ends in an error: what was
+    // decompressed before it counts.
+    while let Ok(n @ 1..) = decoder.read(&mut buf) {
+        text += n as u64;
+    }
+    let estimate = u128::from(cuts.size) * u128::from(text) / u128::from(sample);
+    Ok(u64::try_from(estimate).unwrap_or(u64::MAX))
+}
+
 /// `size` bytes cut at `points` (anywhere when `None`): each piece ends at
 /// the first point at or after the next multiple of `step` past its start,
 /// so that frame-sized overshoots do not add up (pieces ever longer than

@@ -135,6 +135,38 @@ fn tagless_text() -> Vec<u8> {
     text
 }
 
+/// NUL padding of one byte less than a run that ends a source, games,
+/// then such a run (1 MiB): a worker's chunk never holds it, the reader
+/// reads the stretch in order and ends the source there.
+fn nul_run_text() -> Vec<u8> {
+    let mib = usize::try_from(pgn_audit_input::NUL_RUN_LIMIT).unwrap();
+    let games = damaged();
+    let mut text = games[..20_000].to_vec();
+    text.extend_from_slice(b"\n\n");
+    text.extend(vec![0; mib - 1]);
+    text.extend_from_slice(b"\n\n");
+    text.extend_from_slice(&games[20_000..40_000]);
+    text.extend(vec![0; mib + 10]);
+    text.extend_from_slice(b"\n\n");
+    text.extend_from_slice(&games[40_000..60_000]);
+    text
+}
+
+/// Tagless games one per line for 2.5 MiB (no sync point within the most
+/// bytes of a chunk a worker reads, nor in a decoder's pieces for longer
+/// than their chunks may grow), then tagged games.
+fn long_tagless_text() -> Vec<u8> {
+    let mut text = b"[Event \"first\"]\n\n1. e4 *\n\n".to_vec();
+    let mut i = 0;
+    while text.len() < (5 << 20) / 2 {
+        text.extend_from_slice(format!("1. e4 e5 2. Nf3 {{ {i} }} 1-0\n").as_bytes());
+        i += 1;
+    }
+    text.extend_from_slice(b"\n\n");
+    text.extend_from_slice(&damaged()[..20_000]);
+    text
+}
+
 #[test]
 fn every_chunk_size_cuts_the_games_of_one_splitter() {
     let t = tempdir();
@@ -154,6 +186,16 @@ fn every_chunk_size_cuts_the_games_of_one_splitter() {
         ("hostile.pgn", hostile_text(), CHUNKS),
         ("capped.pgn", capped_text(), &[3, 4093, 1 << 20]),
         ("tagless.pgn", tagless_text(), &[1, 4093, 1 << 20]),
+        (
+            "nul-run.pgn",
+            nul_run_text(),
+            &[1, 65_536, 1 << 20, 5 << 20],
+        ),
+        (
+            "long-tagless.pgn",
+            long_tagless_text(),
+            &[7, 1 << 20, 5 << 20],
+        ),
         (
             "sample-part.pgn",
             sample[..300_001].to_vec(),
@@ -183,7 +225,7 @@ fn every_chunk_size_cuts_the_games_of_one_splitter() {
         let broken = summary(&reference)["source_details"][0]["error"].is_string();
         assert_eq!(
             broken,
-            name.contains("cut") || name.contains("corrupt"),
+            name.contains("cut") || name.contains("corrupt") || name.contains("nul"),
             "{name}"
         );
     }

@@ -756,14 +756,84 @@ fn a_compressed_parquet_file_is_refused_with_one_line() {
     assert_eq!(summary(&out)["games"], 3);
 }
 
+/// The reports of a run of `args` into `out` (exit status `code`), each
+/// byte, and its summary less its timings.
+fn run_reports(
+    args: &[&str],
+    out: &Path,
+    code: i32,
+) -> (BTreeMap<String, Vec<u8>>, serde_json::Value) {
+    let o = run(args, out);
+    assert_eq!(
+        o.status.code(),
+        Some(code),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    (csv_reports(out), stable_summary(out))
+}
+
+/// Issue 29: row groups are read at once on the pool, and their games are
+/// still reported in row order: the findings-rich file in row groups of 7
+/// rows (pyarrow) gives the same bytes at -j1, -j2 and -j8 as in one row
+/// group, each row its own offset and line.
+#[test]
+#[cfg_attr(not(oracle_pyarrow), ignore = "needs pyarrow: run tests/setup-oracles")]
+fn row_groups_read_at_once_are_reported_in_row_order() {
+    let t = tempdir();
+    let rich = findings_rich(t.path());
+    let path = t.path().join("lichess.parquet");
+    let write = |per_group: &str| {
+        let n = python_script(
+            "lichess_parquet.py",
+            &[s(&rich), s(&path), per_group, "Date", "Round", "FEN"],
+        );
+        n.trim().parse::<u64>().unwrap()
+    };
+    // The file's size and times are its own.
+    let reports = |out: &Path, j: &str| {
+        let (csv, mut summary) = run_reports(&[s(&path), "--quirks", "-j", j], out, 0);
+        for key in ["size", "modified", "modified_ns", "ends_crc32"] {
+            summary["source_details"][0][key] = serde_json::Value::Null;
+        }
+        (csv, summary)
+    };
+    let n = write("1000000");
+    assert_eq!(parquet_row_groups(&path), 1);
+    let expected = reports(&t.path().join("one"), "2");
+    assert_eq!(expected.1["games"], n);
+    assert_eq!(write("7"), n);
+    assert_eq!(parquet_row_groups(&path), n.div_ceil(7));
+    for j in ["1", "2", "8"] {
+        let out = t.path().join(format!("j{j}"));
+        let many = reports(&out, j);
+        assert!(many.0 == expected.0, "-j{j}: the reports differ");
+        assert_eq!(many.1, expected.1, "-j{j}");
+        let offsets: Vec<u64> = records(&out, "castling.csv")
+            .iter()
+            .map(|r| r["offset"].parse().unwrap())
+            .collect();
+        assert!(offsets.is_sorted() && !offsets.is_empty(), "{offsets:?}");
+    }
+}
+
+/// How many row groups the Parquet file at `path` has.
+fn parquet_row_groups(path: &Path) -> u64 {
+    use parquet::file::reader::FileReader;
+    let file = std::fs::File::open(path).unwrap();
+    let reader = parquet::file::serialized_reader::SerializedFileReader::new(file).unwrap();
+    reader.metadata().num_row_groups() as u64
+}
+
 /// A row group that cannot be read is the source's read error: one line,
 /// exit 2, the games of the row groups before it reported, and the same
-/// reports at every thread count.
+/// reports at every thread count, though the row groups after it are read
+/// at once with it.
 #[test]
 fn a_corrupt_row_group_is_a_read_error_after_the_rows_before_it() {
     let t = tempdir();
     let path = t.path().join("games.parquet");
-    let n = 4000;
+    let n = 8000;
     parquet_table(&path, &["Event", "movetext"], n, 1000, |r, c| {
         Some(match c {
             0 => format!("E{r}"),
@@ -777,7 +847,7 @@ fn a_corrupt_row_group_is_a_read_error_after_the_rows_before_it() {
     }
     std::fs::write(&path, &bytes).unwrap();
     let mut first = None;
-    for j in ["1", "2"] {
+    for j in ["1", "2", "8"] {
         let out = t.path().join(format!("j{j}"));
         let o = run(&[s(&path), "--quiet", "-j", j], &out);
         assert_eq!(o.status.code(), Some(2));

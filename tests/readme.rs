@@ -128,11 +128,17 @@ fn finding_a_game_prints_it() {
 /// Runs one of the README's shell lines from the repository root, its
 /// virtual environment `.venv` at `venv`.
 fn run_sh(line: &str, venv: &Path) {
+    run_sh_with(line, venv, &[]);
+}
+
+/// Runs one of the README's shell lines as [`run_sh`] does, with `env` set.
+fn run_sh_with(line: &str, venv: &Path, env: &[(&str, &Path)]) {
     let line = line.replace(".venv", &venv.to_string_lossy());
     let run = Command::new("sh")
         .arg("-c")
         .arg(&line)
         .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .envs(env.iter().copied())
         .output()
         .expect("run sh");
     assert!(
@@ -279,4 +285,61 @@ fn python_steps_work_in_a_virtual_environment() {
             "{file}"
         );
     }
+}
+
+/// The README's install of the Python package (issue 29), its lines run as
+/// they stand into a virtual environment of their own, made anew: pip
+/// builds the crate (its Cargo target folder, target/readme-pip, kept
+/// between runs so that only what changed is compiled again), and there
+/// `pgn_audit.audit("corpora/")` gives the castling table of the command
+/// line's castling.csv, row for row.
+#[test]
+#[cfg_attr(
+    not(oracle_venv),
+    ignore = "needs python3 -m venv (apt-get install python3-venv), Rust and PyPI"
+)]
+fn the_python_package_installs_as_the_readme_says() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let venv = root.join("target/readme-pyvenv");
+    if venv.exists() {
+        std::fs::remove_dir_all(&venv).unwrap();
+    }
+    let steps = sh_lines("### In Python: the reports as Arrow tables");
+    assert_eq!(
+        steps,
+        [
+            "python3 -m venv .venv",
+            ".venv/bin/pip install ./src/python polars"
+        ]
+    );
+    let cargo_target = root.join("target/readme-pip");
+    for line in &steps {
+        run_sh_with(line, &venv, &[("CARGO_TARGET_DIR", &cargo_target)]);
+    }
+    let t = tempdir();
+    let run = Command::new(env!("CARGO_BIN_EXE_pgn-audit"))
+        .current_dir(root)
+        .args(["corpora/", "--quiet", "-o"])
+        .arg(t.path())
+        .output()
+        .expect("run pgn-audit");
+    assert_eq!(run.status.code(), Some(0));
+    let castles = records(t.path(), "castling.csv");
+    let script = "import polars, pgn_audit\n\
+        a = pgn_audit.audit('corpora/')\n\
+        castling = polars.DataFrame(a.castling)\n\
+        print(castling.height, a.summary['games'])\n\
+        print(castling.row(0, named=True)['offset'])";
+    let o = Command::new(venv.join("bin/python"))
+        .args(["-c", script])
+        .current_dir(root)
+        .output()
+        .expect("run the venv's python");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let games = summary(t.path())["games"].clone();
+    assert!(!castles.is_empty());
+    assert_eq!(
+        String::from_utf8(o.stdout).unwrap(),
+        format!("{} {games}\n{}\n", castles.len(), castles[0]["offset"])
+    );
 }

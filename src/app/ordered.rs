@@ -312,7 +312,7 @@ pub(super) fn in_order<T: Send + 'static>(
 }
 
 /// The text a panic was raised with.
-fn panic_message(panic: &(dyn std::any::Any + Send)) -> &str {
+pub(super) fn panic_message(panic: &(dyn std::any::Any + Send)) -> &str {
     panic
         .downcast_ref::<&str>()
         .copied()

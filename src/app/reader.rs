@@ -13,7 +13,7 @@ use std::io;
 use std::ops::ControlFlow;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::mpsc;
+use std::sync::{Condvar, Mutex, mpsc};
 
 use super::Message;
 use super::ordered::Outbox;
@@ -48,8 +48,187 @@ pub(super) struct Reader {
     pub(super) chunk_bytes: usize,
 }
 
+/// How many batches a row group's reading runs ahead of the batches
+/// handed on before it waits: a row group ahead of the one handed on is
+/// read this far meanwhile.
+const GROUP_BATCHES_AHEAD: usize = 4;
+
+/// What a row group's reading sends back, in order.
+enum GroupPart {
+    /// A batch of its rows, its offsets counted from the row group's start.
+    Batch(Batch),
+    /// Its end: the length of its rows' text, and the error that ended it
+    /// early, if one did.
+    End(u64, Option<String>),
+}
+
+/// The reading of a row group on the pool, a step at a time: once it is
+/// [`GROUP_BATCHES_AHEAD`] batches ahead of the ones taken it waits in its
+/// [`Flow`], and the reader puts it back on the pool as it takes them.
+struct GroupJob {
+    rows: input::GroupReader,
+    parts: mpsc::Sender<GroupPart>,
+    flow: Arc<Mutex<Flow>>,
+    pool: Arc<rayon::ThreadPool>,
+    raw_read: Arc<AtomicU64>,
+    interrupted: Arc<AtomicBool>,
+    abandoned: Arc<AtomicBool>,
+}
+
+/// A row group's batches sent and taken, and its reading while it waits.
+#[derive(Default)]
+struct Flow {
+    sent: usize,
+    taken: usize,
+    waiting: Option<Box<GroupJob>>,
+}
+
+impl GroupJob {
+    /// The reading of `rows`, and where its parts come.
+    fn new(
+        rows: input::GroupReader,
+        reader: &Reader,
+        abandoned: &Arc<AtomicBool>,
+    ) -> (GroupJob, mpsc::Receiver<GroupPart>) {
+        let (tx, rx) = mpsc::channel();
+        let job = GroupJob {
+            rows,
+            parts: tx,
+            flow: Arc::default(),
+            pool: reader.pool.clone(),
+            raw_read: reader.raw_read.clone(),
+            interrupted: reader.interrupted.clone(),
+            abandoned: abandoned.clone(),
+        };
+        (job, rx)
+    }
+
+    fn spawn(self) {
+        let pool = self.pool.clone();
+        pool.spawn(move || Box::new(self).run());
+    }
+
+    /// Reads on until the row group ends (its end sent), the reading is
+    /// far enough ahead (then it waits), or the run stops. A panic in the
+    /// Parquet reader is the row group's read error.
+    fn run(mut self: Box<Self>) {
+        loop {
+            if self.interrupted.load(Ordering::SeqCst) || self.abandoned.load(Ordering::SeqCst) {
+                return;
+            }
+            let (tx, flow) = (&self.parts, &self.flow);
+            let step = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                self.rows.step(&self.raw_read, |batch| {
+                    lock(flow).sent += 1;
+                    let _ = tx.send(GroupPart::Batch(batch));
+                })
+            }));
+            let end = step.unwrap_or_else(|panic| {
+                let cause = super::ordered::panic_message(panic.as_ref());
+                Some((0, Some(format!("a row group cannot be decoded: {cause}"))))
+            });
+            if let Some((len, error)) = end {
+                let _ = self.parts.send(GroupPart::End(len, error));
+                return;
+            }
+            let flow = self.flow.clone();
+            let mut flow = lock(&flow);
+            if flow.sent - flow.taken >= GROUP_BATCHES_AHEAD {
+                flow.waiting = Some(self);
+                return;
+            }
+        }
+    }
+
+    /// A batch of the row group whose flow is `flow` was taken: its reading
+    /// goes on if it waits.
+    fn taken(flow: &Mutex<Flow>, pool: &rayon::ThreadPool) {
+        let mut flow = lock(flow);
+        flow.taken += 1;
+        if let Some(job) = flow.waiting.take() {
+            pool.spawn(move || job.run());
+        }
+    }
+
+    /// The row group will not be read on: its waiting reading is dropped.
+    fn abandon(flow: &Mutex<Flow>) {
+        drop(lock(flow).waiting.take());
+    }
+}
+
+/// Locks a row group's flow; one poisoned by a panic is still sound (its
+/// counts are updated whole).
+fn lock(flow: &Mutex<Flow>) -> std::sync::MutexGuard<'_, Flow> {
+    flow.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// How far a Parquet source's reading got.
+struct ParquetRead {
+    /// Where the text of the row group being handed on starts.
+    base: u64,
+    /// The end of the last batch handed out.
+    handed_out: u64,
+    /// The reading stopped: interrupted, or the writer is gone.
+    stopped: bool,
+}
+
 /// A read error seen as it happens, with the bytes read before it.
 type Failed = RefCell<Option<(u64, io::Error)>>;
+
+/// The chunks of a regular file that their workers read: how many are
+/// being read, how far the file was read, and the first offset where a
+/// reading stopped short, with its error.
+#[derive(Default)]
+struct Reads {
+    state: Mutex<ReadsState>,
+    changed: Condvar,
+}
+
+#[derive(Default)]
+struct ReadsState {
+    pending: usize,
+    end: u64,
+    failed: Option<(u64, io::Error)>,
+}
+
+impl Reads {
+    fn start(&self) {
+        self.lock().pending += 1;
+    }
+
+    /// A chunk read up to `end`, stopped short at `failed` if it was.
+    fn done(&self, end: u64, failed: Option<(u64, io::Error)>) {
+        let mut state = self.lock();
+        state.pending -= 1;
+        state.end = state.end.max(end);
+        if let Some((at, e)) = failed
+            && state.failed.as_ref().is_none_or(|(first, _)| at < *first)
+        {
+            state.failed = Some((at, e));
+        }
+        drop(state);
+        self.changed.notify_all();
+    }
+
+    /// Once every chunk is read: how far, and where a reading stopped short.
+    fn wait(&self) -> (u64, Option<(u64, io::Error)>) {
+        let mut state = self.lock();
+        while state.pending > 0 {
+            state = self
+                .changed
+                .wait(state)
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+        }
+        (state.end, state.failed.take())
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, ReadsState> {
+        self.state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
 
 impl Reader {
     /// Reads every source in order into `outbox`.
@@ -104,9 +283,19 @@ impl Reader {
             return self.read_parquet(index, table, outbox);
         }
         let compression = opened.compression;
+        if let Some(file) = opened.file.filter(|_| self.chunk_bytes > 0) {
+            return self.read_file(index, Arc::new(file), outbox);
+        }
+        let reader = match opened.decoded {
+            Some(decoded) if self.chunk_bytes > 0 => {
+                return self.read_decoded(index, decoded, compression, outbox);
+            }
+            Some(decoded) => decoded.into_reader(),
+            None => opened.reader,
+        };
         let failed: Failed = RefCell::new(None);
         let spy = ErrorSpy {
-            inner: opened.reader,
+            inner: reader,
             read: 0,
             failed: &failed,
         };
@@ -121,11 +310,193 @@ impl Reader {
             let bytes = (!stopped).then_some(read);
             return self.end_source(index, bytes, read, error, compression, outbox);
         }
-        let read = input::read_chunks(spy, self.chunk_bytes, spare, |portion| match portion {
-            Portion::Chunk(chunk) => {
-                self.dispatch_chunk(index, chunk, compression, &failed, outbox)
+        let read = input::read_chunks(spy, self.chunk_bytes, spare, |portion| {
+            self.dispatch_portion(index, portion, compression, &failed, outbox)
+        });
+        let total = read.reader.read;
+        let bytes = (!read.stopped).then_some(total);
+        self.end_source(index, bytes, total, read.error, compression, outbox);
+    }
+
+    /// Reads the regular file of source `index` as chunks that their
+    /// workers read (see `pgn_audit_input::FileCuts`), and from a stretch
+    /// without sync points on in order, as any source; then sends its end,
+    /// once every chunk handed out is read, with the read error that ended
+    /// it at the first offset where one did.
+    fn read_file(&self, index: usize, file: Arc<input::RegularFile>, outbox: &Outbox<Message>) {
+        let reads = Arc::new(Reads::default());
+        let mut cuts = input::FileCuts::new(file.clone(), self.chunk_bytes);
+        let mut serial = None;
+        let mut stopped = false;
+        while let Some(cut) = cuts.next_cut() {
+            match cut {
+                input::Cut::Chunk(cut, error) => {
+                    let flow = self.dispatch_cut(index, cut, error, &file, &reads, outbox);
+                    if flow.is_break() {
+                        stopped = true;
+                        break;
+                    }
+                }
+                input::Cut::Serial(start) => serial = Some(start),
             }
-            Portion::Batch(batch) => self.dispatch(index, batch, compression, &failed, outbox),
+        }
+        if stopped {
+            return self.end_source(index, None, 0, None, Compression::None, outbox);
+        }
+        let (end, failed) = reads.wait();
+        if let Some((at, e)) = failed {
+            return self.end_source(index, Some(at), at, Some(e), Compression::None, outbox);
+        }
+        let Some(start) = serial else {
+            return self.end_source(index, Some(end), end, None, Compression::None, outbox);
+        };
+        let inner = match file.reader_from(start) {
+            Ok(inner) => inner,
+            Err(e) => {
+                return self.end_source(
+                    index,
+                    Some(start),
+                    start,
+                    Some(e),
+                    Compression::None,
+                    outbox,
+                );
+            }
+        };
+        self.read_rest(index, inner, start, Compression::None, outbox);
+    }
+
+    /// Reads the rest of source `index` from `start` (a sync point or its
+    /// start) on, in order, as chunks and batches; then sends its end.
+    fn read_rest(
+        &self,
+        index: usize,
+        inner: Box<dyn io::Read + Send>,
+        start: u64,
+        compression: Compression,
+        outbox: &Outbox<Message>,
+    ) {
+        let failed: Failed = RefCell::new(None);
+        let spy = ErrorSpy {
+            inner,
+            read: start,
+            failed: &failed,
+        };
+        let spare = || self.spares.try_recv().ok();
+        let read = input::read_chunks_from(spy, start, self.chunk_bytes, spare, |portion| {
+            self.dispatch_portion(index, portion, compression, &failed, outbox)
+        });
+        let total = read.reader.read;
+        let bytes = (!read.stopped).then_some(total);
+        self.end_source(index, bytes, total, read.error, compression, outbox);
+    }
+
+    /// Reads a decompressed source as chunks made of its decoder's pieces,
+    /// which their workers put together (see `pgn_audit_input::Decoded`),
+    /// and from a stretch without sync points on in order; then sends its
+    /// end.
+    fn read_decoded(
+        &self,
+        index: usize,
+        decoded: input::Decoded,
+        compression: Compression,
+        outbox: &Outbox<Message>,
+    ) {
+        let ended = decoded.read_pieces(self.chunk_bytes, |chunk, error| {
+            if self.interrupted.load(Ordering::SeqCst) {
+                return ControlFlow::Break(());
+            }
+            let Some(ticket) = outbox.slot() else {
+                return ControlFlow::Break(());
+            };
+            let cut = error.map(|e| read_error(compression, chunk.base + chunk.len as u64, e));
+            let spare = self.spares.try_recv().unwrap_or_default();
+            self.pool.spawn(move || {
+                let (base, len) = (chunk.base, chunk.len);
+                let job = ChunkJob {
+                    source: index,
+                    games: ChunkGames::new(base),
+                    text: Arc::new(chunk.join(spare)),
+                    len,
+                    base,
+                    cut,
+                    ticket,
+                };
+                job.run();
+            });
+            ControlFlow::Continue(())
+        });
+        match ended {
+            input::Pieces::Ended(end, error) => {
+                self.end_source(index, Some(end), end, error, compression, outbox);
+            }
+            input::Pieces::Stopped => self.end_source(index, None, 0, None, compression, outbox),
+            input::Pieces::Serial(start, inner) => {
+                self.read_rest(index, inner, start, compression, outbox);
+            }
+        }
+    }
+
+    /// Hands a chunk of a regular file to the pool, to read and audit,
+    /// once the writer has room for it; breaks when interrupted or when
+    /// the writer is gone. `error` is the read error the reader saw at the
+    /// end of the source's last chunk.
+    fn dispatch_cut(
+        &self,
+        index: usize,
+        cut: input::FileCut,
+        error: Option<io::Error>,
+        file: &Arc<input::RegularFile>,
+        reads: &Arc<Reads>,
+        outbox: &Outbox<Message>,
+    ) -> ControlFlow<()> {
+        if self.interrupted.load(Ordering::SeqCst) {
+            return ControlFlow::Break(());
+        }
+        let Some(ticket) = outbox.slot() else {
+            return ControlFlow::Break(());
+        };
+        reads.start();
+        let spare = self.spares.try_recv().unwrap_or_default();
+        let file = file.clone();
+        let reads = reads.clone();
+        self.pool.spawn(move || {
+            let read = file.read_cut(&cut, spare);
+            // The reading stopped short here, or the source ends with the
+            // chunk for the reason the reader saw.
+            let failed = read
+                .failed
+                .or_else(|| error.filter(|_| cut.last).map(|e| (read.end, e)));
+            let cut_by = failed
+                .as_ref()
+                .map(|(at, e)| read_error(Compression::None, *at, e));
+            reads.done(read.end, failed);
+            let job = ChunkJob {
+                source: index,
+                games: ChunkGames::new(cut.start),
+                text: Arc::new(read.bytes),
+                len: read.len,
+                base: cut.start,
+                cut: cut_by,
+                ticket,
+            };
+            job.run();
+        });
+        ControlFlow::Continue(())
+    }
+
+    /// Hands a portion of a source read in order to the pool.
+    fn dispatch_portion(
+        &self,
+        index: usize,
+        portion: Portion,
+        compression: Compression,
+        failed: &Failed,
+        outbox: &Outbox<Message>,
+    ) -> ControlFlow<()> {
+        match portion {
+            Portion::Chunk(chunk) => self.dispatch_chunk(index, chunk, compression, failed, outbox),
+            Portion::Batch(batch) => self.dispatch(index, batch, compression, failed, outbox),
             Portion::StretchLines(lines) => {
                 outbox.number().send(Message::Batch {
                     source: index,
@@ -137,10 +508,7 @@ impl Reader {
                 });
                 ControlFlow::Continue(())
             }
-        });
-        let total = read.reader.read;
-        let bytes = (!read.stopped).then_some(total);
-        self.end_source(index, bytes, total, read.error, compression, outbox);
+        }
     }
 
     /// Hands a chunk to the pool once the writer has room for it; breaks
@@ -204,23 +572,90 @@ impl Reader {
         });
     }
 
-    /// Reads the Parquet source `index`, row by row as games, in batches
-    /// audited on the pool, then sends its end with the error that ended
-    /// it, if one did. Its bytes are those of the games' PGN text, up to
+    /// Reads the Parquet source `index`, row by row as games: its row
+    /// groups are read on the pool, the pool's threads and one more at
+    /// once, each at most [`GROUP_BATCHES_AHEAD`] batches ahead of what is
+    /// handed on (so what is held is bounded, however large the row
+    /// groups), into a channel of its own; the batches are handed on in
+    /// row order to be audited on the pool. Then sends the source's end
+    /// with the error that ended it, if one did (the row groups after it
+    /// are not read). Its bytes are those of the games' PGN text, up to
     /// the end of the last game handed out.
     fn read_parquet(&self, index: usize, table: ParquetSource, outbox: &Outbox<Message>) {
-        let no_error: Failed = RefCell::new(None);
-        let spare = || self.spares.try_recv().ok();
-        let mut handed_out = 0;
-        let error = table.read_batches(&self.raw_read, spare, |batch| {
-            let end = batch.base + batch.len as u64;
-            let flow = self.dispatch(index, batch, Compression::None, &no_error, outbox);
-            if flow.is_continue() {
-                handed_out = end;
+        let table = Arc::new(table);
+        let first_rows = table.first_rows();
+        let abandoned = Arc::new(AtomicBool::new(false));
+        let at_once = self.pool.current_num_threads() + 1;
+        let mut reading = VecDeque::new();
+        let mut launched = 0;
+        let mut last = None;
+        let mut read = ParquetRead {
+            base: 0,
+            handed_out: 0,
+            stopped: false,
+        };
+        let mut error = None;
+        'groups: for _ in 0..first_rows.len() {
+            while launched < first_rows.len() && reading.len() < at_once {
+                let spare = std::iter::from_fn(|| self.spares.try_recv().ok())
+                    .take(GROUP_BATCHES_AHEAD)
+                    .collect();
+                let rows = table.read_group(launched, first_rows[launched], spare);
+                let (job, parts) = GroupJob::new(rows, self, &abandoned);
+                reading.push_back((parts, job.flow.clone()));
+                job.spawn();
+                launched += 1;
             }
-            flow
-        });
-        let error = error.map(|cause| {
+            let Some((parts, flow)) = reading.pop_front() else {
+                break;
+            };
+            loop {
+                let part = match parts.recv_timeout(std::time::Duration::from_millis(50)) {
+                    Ok(part) => part,
+                    Err(mpsc::RecvTimeoutError::Timeout) => {
+                        if self.interrupted.load(Ordering::SeqCst) {
+                            read.stopped = true;
+                            break 'groups;
+                        }
+                        continue;
+                    }
+                    Err(mpsc::RecvTimeoutError::Disconnected) => {
+                        error = Some("a row group's reading stopped short".to_owned());
+                        break 'groups;
+                    }
+                };
+                match part {
+                    GroupPart::Batch(batch) => {
+                        GroupJob::taken(&flow, &self.pool);
+                        let batch = batch.moved_to(read.base);
+                        if let Some(before) = last.replace(batch)
+                            && self
+                                .dispatch_rows(index, before, &mut read, outbox)
+                                .is_break()
+                        {
+                            break 'groups;
+                        }
+                    }
+                    GroupPart::End(len, failed) => {
+                        read.base += len;
+                        if failed.is_some() {
+                            error = failed;
+                            break 'groups;
+                        }
+                        break;
+                    }
+                }
+            }
+        }
+        abandoned.store(true, Ordering::SeqCst);
+        for (_, flow) in reading {
+            GroupJob::abandon(&flow);
+        }
+        if let Some(mut batch) = last.filter(|_| !read.stopped) {
+            batch.last = true;
+            let _ = self.dispatch_rows(index, batch, &mut read, outbox);
+        }
+        let error = error.filter(|_| !read.stopped).map(|cause| {
             PathError::new(
                 &self.sources[index].name,
                 format!("Parquet read error: {cause}"),
@@ -228,9 +663,28 @@ impl Reader {
         });
         outbox.number().send(Message::SourceEnd {
             source: index,
-            bytes: Some(handed_out),
+            bytes: Some(read.handed_out),
             error,
         });
+    }
+
+    /// Hands a batch of rows to the pool, as [`Reader::dispatch`] does,
+    /// counting it in `read`; breaks when the reading stops.
+    fn dispatch_rows(
+        &self,
+        index: usize,
+        batch: Batch,
+        read: &mut ParquetRead,
+        outbox: &Outbox<Message>,
+    ) -> ControlFlow<()> {
+        let no_error: Failed = RefCell::new(None);
+        let end = batch.base + batch.len as u64;
+        let flow = self.dispatch(index, batch, Compression::None, &no_error, outbox);
+        match flow {
+            ControlFlow::Continue(()) => read.handed_out = end,
+            ControlFlow::Break(()) => read.stopped = true,
+        }
+        flow
     }
 
     /// Hands a batch to the pool once the writer has room for it; breaks

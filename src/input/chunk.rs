@@ -399,10 +399,22 @@ pub struct ChunksRead<R> {
 pub fn read_chunks<R: Read>(
     reader: R,
     chunk_bytes: usize,
+    spare: impl FnMut() -> Option<Vec<u8>>,
+    emit: impl FnMut(Portion) -> ControlFlow<()>,
+) -> ChunksRead<R> {
+    read_chunks_from(reader, 0, chunk_bytes, spare, emit)
+}
+
+/// [`read_chunks`] of the rest of a source from `base` on (a sync point or
+/// its start), where `reader` starts.
+pub fn read_chunks_from<R: Read>(
+    reader: R,
+    base: u64,
+    chunk_bytes: usize,
     mut spare: impl FnMut() -> Option<Vec<u8>>,
     mut emit: impl FnMut(Portion) -> ControlFlow<()>,
 ) -> ChunksRead<R> {
-    let mut chunker = Chunker::new(reader, chunk_bytes);
+    let mut chunker = Chunker::resume(reader, chunk_bytes, base, Vec::new());
     loop {
         let Some(step) = chunker.next_chunk(&mut spare) else {
             let (reader, error) = chunker.finish();
@@ -467,7 +479,7 @@ pub(super) fn last_sync_point(text: &[u8], from: usize) -> Option<usize> {
 }
 
 /// Whether the `[` at `p` is a sync point, all of it within `text`.
-fn is_sync_point(text: &[u8], p: usize) -> bool {
+pub(super) fn is_sync_point(text: &[u8], p: usize) -> bool {
     // Back from the `[`: `\n` or `\r\n`, blanks, then the `\n` before them.
     let Some(mut j) = p.checked_sub(1).filter(|&j| text[j] == b'\n') else {
         return false;

@@ -74,13 +74,49 @@ impl Read for Chunks {
                 }
                 Err(_) => {
                     self.done = true;
-                    return Err(io::Error::other(
-                        "the decompressor stopped before the end of the stream",
-                    ));
+                    return Err(stopped_early());
                 }
             }
         }
     }
+}
+
+impl Chunks {
+    /// The next bytes as the decoder handed them over (after what reads
+    /// took of them), or the end of the stream (`None`), or its error.
+    pub(crate) fn next_piece(&mut self) -> io::Result<Option<Vec<u8>>> {
+        if self.pos < self.current.len() {
+            let mut rest = std::mem::take(&mut self.current);
+            rest.drain(..self.pos);
+            self.pos = 0;
+            return Ok(Some(rest));
+        }
+        self.current = Vec::new();
+        self.pos = 0;
+        if self.done {
+            return Ok(None);
+        }
+        match self.rx.recv() {
+            Ok(Piece::Bytes(chunk)) => Ok(Some(chunk)),
+            Ok(Piece::End) => {
+                self.done = true;
+                Ok(None)
+            }
+            Ok(Piece::Failed(e)) => {
+                self.done = true;
+                Err(e)
+            }
+            Err(_) => {
+                self.done = true;
+                Err(stopped_early())
+            }
+        }
+    }
+}
+
+/// The error of a decoder thread that ended without saying how.
+fn stopped_early() -> io::Error {
+    io::Error::other("the decompressor stopped before the end of the stream")
 }
 
 fn channel() -> (Sender, Chunks) {

@@ -15,6 +15,8 @@ mod archive;
 mod batch;
 mod chunk;
 mod decode;
+mod decoded;
+mod file_chunks;
 mod nul;
 pub mod piece;
 mod split;
@@ -24,12 +26,14 @@ pub use archive::Member;
 pub use batch::{BATCH_BYTES, Batch, GAME_CAP, read_batches, read_batches_at};
 pub use chunk::{
     CHUNK_BYTES, Chunk, ChunkGame, ChunkGames, Chunker, ChunksRead, Portion, Step, UntilSync,
-    read_chunks,
+    read_chunks, read_chunks_from,
 };
 pub use decode::MaxWindow;
+pub use decoded::{Decoded, PieceChunk, Pieces};
+pub use file_chunks::{ChunkRead, Cut, FileCut, FileCuts, RegularFile};
 pub use nul::{NUL_RUN_LIMIT, NulRun};
 pub use split::{GameSpan, Splitter};
-pub use table::ParquetSource;
+pub use table::{GroupReader, ParquetSource};
 
 use std::fs::File;
 use std::io::{self, BufReader, Read};
@@ -523,6 +527,12 @@ pub struct Opened {
     pub compression: Compression,
     /// A Parquet file's games, read row by row (contract v3).
     pub parquet: Option<ParquetSource>,
+    /// A regular file of text, uncompressed, as the run started: read by
+    /// offset, its chunks by the workers (`reader` reads it in order).
+    pub file: Option<RegularFile>,
+    /// A decompressed source's text as its decoder hands it over, in
+    /// pieces (`reader` reads nothing then).
+    pub decoded: Option<Decoded>,
 }
 
 /// How many layers of compression a source may have: a zstd stream inside
@@ -551,9 +561,13 @@ pub fn open(
     threads: usize,
 ) -> Result<Opened, PathError> {
     let err = |e: io::Error| PathError::io(&source.name, e);
+    let mut regular = None;
     let raw: Box<dyn Read + Send> = match &source.origin {
         Origin::File(p) => {
             let file = File::open(p).map_err(err)?;
+            regular = size
+                .and_then(|size| Some((file.try_clone().ok()?, size)))
+                .map(|(f, size)| RegularFile::new(f, size, raw_read.clone()));
             match size {
                 Some(size) => Box::new(Whole {
                     file,
@@ -574,12 +588,33 @@ pub fn open(
         count: raw_read,
     });
     let mut layers: Vec<Compression> = Vec::new();
+    // The outer layer's decoder, while its first bytes are sniffed.
+    let mut outer: Option<decode::Chunks> = None;
     loop {
         // The magic bytes are sniffed with reads of their own, so that a
         // plain source's text goes from the file straight into the batches:
         // sniffing through a 1 MiB buffer would copy its first MiB twice.
-        let (head, sniffed, end) = sniff(&mut stream);
+        let (head, sniffed, end) = match outer.as_mut() {
+            Some(chunks) => sniff(chunks),
+            None => sniff(&mut stream),
+        };
         let head_bytes = &head[..sniffed];
+        if let Some(chunks) = outer.take() {
+            let text = matches!(end, Sniffed::More)
+                && !table::is_parquet(head_bytes)
+                && Compression::detect(head_bytes) == Compression::None
+                && refuse(source, head_bytes, &layers).is_ok();
+            if text {
+                return Ok(Opened {
+                    reader: Box::new(io::empty()),
+                    compression: layers[0],
+                    parquet: None,
+                    file: None,
+                    decoded: Some(Decoded::new(head_bytes.to_vec(), chunks)),
+                });
+            }
+            stream = Box::new(chunks);
+        }
         let rest: Box<dyn Read + Send> = match end {
             Sniffed::More => stream,
             Sniffed::Ended => Box::new(io::empty()),
@@ -610,6 +645,8 @@ pub fn open(
                 reader: Box::new(nul::NulRuns::new(again)),
                 compression: layers.first().copied().unwrap_or(Compression::None),
                 parquet: None,
+                file: regular.filter(|_| layers.is_empty()),
+                decoded: None,
             });
         }
         if layers.len() == LAYERS {
@@ -624,8 +661,12 @@ pub fn open(
         }
         // An inner layer is decoded as it is read, whatever the thread
         // count, so that its faults fall where they fall at -j1.
-        let on_pool = layers.is_empty();
-        stream = decoder(compression, again, pool, threads, on_pool, window).map_err(err)?;
+        if layers.is_empty() {
+            outer = Some(pooled_decoder(compression, again, pool, threads, window).map_err(err)?);
+            stream = Box::new(io::empty());
+        } else {
+            stream = decoder(compression, again, pool, threads, false, window).map_err(err)?;
+        }
         layers.push(compression);
     }
 }
@@ -651,13 +692,7 @@ impl Read for Whole {
         let n = self.file.read(buf)?;
         self.read += n as u64;
         if n == 0 && !buf.is_empty() && self.read < self.size {
-            return Err(io::Error::new(
-                io::ErrorKind::UnexpectedEof,
-                format!(
-                    "the file shrank while it was read: it ends after {} of the {} bytes it had at the start",
-                    self.read, self.size
-                ),
-            ));
+            return Err(file_chunks::shrank(self.read, self.size));
         }
         Ok(n)
     }
@@ -690,6 +725,8 @@ fn open_parquet(source: &Source) -> Result<Opened, PathError> {
         reader: Box::new(io::empty()),
         compression: Compression::None,
         parquet: Some(ParquetSource::open(&source.name, file)?),
+        file: None,
+        decoded: None,
     })
 }
 
@@ -823,28 +860,37 @@ fn decoder(
         Compression::Zstd if !on_pool => {
             Box::new(decode::ZstdStream::new(buffered(stream), window)?)
         }
+        _ => Box::new(pooled_decoder(compression, stream, pool, threads, window)?),
+    })
+}
+
+/// A decoder on threads of its own, handing its output over in pieces.
+fn pooled_decoder(
+    compression: Compression,
+    stream: impl Read + Send + 'static,
+    pool: &Arc<rayon::ThreadPool>,
+    threads: usize,
+    window: MaxWindow,
+) -> io::Result<decode::Chunks> {
+    let buffered = |stream| BufReader::with_capacity(1 << 20, stream);
+    Ok(match compression {
+        Compression::None => decode::spawn_stream(Box::new(stream)),
         // Frames on the pool at any thread count, so that the threads
         // outside it only walk frame headers and pass the output on (at
         // -j2 the reader thread's zstd decoding was 18 % of all the CPU
         // time, which no number of cores could take over); a stream that
         // cannot be walked frame by frame is decoded on the decoder thread.
-        Compression::Zstd => Box::new(decode::spawn_zstd(
+        Compression::Zstd => decode::spawn_zstd(buffered(stream), pool.clone(), threads, window),
+        Compression::Gzip => decode::spawn_stream(Box::new(flate2::read::MultiGzDecoder::new(
             buffered(stream),
-            pool.clone(),
-            threads,
-            window,
-        )),
-        Compression::Gzip => Box::new(decode::spawn_stream(Box::new(
-            flate2::read::MultiGzDecoder::new(buffered(stream)),
         ))),
-        Compression::Bzip2 => Box::new(decode::spawn_stream(Box::new(
-            bzip2::read::MultiBzDecoder::new(buffered(stream)),
-        ))),
+        Compression::Bzip2 => {
+            decode::spawn_stream(Box::new(bzip2::read::MultiBzDecoder::new(buffered(stream))))
+        }
         // Every stream of a multi-stream file (as `xz` concatenates them).
-        Compression::Xz => Box::new(decode::spawn_stream(Box::new(decode::xz_decoder(
-            buffered(stream),
-            window,
-        )?))),
+        Compression::Xz => {
+            decode::spawn_stream(Box::new(decode::xz_decoder(buffered(stream), window)?))
+        }
     })
 }
 

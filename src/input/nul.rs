@@ -44,23 +44,33 @@ impl<R> NulRuns<R> {
     pub(crate) fn new(inner: R) -> NulRuns<R> {
         NulRuns { inner, run: 0 }
     }
+
+    /// `inner` after bytes that ended in `run` NUL bytes.
+    pub(crate) fn after(inner: R, run: u64) -> NulRuns<R> {
+        NulRuns { inner, run }
+    }
 }
 
-impl<R: Read> Read for NulRuns<R> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        if self.run == NUL_RUN_LIMIT {
-            return Err(io::Error::new(io::ErrorKind::InvalidData, NulRun));
-        }
-        // Reads of at most the limit: a run inside one that touches
-        // neither of its ends is then shorter than the limit, and only its
-        // first and last bytes need looking at (text has no NUL there).
-        let most = buf
-            .len()
-            .min(usize::try_from(NUL_RUN_LIMIT).unwrap_or(usize::MAX));
-        let n = self.inner.read(&mut buf[..most])?;
-        let chunk = &buf[..n];
+/// The count of NUL bytes in a row at the end of the bytes passed on, as
+/// [`NulRuns`] keeps it.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct NulCount {
+    pub(crate) run: u64,
+}
+
+impl NulCount {
+    /// Whether the run reached the limit: the next read fails.
+    pub(crate) fn at_limit(self) -> bool {
+        self.run == NUL_RUN_LIMIT
+    }
+
+    /// How many bytes of `chunk` (read after what was passed on; at most
+    /// [`NUL_RUN_LIMIT`] of them) pass: all of them, or those up to the
+    /// limit-th NUL byte of a run.
+    pub(crate) fn pass(&mut self, chunk: &[u8]) -> usize {
+        let n = chunk.len();
         let left = NUL_RUN_LIMIT - self.run;
-        let passed = match chunk.iter().position(|&b| b != 0) {
+        match chunk.iter().position(|&b| b != 0) {
             Some(lead) if (lead as u64) < left => {
                 let tail = chunk.iter().rev().take_while(|&&b| b == 0).count();
                 self.run = tail as u64;
@@ -76,7 +86,25 @@ impl<R: Read> Read for NulRuns<R> {
                 self.run += n as u64;
                 n
             }
-        };
+        }
+    }
+}
+
+impl<R: Read> Read for NulRuns<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.run == NUL_RUN_LIMIT {
+            return Err(io::Error::new(io::ErrorKind::InvalidData, NulRun));
+        }
+        // Reads of at most the limit: a run inside one that touches
+        // neither of its ends is then shorter than the limit, and only its
+        // first and last bytes need looking at (text has no NUL there).
+        let most = buf
+            .len()
+            .min(usize::try_from(NUL_RUN_LIMIT).unwrap_or(usize::MAX));
+        let n = self.inner.read(&mut buf[..most])?;
+        let mut count = NulCount { run: self.run };
+        let passed = count.pass(&buf[..n]);
+        self.run = count.run;
         Ok(passed)
     }
 }

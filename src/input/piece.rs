@@ -329,6 +329,8 @@ pub fn open(
         ))),
         compression,
         parquet: None,
+        file: None,
+        decoded: None,
     })
 }
 

@@ -6,12 +6,12 @@
 //! `offset` is its row's 0-based index and its `line` the row's 1-based
 //! number.
 //!
-//! The file is read a row group at a time, and within one a few thousand
-//! rows at a time, so what is held is bounded by the row groups, not by the
-//! file; the batches are audited in parallel as a PGN source's are.
+//! A row group is read a few thousand rows at a time
+//! ([`ParquetSource::read_group`]), and a few row groups at once, each on
+//! a thread of its own; the batches are audited in parallel as a PGN
+//! source's are.
 
 use std::fs::File;
-use std::ops::ControlFlow;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -25,8 +25,13 @@ use arrow_array::types::{
 };
 use arrow_array::{Array, RecordBatch};
 use arrow_schema::{DataType, TimeUnit};
+use bytes::Bytes;
 use parquet::arrow::ProjectionMask;
-use parquet::arrow::arrow_reader::{ArrowReaderMetadata, ParquetRecordBatchReaderBuilder};
+use parquet::arrow::arrow_reader::{
+    ArrowReaderMetadata, ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder,
+};
+use parquet::errors::ParquetError;
+use parquet::file::reader::{ChunkReader, Length};
 
 use crate::batch::BATCH_GAMES;
 use crate::split::GameSpan;
@@ -45,7 +50,7 @@ pub(crate) fn is_parquet(head: &[u8]) -> bool {
 
 /// An opened Parquet source: its footer read, its columns checked.
 pub struct ParquetSource {
-    file: File,
+    file: Positioned,
     metadata: ArrowReaderMetadata,
     /// The columns read: the tags (by name, in column order), then the
     /// movetext, as indexes of the file's top-level columns.
@@ -132,79 +137,69 @@ impl ParquetSource {
                 "refused: a Parquet file without a movetext column, not a table of games",
             ));
         };
+        let len = file.metadata().map_err(|e| PathError::io(name, e))?.len();
         Ok(ParquetSource {
-            file,
+            file: Positioned {
+                file: Arc::new(file),
+                len,
+            },
             metadata,
             tags,
             movetext,
         })
     }
 
-    /// Reads every row as a game, in order, into batches handed to `emit`
-    /// (which breaks to stop); `raw_read` counts each row group's stored
-    /// bytes once it is read. Returns the error that ended the file early,
-    /// if one did: the rows read before it are handed out first, the last
-    /// batch.
-    pub fn read_batches(
-        self,
-        raw_read: &Arc<AtomicU64>,
-        spare: impl FnMut() -> Option<Vec<u8>>,
-        mut emit: impl FnMut(Batch) -> ControlFlow<()>,
-    ) -> Option<String> {
-        let mut text = Text {
-            spare: Box::new(spare),
-            base: 0,
-            bytes: Vec::new(),
-            games: Vec::new(),
-            rows: Vec::new(),
-            next_row: 0,
-            capped: false,
-        };
-        let error = match self.read_groups(raw_read, &mut text, &mut emit) {
-            ControlFlow::Break(Stop::Emit) => return None,
-            ControlFlow::Break(Stop::Failed(e)) => Some(e),
-            ControlFlow::Continue(()) => None,
-        };
-        let _ = emit(text.hand_out(true));
-        error
+    /// How many row groups the file has.
+    pub fn row_groups(&self) -> usize {
+        self.metadata.metadata().num_row_groups()
     }
 
-    /// Reads the row groups in order into `text`, handing out each batch
-    /// that is full.
-    fn read_groups(
-        &self,
-        raw_read: &Arc<AtomicU64>,
-        text: &mut Text,
-        emit: &mut impl FnMut(Batch) -> ControlFlow<()>,
-    ) -> ControlFlow<Stop> {
-        for group in 0..self.metadata.metadata().num_row_groups() {
-            let rows = match self.row_group(group) {
-                Ok(rows) => rows,
-                Err(e) => return ControlFlow::Break(Stop::Failed(e)),
-            };
-            for batch in rows {
-                let batch = match batch {
-                    Ok(batch) => batch,
-                    Err(e) => return ControlFlow::Break(Stop::Failed(e.to_string())),
-                };
-                if self.add_rows(&batch, text, emit).is_break() {
-                    return ControlFlow::Break(Stop::Emit);
-                }
-            }
-            let stored = self.metadata.metadata().row_group(group).compressed_size();
-            raw_read.fetch_add(u64::try_from(stored).unwrap_or(0), Ordering::Relaxed);
-        }
-        ControlFlow::Continue(())
+    /// The 0-based index of each row group's first row.
+    pub fn first_rows(&self) -> Vec<u64> {
+        let mut next = 0u64;
+        let groups = self.metadata.metadata().row_groups();
+        groups
+            .iter()
+            .map(|group| {
+                let first = next;
+                next += u64::try_from(group.num_rows()).unwrap_or(0);
+                first
+            })
+            .collect()
     }
 
-    /// The rows of row group `group`, its tag and movetext columns only.
-    fn row_group(
-        &self,
+    /// The reading of row group `group`, whose first row is the file's
+    /// `first_row`, a step at a time (see [`GroupReader::step`]); `spare`
+    /// buffers are written into first.
+    pub fn read_group(
+        self: &Arc<Self>,
         group: usize,
-    ) -> Result<parquet::arrow::arrow_reader::ParquetRecordBatchReader, String> {
-        let file = self.file.try_clone().map_err(|e| crate::io_cause(&e))?;
-        let builder =
-            ParquetRecordBatchReaderBuilder::new_with_metadata(file, self.metadata.clone());
+        first_row: u64,
+        spare: Vec<Vec<u8>>,
+    ) -> GroupReader {
+        GroupReader {
+            rows: Some(self.row_group(group)),
+            table: self.clone(),
+            group,
+            text: Text {
+                spare,
+                base: 0,
+                bytes: Vec::new(),
+                games: Vec::new(),
+                rows: Vec::new(),
+                next_row: first_row,
+                capped: false,
+            },
+        }
+    }
+
+    /// The rows of row group `group`, its tag and movetext columns only,
+    /// read by position so that row groups can be read at once.
+    fn row_group(&self, group: usize) -> Result<ParquetRecordBatchReader, String> {
+        let builder = ParquetRecordBatchReaderBuilder::new_with_metadata(
+            self.file.clone(),
+            self.metadata.clone(),
+        );
         let roots = self.tags.iter().map(|(i, _)| *i).chain([self.movetext]);
         let mask = ProjectionMask::roots(builder.parquet_schema(), roots);
         builder
@@ -218,12 +213,7 @@ impl ParquetSource {
     /// Writes the rows of `batch` (its columns: the tag and movetext
     /// columns, in the file's order) as games, handing out each batch of
     /// games that is full.
-    fn add_rows(
-        &self,
-        batch: &RecordBatch,
-        text: &mut Text,
-        emit: &mut impl FnMut(Batch) -> ControlFlow<()>,
-    ) -> ControlFlow<()> {
+    fn add_rows(&self, batch: &RecordBatch, text: &mut Text, emit: &mut impl FnMut(Batch)) {
         // A projection keeps the file's column order.
         let mut read: Vec<usize> = self.tags.iter().map(|(i, _)| *i).collect();
         read.push(self.movetext);
@@ -261,26 +251,152 @@ impl ParquetSource {
             text.end_game(start);
             text.capped = capped;
             if capped || text.full() {
-                emit(text.hand_out(false))?;
+                emit(text.hand_out(false));
             }
         }
-        ControlFlow::Continue(())
     }
 }
 
-/// Why the reading of the row groups stopped early.
-enum Stop {
-    /// `emit` broke: the run stops.
-    Emit,
-    /// The file cannot be read on from here.
-    Failed(String),
+/// The reading of one row group: its rows as games, in order, in batches
+/// whose offsets count from the start of the row group's text (see
+/// [`Batch::moved_to`]), none the source's last.
+pub struct GroupReader {
+    table: Arc<ParquetSource>,
+    group: usize,
+    /// Until the row group ends.
+    rows: Option<Result<ParquetRecordBatchReader, String>>,
+    text: Text,
+}
+
+impl GroupReader {
+    /// Reads the next few thousand rows into batches handed to `emit`.
+    /// Once the row group has ended, returns the length of its text handed
+    /// out and the error that ended it early, if one did (the rows read
+    /// before it handed out first); `raw_read` then counts its stored
+    /// bytes.
+    pub fn step(
+        &mut self,
+        raw_read: &AtomicU64,
+        mut emit: impl FnMut(Batch),
+    ) -> Option<(u64, Option<String>)> {
+        let read = match self.rows.as_mut()? {
+            Ok(rows) => rows.next().map(|rows| rows.map_err(|e| e.to_string())),
+            Err(e) => Some(Err(e.clone())),
+        };
+        let error = match read {
+            Some(Ok(rows)) => {
+                self.table.add_rows(&rows, &mut self.text, &mut emit);
+                return None;
+            }
+            Some(Err(e)) => Some(e),
+            None => None,
+        };
+        self.rows = None;
+        if !self.text.games.is_empty() {
+            emit(self.text.hand_out(false));
+        }
+        if error.is_none() {
+            let metadata = self.table.metadata.metadata();
+            let stored = metadata.row_group(self.group).compressed_size();
+            raw_read.fetch_add(u64::try_from(stored).unwrap_or(0), Ordering::Relaxed);
+        }
+        Some((self.text.base, error))
+    }
+}
+
+impl Batch {
+    /// The batch of a row group's rows, its offsets counted from the start
+    /// of the row group's text, moved to where that text starts in the
+    /// source's: `base`.
+    pub fn moved_to(mut self, base: u64) -> Batch {
+        self.base += base;
+        for game in &mut self.games {
+            game.start += base;
+            game.end += base;
+        }
+        self
+    }
+}
+
+/// A Parquet file read by position (`pread`): parquet's reader of a
+/// [`File`] seeks a descriptor that all its clones share, which row groups
+/// read at once on several threads would race for.
+#[derive(Clone)]
+struct Positioned {
+    file: Arc<File>,
+    len: u64,
+}
+
+/// Reads from `file` at `at` without moving a shared position.
+fn read_at(file: &File, buf: &mut [u8], at: u64) -> std::io::Result<usize> {
+    #[cfg(unix)]
+    return std::os::unix::fs::FileExt::read_at(file, buf, at);
+    #[cfg(windows)]
+    return std::os::windows::fs::FileExt::seek_read(file, buf, at);
+}
+
+impl Length for Positioned {
+    fn len(&self) -> u64 {
+        self.len
+    }
+}
+
+impl ChunkReader for Positioned {
+    type T = std::io::BufReader<PositionedRead>;
+
+    fn get_read(&self, start: u64) -> parquet::errors::Result<Self::T> {
+        Ok(std::io::BufReader::new(PositionedRead {
+            file: self.file.clone(),
+            at: start,
+        }))
+    }
+
+    fn get_bytes(&self, start: u64, length: usize) -> parquet::errors::Result<Bytes> {
+        // A damaged length past the file's end is refused before its
+        // buffer is made.
+        let left = self.len.saturating_sub(start);
+        if length as u64 > left {
+            return Err(ParquetError::EOF(format!(
+                "Expected to read {length} bytes, read only {left}"
+            )));
+        }
+        let mut buffer = vec![0; length];
+        let mut read = 0;
+        while read < length {
+            match read_at(&self.file, &mut buffer[read..], start + read as u64) {
+                Ok(0) => break,
+                Ok(n) => read += n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e.into()),
+            }
+        }
+        if read != length {
+            return Err(ParquetError::EOF(format!(
+                "Expected to read {length} bytes, read only {read}"
+            )));
+        }
+        Ok(buffer.into())
+    }
+}
+
+/// A reader of a [`Positioned`] file from an offset on.
+struct PositionedRead {
+    file: Arc<File>,
+    at: u64,
+}
+
+impl std::io::Read for PositionedRead {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = read_at(&self.file, buf, self.at)?;
+        self.at += n as u64;
+        Ok(n)
+    }
 }
 
 /// The PGN text of the rows read so far, and their games.
-struct Text<'a> {
-    /// Buffers of batches written, to write into again (those that are
-    /// not taken pile up).
-    spare: Box<dyn FnMut() -> Option<Vec<u8>> + 'a>,
+struct Text {
+    /// Buffers of batches written, to write into again.
+    spare: Vec<Vec<u8>>,
     /// The offset of `bytes[0]` in the source's text.
     base: u64,
     bytes: Vec<u8>,
@@ -293,7 +409,7 @@ struct Text<'a> {
     capped: bool,
 }
 
-impl Text<'_> {
+impl Text {
     /// Writes the tag `[name "value"]`, `"` and `\` escaped, a control
     /// character (no tag value holds a line end) as a space.
     fn tag(&mut self, name: &str, value: &str) {
@@ -334,7 +450,7 @@ impl Text<'_> {
 
     /// The games gathered, as a batch (`last`: the source's last).
     fn hand_out(&mut self, last: bool) -> Batch {
-        let next = (self.spare)().map(|mut b| {
+        let next = self.spare.pop().map(|mut b| {
             b.clear();
             b
         });

@@ -36,6 +36,13 @@
 //!   positions that cannot mate and that the fast check does not prove so,
 //!   against 9 of the 645 sides of the sample's final positions.
 //!
+//! The whole analysis (`FinalVerdicts::of`, inclusive) costs 12.9 M of the
+//! 160.35 M instructions of the whole audit of 5 copies of the sample
+//! (callgrind, -j1), about 5,900 a game: +9.8 % over the audit without it
+//! (146.08 M), the budget is 10 % (benches/README.md, issue 24). A Black
+//! question is asked of a board built mirrored ([`board_for`]), not
+//! mirrored again by chasolver, and the clock is read once a game.
+//!
 //! Measured with callgrind, one copy of the sample, the whole audit against
 //! main's (fast check only): this filter +3.0 % instructions; three pairs
 //! of blocked pawns without queen and rook (or four) +9.6 %; one pair (or
@@ -81,7 +88,7 @@ pub(crate) enum Mating {
 impl Mating {
     /// Whether the side is proven or taken as able to mate: no row can
     /// come of it.
-    fn can(self) -> bool {
+    pub(crate) fn can(self) -> bool {
         matches!(self, Mating::Possible | Mating::NotProven)
     }
 }
@@ -94,8 +101,8 @@ pub(crate) enum Verdict {
     /// Nothing more will be asked.
     Settled(Mating),
     /// The fast check failed where the full search is worth asking: the
-    /// position as chasolver's board, and whether a castling right was
-    /// dropped for it.
+    /// position as chasolver's board seen from White (see [`board_for`]),
+    /// and whether a castling right was dropped for it.
     Open(chess::Board, bool),
 }
 
@@ -111,14 +118,32 @@ pub(crate) enum Deadness {
     Undecided,
 }
 
-/// The helpmate analysis of one game: the time it took, added up.
+/// The helpmate analysis of one game: the time it took, from its first
+/// call to chasolver to its end (one clock reading a game, not one a
+/// call).
 #[derive(Debug, Default)]
 pub(crate) struct Analyst {
-    /// Time spent in chasolver and in copying positions for it.
-    pub(crate) spent: Duration,
+    /// When the game's first position was copied for chasolver.
+    started: Option<Instant>,
+    /// The time of the analysis, once stopped.
+    spent: Duration,
 }
 
 impl Analyst {
+    /// Ends the analysis: the time from its first call to chasolver until
+    /// now is added to [`Analyst::spent`].
+    pub(crate) fn stop(&mut self) {
+        if let Some(started) = self.started.take() {
+            self.spent += started.elapsed();
+        }
+    }
+
+    /// The time spent in chasolver and in copying positions for it, from
+    /// the first call to the end of the analysis.
+    pub(crate) fn spent(&self) -> Duration {
+        self.spent
+    }
+
     /// Whether `side` can mate in `pos` by any series of legal moves, as far
     /// as the material and the fast check say ([`Analyst::settle`] runs the
     /// full search where this leaves it open).
@@ -141,11 +166,11 @@ impl Analyst {
         if !open_question(pos, side) {
             return Verdict::Settled(Mating::NotProven);
         }
-        let started = Instant::now();
-        let verdict = match board_of(pos) {
+        self.started.get_or_insert_with(Instant::now);
+        match board_for(pos, side) {
             None => Verdict::Settled(Mating::Undecided),
             // A proof without a dropped castling right is no proof with it.
-            Some((chess, dropped)) if is_unwinnable_fast(&chess, color_of(side)) => {
+            Some((chess, dropped)) if is_unwinnable_fast(&chess, chess::Color::White) => {
                 Verdict::Settled(if dropped {
                     Mating::Undecided
                 } else {
@@ -154,31 +179,26 @@ impl Analyst {
             }
             Some((chess, dropped)) if worth_a_search(pos, side) => Verdict::Open(chess, dropped),
             Some(_) => Verdict::Settled(Mating::NotProven),
-        };
-        self.spent += started.elapsed();
-        verdict
+        }
     }
 
-    /// `verdict` of `side`, with chasolver's full search run where it is
+    /// A side's `verdict`, with chasolver's full search run where it is
     /// open: a helpmate found is `Possible` (found without a dropped
     /// castling right, it is a helpmate with it too), a proof that none
     /// exists `Impossible` (or `Undecided` where a right was dropped), and
     /// the node limit reached `Undecided`.
-    pub(crate) fn settle(&mut self, side: Color, verdict: Verdict) -> Mating {
+    pub(crate) fn settle(&mut self, verdict: Verdict) -> Mating {
         let (board, dropped) = match verdict {
             Verdict::Settled(mating) => return mating,
             Verdict::Open(board, dropped) => (board, dropped),
         };
-        let started = Instant::now();
-        let mating = match winnability(&board, color_of(side)) {
+        match winnability(&board, chess::Color::White) {
             Some(Winnability::Winnable { .. }) => Mating::Possible,
             Some(Winnability::Unwinnable) if !dropped => {
                 Mating::Impossible(Basis::HelpmateAnalysis)
             }
             Some(Winnability::Unwinnable) | None => Mating::Undecided,
-        };
-        self.spent += started.elapsed();
-        mating
+        }
     }
 
     /// Whether `pos` is dead, asking `first` first (the side most likely
@@ -204,11 +224,11 @@ impl Analyst {
         if able(b) {
             return Deadness::Alive;
         }
-        let a = self.settle(first, a);
+        let a = self.settle(a);
         if a.can() {
             return Deadness::Alive;
         }
-        match (a, self.settle(!first, b)) {
+        match (a, self.settle(b)) {
             (_, b) if b.can() => Deadness::Alive,
             (Mating::Impossible(_), Mating::Impossible(_)) => {
                 Deadness::Dead(Basis::HelpmateAnalysis)
@@ -238,8 +258,12 @@ pub enum FullSearch {
 /// with the helpmate it finds: for cross-checks of the verdicts the audit
 /// takes from it (the audit itself keeps no line).
 pub fn full_search(pos: &Chess, side: Color) -> FullSearch {
-    let Verdict::Open(board, dropped) = Analyst::default().verdict(pos, side) else {
+    let Verdict::Open(_, dropped) = Analyst::default().verdict(pos, side) else {
         return FullSearch::NotAsked;
+    };
+    // The board as it stands, for a helpmate in its own squares.
+    let Some((board, _)) = board_of(pos, false) else {
+        return FullSearch::Undecided;
     };
     match winnability(&board, color_of(side)) {
         Some(Winnability::Winnable { helpmate }) => {
@@ -294,28 +318,44 @@ fn color_of(side: Color) -> chess::Color {
     }
 }
 
-/// `pos` as a `chess` board, and whether a castling right was dropped (a
-/// Chess960 right it cannot hold); `None` where that crate refuses the
-/// position.
-fn board_of(pos: &Chess) -> Option<(chess::Board, bool)> {
+/// `pos` as chasolver's fast check and full search see it for `side`, to
+/// be asked for White: as it stands for White; for Black mirrored (ranks
+/// reversed, colours swapped, with the side to move and the castling
+/// rights), as chasolver mirrors a Black question itself, built here in one
+/// step instead of two boards. Whether a castling right was dropped, and
+/// `None` where the `chess` crate refuses the position.
+fn board_for(pos: &Chess, side: Color) -> Option<(chess::Board, bool)> {
+    board_of(pos, side == Color::Black)
+}
+
+/// `pos` as a `chess` board, `mirrored` or not (see [`board_for`]), and
+/// whether a castling right was dropped (a Chess960 right it cannot hold);
+/// `None` where that crate refuses the position.
+fn board_of(pos: &Chess, mirrored: bool) -> Option<(chess::Board, bool)> {
     let board = pos.board();
+    // A colour as it stands on the built board.
+    let seen = |color: Color| color_of(if mirrored { !color } else { color });
     let mut builder = chess::BoardBuilder::new();
-    for (square, piece) in board {
-        let role = match piece.role {
-            Role::Pawn => chess::Piece::Pawn,
-            Role::Knight => chess::Piece::Knight,
-            Role::Bishop => chess::Piece::Bishop,
-            Role::Rook => chess::Piece::Rook,
-            Role::Queen => chess::Piece::Queen,
-            Role::King => chess::Piece::King,
-        };
-        builder.piece(
-            chess::ALL_SQUARES[usize::from(square)],
-            role,
-            color_of(piece.color),
-        );
+    for (role, piece) in [
+        (Role::Pawn, chess::Piece::Pawn),
+        (Role::Knight, chess::Piece::Knight),
+        (Role::Bishop, chess::Piece::Bishop),
+        (Role::Rook, chess::Piece::Rook),
+        (Role::Queen, chess::Piece::Queen),
+        (Role::King, chess::Piece::King),
+    ] {
+        for color in Color::ALL {
+            for square in board.by_piece(role.of(color)) {
+                let square = if mirrored {
+                    square.flip_vertical()
+                } else {
+                    square
+                };
+                builder.piece(chess::ALL_SQUARES[usize::from(square)], piece, seen(color));
+            }
+        }
     }
-    builder.side_to_move(color_of(pos.turn()));
+    builder.side_to_move(seen(pos.turn()));
     let mut dropped = false;
     for side in Color::ALL {
         let (kingside, k_dropped) = right(pos, side, CastlingSide::KingSide);
@@ -327,7 +367,7 @@ fn board_of(pos: &Chess) -> Option<(chess::Board, bool)> {
             (false, true) => chess::CastleRights::QueenSide,
             (false, false) => chess::CastleRights::NoRights,
         };
-        builder.castle_rights(color_of(side), rights);
+        builder.castle_rights(seen(side), rights);
     }
     let ep = pos
         .ep_square(EnPassantMode::Legal)
@@ -376,7 +416,7 @@ mod tests {
             "5b2/p7/Pp3k2/1Pp1pBp1/2P1P1P1/5K2/8/8 w - - 0 60",
         ] {
             let pos = position(fen, CastlingMode::Standard);
-            let (board, dropped) = board_of(&pos).unwrap();
+            let (board, dropped) = board_of(&pos, false).unwrap();
             assert!(!dropped);
             assert_eq!(board, fen.parse::<chess::Board>().unwrap(), "{fen}");
         }
@@ -388,7 +428,7 @@ mod tests {
             "1r2k1r1/8/8/8/8/8/8/1R2K1R1 w GBgb - 0 1",
             CastlingMode::Chess960,
         );
-        let (board, dropped) = board_of(&pos).unwrap();
+        let (board, dropped) = board_of(&pos, false).unwrap();
         assert!(dropped);
         assert_eq!(
             board.castle_rights(chess::Color::White),
@@ -398,7 +438,7 @@ mod tests {
             "r3k2r/8/8/8/8/8/8/R3K2R w HAha - 0 1",
             CastlingMode::Chess960,
         );
-        let (board, dropped) = board_of(&pos).unwrap();
+        let (board, dropped) = board_of(&pos, false).unwrap();
         assert!(!dropped);
         assert_eq!(
             board.castle_rights(chess::Color::Black),
@@ -503,7 +543,7 @@ mod tests {
                     tally.searched_able += usize::from(searched);
                     continue;
                 }
-                let verdict = analyst.settle(side, verdict);
+                let verdict = analyst.settle(verdict);
                 tally.cannot += 1;
                 match verdict {
                     Mating::Impossible(_) if searched => tally.by_full_search += 1,
@@ -515,6 +555,78 @@ mod tests {
             }
         }
         tally
+    }
+
+    /// chasolver's own mirroring of a Black question (its `mirror_board`,
+    /// which is private), written out with the `chess` crate's public API.
+    fn mirror_board(board: &chess::Board) -> chess::Board {
+        let mut builder = chess::BoardBuilder::new();
+        for piece in chess::ALL_PIECES {
+            for color in [chess::Color::White, chess::Color::Black] {
+                let on = *board.pieces(piece) & *board.color_combined(color);
+                for square in on.reverse_colors() {
+                    builder.piece(square, piece, !color);
+                }
+            }
+        }
+        builder.side_to_move(!board.side_to_move());
+        builder.castle_rights(
+            chess::Color::White,
+            board.castle_rights(chess::Color::Black),
+        );
+        builder.castle_rights(
+            chess::Color::Black,
+            board.castle_rights(chess::Color::White),
+        );
+        if let Some(ep_square) = board.en_passant() {
+            builder.en_passant(Some(ep_square.get_file()));
+        }
+        chess::Board::try_from(builder).unwrap()
+    }
+
+    /// The board built mirrored for a Black question is the board
+    /// chasolver mirrors itself, and its fast check for White answers as
+    /// chasolver's for Black on the board as it stands, on every position
+    /// of the crate's test files, both ways (the position and its mirror
+    /// image).
+    #[test]
+    fn the_mirrored_board_asks_the_same_question() {
+        let mut asked = 0;
+        for name in ["lichess.txt", "positions.txt"] {
+            for line in crate_file(name).lines() {
+                if line.starts_with('#') || line.trim().is_empty() {
+                    continue;
+                }
+                let setup = Fen::from_ascii(line[2..].trim().as_bytes())
+                    .unwrap()
+                    .into_setup();
+                let Ok(pos) = Chess::from_setup(setup, CastlingMode::Standard)
+                    .or_else(shakmaty::PositionError::ignore_too_much_material)
+                else {
+                    continue;
+                };
+                let flipped = pos.to_setup(EnPassantMode::Legal).into_mirrored();
+                let flipped = Chess::from_setup(flipped, CastlingMode::Standard)
+                    .or_else(shakmaty::PositionError::ignore_too_much_material)
+                    .unwrap();
+                for pos in [pos, flipped] {
+                    let Some((board, _)) = board_of(&pos, false) else {
+                        assert!(board_of(&pos, true).is_none(), "{line}");
+                        continue;
+                    };
+                    let (mirrored, _) = board_for(&pos, Color::Black).unwrap();
+                    assert_eq!(mirrored, mirror_board(&board), "{line}");
+                    assert_eq!(
+                        is_unwinnable_fast(&mirrored, chess::Color::White),
+                        is_unwinnable_fast(&board, chess::Color::Black),
+                        "{line}"
+                    );
+                    asked += 1;
+                }
+            }
+        }
+        // Every position of both files but the three shakmaty refuses.
+        assert_eq!(asked, 2 * (65_536 + 3_411));
     }
 
     /// The crate's positions from Lichess games: every side it says cannot

@@ -271,6 +271,7 @@ fn audit_traced(game: &Game, mut trace: Option<&mut Vec<u32>>) -> GameReport {
             report.undecided.push(Undecided::DeadPosition);
             None
         });
+    analyst.stop();
     report.missed_draws = draws.rows(report.plies);
     let replayed = report.error.is_none().then_some((&pos, in_check));
     let move_names = names();
@@ -287,7 +288,7 @@ fn audit_traced(game: &Game, mut trace: Option<&mut Vec<u32>>) -> GameReport {
         row
     })
     .collect();
-    report.analysis_nanos = u64::try_from(analyst.spent.as_nanos()).unwrap_or(u64::MAX);
+    report.analysis_nanos = u64::try_from(analyst.spent().as_nanos()).unwrap_or(u64::MAX);
     if report.error.is_none() {
         let recorded = results::recorded(game);
         report.claims = claims::audit_claims(game, recorded, &pos, &reps, report.plies)

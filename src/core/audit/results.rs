@@ -112,6 +112,10 @@ pub(crate) struct FinalVerdicts {
     /// the winner's verdict alone decides): elsewhere a verdict the full
     /// search would settle is `NotProven`.
     pub(crate) winner: Option<Mating>,
+    /// Whether the game was lost on time (6.9), worked out once and only
+    /// where the winner's verdict can make it matter: the winner is not
+    /// taken as able to mate. `false` elsewhere.
+    pub(crate) lost_on_time: bool,
     /// Whether the position is dead.
     pub(crate) dead: Deadness,
     /// Whether the position has no legal move (mate or stalemate): the
@@ -137,17 +141,19 @@ impl FinalVerdicts {
             return FinalVerdicts {
                 first,
                 winner: won_by.map(|_| Mating::NotProven),
+                lost_on_time: false,
                 dead: Deadness::Alive,
                 over: true,
             };
         }
         // The winner's full search only where its answer is a row of its
         // own (a loss on time); elsewhere `deadness` asks it if at all.
-        let timeout = lost_on_time(game);
+        let mut timeout = false;
         let asked = won_by.map(|w| {
             let verdict = analyst.verdict(pos, w);
+            timeout = !matches!(verdict, Verdict::Settled(m) if m.can()) && lost_on_time(game);
             if timeout {
-                Verdict::Settled(analyst.settle(w, verdict))
+                Verdict::Settled(analyst.settle(verdict))
             } else {
                 verdict
             }
@@ -162,6 +168,7 @@ impl FinalVerdicts {
         FinalVerdicts {
             first,
             winner,
+            lost_on_time: timeout,
             dead,
             over: by_analysis && pos.legal_moves().is_empty(),
         }
@@ -256,13 +263,13 @@ fn contradictions<'g>(
         _ => {}
     }
     match verdicts.winner {
-        Some(Mating::Impossible(basis)) if verdicts.stands(basis) && lost_on_time(game) => {
+        Some(Mating::Impossible(basis)) if verdicts.stands(basis) && verdicts.lost_on_time => {
             found.push(Contradiction::TimeoutWithoutMatingMaterial {
                 winner: won_by,
                 basis,
             });
         }
-        Some(Mating::Undecided) if lost_on_time(game) => {
+        Some(Mating::Undecided) if verdicts.lost_on_time => {
             undecided.push(Undecided::TimeoutWithoutMatingMaterial);
         }
         _ => {}

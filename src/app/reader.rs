@@ -16,7 +16,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex, mpsc};
 
 use super::Message;
-use super::ordered::Outbox;
+use super::ordered::{Outbox, Ticket};
 use super::worker::{ChunkJob, audit_batch};
 use pgn_audit_input::{
     self as input, Batch, Chunk, ChunkGames, Compression, Opened, ParquetSource, PathError,
@@ -403,10 +403,7 @@ impl Reader {
         outbox: &Outbox<Message>,
     ) {
         let ended = decoded.read_pieces(self.chunk_bytes, |chunk, error| {
-            if self.interrupted.load(Ordering::SeqCst) {
-                return ControlFlow::Break(());
-            }
-            let Some(ticket) = outbox.slot() else {
+            let Some(ticket) = self.ticket(outbox) else {
                 return ControlFlow::Break(());
             };
             let cut = error.map(|e| read_error(compression, chunk.base + chunk.len as u64, e));
@@ -450,10 +447,7 @@ impl Reader {
         reads: &Arc<Reads>,
         outbox: &Outbox<Message>,
     ) -> ControlFlow<()> {
-        if self.interrupted.load(Ordering::SeqCst) {
-            return ControlFlow::Break(());
-        }
-        let Some(ticket) = outbox.slot() else {
+        let Some(ticket) = self.ticket(outbox) else {
             return ControlFlow::Break(());
         };
         reads.start();
@@ -521,10 +515,7 @@ impl Reader {
         failed: &Failed,
         outbox: &Outbox<Message>,
     ) -> ControlFlow<()> {
-        if self.interrupted.load(Ordering::SeqCst) {
-            return ControlFlow::Break(());
-        }
-        let Some(ticket) = outbox.slot() else {
+        let Some(ticket) = self.ticket(outbox) else {
             return ControlFlow::Break(());
         };
         let cut = chunk
@@ -687,6 +678,15 @@ impl Reader {
         flow
     }
 
+    /// A place in the writer's order for the next message, once the writer
+    /// has room; `None` when interrupted or when the writer is gone.
+    fn ticket(&self, outbox: &Outbox<Message>) -> Option<Ticket<Message>> {
+        if self.interrupted.load(Ordering::SeqCst) {
+            return None;
+        }
+        outbox.slot()
+    }
+
     /// Hands a batch to the pool once the writer has room for it; breaks
     /// when interrupted or when the writer is gone.
     fn dispatch(
@@ -697,10 +697,7 @@ impl Reader {
         failed: &Failed,
         outbox: &Outbox<Message>,
     ) -> ControlFlow<()> {
-        if self.interrupted.load(Ordering::SeqCst) {
-            return ControlFlow::Break(());
-        }
-        let Some(ticket) = outbox.slot() else {
+        let Some(ticket) = self.ticket(outbox) else {
             return ControlFlow::Break(());
         };
         let cut = cut_by(&batch, compression, failed);

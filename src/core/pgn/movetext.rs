@@ -162,7 +162,8 @@ fn read_tokens<const ENGLISH: bool>(
         // The two tokens nearly every ply is made of, read without the
         // general token lexer below: it gives the same answer for them. The
         // one space after a token is stepped over with it, saving a turn of
-        // this loop.
+        // this loop. A move within a [`WINDOW`] of the game's end is left
+        // to the general reader (which reads it to the same move).
         if c.is_ascii_digit() {
             if let Some(next) = move_number_end(bytes, i) {
                 i = after_space(bytes, next);
@@ -170,8 +171,10 @@ fn read_tokens<const ENGLISH: bool>(
             }
         } else if SAN_START[c as usize]
             && ENGLISH
-            && let Some((san, end)) = fast_san_at(bytes, i)
+            && let Some(window) = bytes[i..].first_chunk::<WINDOW>()
+            && let Some((san, len)) = fast_san_with(|k| Some(window[k % WINDOW]))
         {
+            let end = i + len;
             if !push_move(out, result_seen, (i, end), san, Mended::default()) {
                 fail(out, i, end, "move after the game result");
                 return;
@@ -581,15 +584,29 @@ fn fast_san(token: &[u8]) -> Option<SanPlus> {
     fast_san_at(token, 0).map(|(san, _)| san)
 }
 
-// Long: one pass over the token's bytes, one step per part of the SAN
-// grammar, inlined into the token loop.
 /// [`fast_san`] of the token starting at `start`, and where it ends, found
 /// in one pass. Every byte the SAN grammar below accepts is a non-delimiter
 /// and every delimiter is refused where a SAN byte is required, so reading
 /// on past the token's end gives the same answer as stopping there.
-#[inline(always)]
 fn fast_san_at(bytes: &[u8], start: usize) -> Option<(SanPlus, usize)> {
     let token = &bytes[start..];
+    fast_san_with(|i| token.get(i).copied()).map(|(san, i)| (san, start + i))
+}
+
+/// How many bytes [`fast_san_at`] reads at once where the game has that
+/// many left: more than the longest SAN it reads (`Qh4xe1=Q#`, nine bytes)
+/// and the byte after it, so that no byte is tested against the end.
+const WINDOW: usize = 16;
+
+// Long: one pass over the token's bytes, one step per part of the SAN
+// grammar, inlined into the token loop.
+/// [`fast_san_at`] over the bytes that `at` gives from the token's start
+/// (`None` past the game's end): the SAN and the length it is written in.
+/// The token loop reads it from a [`WINDOW`], tested against the game's
+/// end once (measured: 1.4 M instructions fewer on the sample ×5 than a
+/// test per byte); the last bytes of a game go to the general reader.
+#[inline(always)]
+fn fast_san_with(at: impl Fn(usize) -> Option<u8>) -> Option<(SanPlus, usize)> {
     use shakmaty::{File, Rank, Role, Square};
     let file_of = |b: u8| {
         (b'a'..=b'h')
@@ -601,7 +618,7 @@ fn fast_san_at(bytes: &[u8], start: usize) -> Option<(SanPlus, usize)> {
             .contains(&b)
             .then(|| Rank::new(u32::from(b - b'1')))
     };
-    let (role, mut i) = match *token.first()? {
+    let (role, mut i) = match at(0)? {
         b'N' => (Role::Knight, 1),
         b'B' => (Role::Bishop, 1),
         b'R' => (Role::Rook, 1),
@@ -610,7 +627,6 @@ fn fast_san_at(bytes: &[u8], start: usize) -> Option<(SanPlus, usize)> {
         b'a'..=b'h' => (Role::Pawn, 0),
         _ => return None,
     };
-    let at = |i: usize| token.get(i).copied();
     let file = file_of(at(i)?);
     if file.is_some() {
         i += 1;
@@ -652,7 +668,7 @@ fn fast_san_at(bytes: &[u8], start: usize) -> Option<(SanPlus, usize)> {
     if suffix.is_some() {
         i += 1;
     }
-    if token.get(i).is_some_and(|&b| !DELIMITERS[b as usize]) {
+    if at(i).is_some_and(|b| !DELIMITERS[b as usize]) {
         return None;
     }
     let san = SanPlus {
@@ -666,7 +682,7 @@ fn fast_san_at(bytes: &[u8], start: usize) -> Option<(SanPlus, usize)> {
         },
         suffix,
     };
-    Some((san, start + i))
+    Some((san, i))
 }
 
 #[cfg(test)]
@@ -876,6 +892,15 @@ mod tests {
                 fast_san_at(&followed, 0),
                 fast_san(&token).map(|san| (san, token.len())),
                 "{followed:?}"
+            );
+            // The window the token loop reads: the token, its delimiter,
+            // then whatever the game goes on with.
+            let mut window = [b'N'; WINDOW];
+            window[..followed.len()].copy_from_slice(&followed);
+            assert_eq!(
+                fast_san_with(|k| Some(window[k % WINDOW])),
+                fast_san_at(&followed, 0),
+                "{window:?}"
             );
             if let Some(fast) = fast_san(&token) {
                 assert_eq!(Some(fast), SanPlus::from_ascii(&token).ok(), "{token:?}");

@@ -1,6 +1,8 @@
 //! The tag pair section: `[Name "value"]` lines, decoded as UTF-8 or else
 //! Windows-1252.
 
+use std::borrow::Cow;
+
 use pgn_reader::RawTag;
 
 use super::offset;
@@ -14,14 +16,16 @@ pub struct Tags {
     /// rows, which few games have, so they are decoded by
     /// [`Tags::identity`] when one is written.
     identity: [(u32, u32); 6],
-    /// The Result tag; empty without one.
-    pub result: String,
+    /// The Result tag; empty without one. The four results as the
+    /// standard writes them are kept without an allocation.
+    pub result: Cow<'static, str>,
     /// The FEN tag, if any.
     pub fen: Option<String>,
     /// The Variant tag, if any.
     pub variant: Option<String>,
-    /// The Termination tag, if any.
-    pub termination: Option<String>,
+    /// The Termination tag, if any; Lichess's values are kept without an
+    /// allocation.
+    pub termination: Option<Cow<'static, str>>,
     /// The tag lines read with a mending or skipped, in order.
     pub quirks: Vec<TagQuirk>,
 }
@@ -256,10 +260,10 @@ fn store_tag(name: &[u8], value: &[u8], start: usize, tags: &mut Tags) {
         b"Round" => identity(3),
         b"White" => identity(4),
         b"Black" => identity(5),
-        b"Result" => decode_into(&RawTag(value).decode(), &mut tags.result),
+        b"Result" => tags.result = known_or_decoded(value, &RESULTS),
         b"FEN" => tags.fen = Some(decode()),
         b"Variant" => tags.variant = Some(decode()),
-        b"Termination" => tags.termination = Some(decode()),
+        b"Termination" => tags.termination = Some(known_or_decoded(value, &TERMINATIONS)),
         _ => {}
     }
 }
@@ -295,16 +299,24 @@ fn special_byte(hay: &[u8]) -> usize {
         .unwrap_or(hay.len() - at)
 }
 
-/// [`decode_text`] into `out`, reusing its storage.
-fn decode_into(bytes: &[u8], out: &mut String) {
-    out.clear();
-    match std::str::from_utf8(bytes) {
-        Ok(s) => out.push_str(s),
-        Err(_) => out.push_str(
-            &encoding_rs::WINDOWS_1252
-                .decode_without_bom_handling(bytes)
-                .0,
-        ),
+/// The Result tag's values as the standard writes them.
+const RESULTS: [&str; 4] = ["1-0", "0-1", "1/2-1/2", "*"];
+
+/// The Termination tag's values as Lichess writes them.
+const TERMINATIONS: [&str; 5] = [
+    "Normal",
+    "Time forfeit",
+    "Abandoned",
+    "Rules infraction",
+    "Unterminated",
+];
+
+/// A tag's value, decoded: one of `known` (none holds an escape) as that
+/// constant, anything else decoded into a string of its own.
+fn known_or_decoded(value: &[u8], known: &[&'static str]) -> Cow<'static, str> {
+    match known.iter().find(|k| k.as_bytes() == value) {
+        Some(k) => Cow::Borrowed(k),
+        None => Cow::Owned(decode_text(&RawTag(value).decode())),
     }
 }
 
@@ -449,5 +461,41 @@ mod tests {
         assert_eq!((event.as_str(), round.as_str()), ("a", "1"));
         assert_eq!(tags.result, "1-0");
         assert_eq!(&pgn[at..], b"1. e4 e5 1-0\n");
+    }
+
+    #[test]
+    fn result_and_termination_values_are_decoded_the_usual_ones_kept_as_constants() {
+        for (line, value, constant) in [
+            (&b"[Result \"1-0\"]\n"[..], "1-0", true),
+            (b"[Result \"1/2-1/2\"]\n", "1/2-1/2", true),
+            (b"[Result \"*\"]\n", "*", true),
+            ("[Result \"½-½\"]\n".as_bytes(), "½-½", false),
+            (b"[Result \"1-0 \\\"x\\\"\"]\n", "1-0 \"x\"", false),
+            (b"[Result \"\xbd-\xbd\"]\n", "½-½", false),
+            (b"[Event \"x\"]\n", "", false),
+        ] {
+            let (tags, _) = read_tags(line);
+            assert_eq!(tags.result, value, "{line:?}");
+            assert_eq!(
+                matches!(tags.result, Cow::Borrowed(_)),
+                constant,
+                "{line:?}"
+            );
+        }
+        for (line, value, constant) in [
+            (&b"[Termination \"Time forfeit\"]\n"[..], "Time forfeit", true),
+            (b"[Termination \"Normal\"]\n", "Normal", true),
+            (b"[Termination \"normal\"]\n", "normal", false),
+            (b"[Termination \"Draw \\\"agreed\\\"\"]\n", "Draw \"agreed\"", false),
+        ] {
+            let (tags, _) = read_tags(line);
+            let termination = tags.termination.expect("a Termination tag");
+            assert_eq!(termination, value, "{line:?}");
+            assert_eq!(
+                matches!(termination, Cow::Borrowed(_)),
+                constant,
+                "{line:?}"
+            );
+        }
     }
 }

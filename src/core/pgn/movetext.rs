@@ -116,7 +116,7 @@ fn line_end(bytes: &[u8], from: usize) -> usize {
 pub(super) fn read_movetext(bytes: &[u8], start: usize, letters: PieceLetters) -> Movetext {
     let mut out = Movetext {
         // About one move per 8 bytes without comments, fewer with them.
-        moves: Vec::with_capacity(bytes.len().saturating_sub(start) / 8 + 4),
+        moves: super::spare_moves(bytes.len().saturating_sub(start) / 8 + 4),
         glyphs: Vec::new(),
         error: None,
         final_comments: Vec::new(),

@@ -83,7 +83,9 @@ thread_local! {
 /// An empty list for a game's moves, with room for `capacity`: the storage
 /// of the last game this thread dropped where there is one.
 pub(crate) fn spare_moves(capacity: usize) -> Vec<MoveToken> {
-    let mut moves = SPARE_MOVES.try_with(std::cell::Cell::take).unwrap_or_default();
+    let mut moves = SPARE_MOVES
+        .try_with(std::cell::Cell::take)
+        .unwrap_or_default();
     moves.clear();
     moves.reserve(capacity);
     moves
@@ -205,5 +207,40 @@ impl<'a> Game<'a> {
             Ok(text) => text.get(range).unwrap_or("?"),
             Err(_) => std::str::from_utf8(written).unwrap_or("?"),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A game read after another, on the same thread, in the storage the
+    /// first one left: its own moves, none of the other's.
+    #[test]
+    fn moves_read_in_kept_storage_are_the_games_own() {
+        let texts = [
+            "1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 *",
+            "1. d4 *",
+            "*",
+            "1. c4 c5 *",
+        ];
+        let alone: Vec<Vec<String>> = texts
+            .iter()
+            .map(|t| {
+                let game = Game::parse(t.as_bytes());
+                game.moves
+                    .iter()
+                    .map(|m| game.move_text(m).to_owned())
+                    .collect()
+            })
+            .collect();
+        assert_eq!(alone[0].len(), 6);
+        for (text, moves) in texts.iter().zip(&alone) {
+            let game = Game::parse(text.as_bytes());
+            let read: Vec<&str> = game.moves.iter().map(|m| game.move_text(m)).collect();
+            assert_eq!(read, *moves, "{text}");
+        }
+        assert_eq!(alone[1], ["d4"]);
+        assert!(alone[2].is_empty());
     }
 }

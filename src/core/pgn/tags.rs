@@ -483,10 +483,18 @@ mod tests {
             );
         }
         for (line, value, constant) in [
-            (&b"[Termination \"Time forfeit\"]\n"[..], "Time forfeit", true),
+            (
+                &b"[Termination \"Time forfeit\"]\n"[..],
+                "Time forfeit",
+                true,
+            ),
             (b"[Termination \"Normal\"]\n", "Normal", true),
             (b"[Termination \"normal\"]\n", "normal", false),
-            (b"[Termination \"Draw \\\"agreed\\\"\"]\n", "Draw \"agreed\"", false),
+            (
+                b"[Termination \"Draw \\\"agreed\\\"\"]\n",
+                "Draw \"agreed\"",
+                false,
+            ),
         ] {
             let (tags, _) = read_tags(line);
             let termination = tags.termination.expect("a Termination tag");

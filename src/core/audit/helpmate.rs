@@ -331,8 +331,7 @@ fn fast_check_fails(pos: &Chess, side: Color) -> bool {
     let forward = if side == Color::White { 8 } else { -8 };
     let blocked = ((pawns & own).shift(forward) & (pawns | board.kings()) & enemy).count();
     let needed = (pawns.count() / 2).saturating_sub(2).max(1);
-    !(blocked >= needed || any_right_dropped(pos) || insufficient_for(board, side))
-        && shuffle(pos)
+    !(blocked >= needed || any_right_dropped(pos) || insufficient_for(board, side)) && shuffle(pos)
 }
 
 /// At most how many moves, and replies to each, [`cycle`] tries.
@@ -442,7 +441,8 @@ fn insufficient_for(board: &shakmaty::Board, side: Color) -> bool {
 fn any_right_dropped(pos: &Chess) -> bool {
     !pos.castles().is_empty()
         && Color::ALL.into_iter().any(|side| {
-            right(pos, side, CastlingSide::KingSide).1 || right(pos, side, CastlingSide::QueenSide).1
+            right(pos, side, CastlingSide::KingSide).1
+                || right(pos, side, CastlingSide::QueenSide).1
         })
 }
 

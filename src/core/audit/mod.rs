@@ -535,8 +535,14 @@ fn replay(game: &Game, start: &start::Start, plies: u32) -> Vec<Chess> {
             reason = "at most `plies` moves, a u32"
         )]
         let ply = i as u32 + 1;
-        // Not `resolve`: its fast path stays inlined in the replay loop only.
-        let m = match resolve_rare(&pos, tok.san, start.mode, pos.is_check()) {
+        // The common move found by the fast path, as in the audit's replay;
+        // whether its notation was sloppy does not matter here.
+        let in_check = pos.is_check();
+        let resolved = match fastsan::common_move(&pos, tok.san, in_check) {
+            Some(m) => Resolved::Move(m, false),
+            None => resolve_rare(&pos, tok.san, start.mode, in_check),
+        };
+        let m = match resolved {
             Resolved::Move(m, _) => {
                 history.record_move(&pos, m, ply);
                 m

@@ -523,9 +523,6 @@ pub struct ChunkGames {
     base: u64,
     /// `text[..pos]` was fed to the splitter.
     pos: usize,
-    /// The line ends of `text[..counted]`.
-    lines: LineCount,
-    counted: usize,
     done: bool,
 }
 
@@ -536,8 +533,6 @@ impl ChunkGames {
             splitter: Splitter::with_block_cap(GAME_CAP as u64),
             base,
             pos: 0,
-            lines: LineCount::default(),
-            counted: 0,
             done: false,
         }
     }
@@ -548,47 +543,49 @@ impl ChunkGames {
         if self.done {
             return false;
         }
-        let mut spans = Vec::new();
         let most = most.max(1);
-        let (used, stopped) =
-            self.splitter
-                .feed_until(&text[self.pos..], self.base + self.pos as u64, true, |g| {
-                    spans.push(g);
-                    if spans.len() >= most {
-                        ControlFlow::Break(())
-                    } else {
-                        ControlFlow::Continue(())
-                    }
+        let mut found = 0;
+        let base = self.base;
+        let (used, stopped) = self.splitter.feed_lines_until(
+            &text[self.pos..],
+            base + self.pos as u64,
+            true,
+            |mut span, ends| {
+                let start = buf_index(span.start - base);
+                let capped = span.end - span.start > GAME_CAP as u64;
+                if capped {
+                    span.end = span.start + kept_text(&text[start..start + GAME_CAP]) as u64;
+                }
+                out.push(ChunkGame {
+                    span,
+                    line: ends + 1,
+                    capped,
                 });
+                found += 1;
+                if found >= most {
+                    ControlFlow::Break(())
+                } else {
+                    ControlFlow::Continue(())
+                }
+            },
+        );
         self.pos += used;
-        for mut span in spans {
-            let start = buf_index(span.start - self.base);
-            if start > self.counted {
-                self.lines.add(&text[self.counted..start]);
-                self.counted = start;
-            }
-            let capped = span.end - span.start > GAME_CAP as u64;
-            if capped {
-                span.end = span.start + kept_text(&text[start..start + GAME_CAP]) as u64;
-            }
-            out.push(ChunkGame {
-                span,
-                line: self.lines.ends + 1,
-                capped,
-            });
-        }
         self.done = !stopped;
         stopped
     }
 
     /// The line ends in all of `text`, the chunk's bytes: what the lines of
-    /// the chunks after it count from.
+    /// the chunks after it count from. Games not taken yet are dropped.
     pub fn line_ends(&mut self, text: &[u8]) -> u64 {
-        if self.counted < text.len() {
-            self.lines.add(&text[self.counted..]);
-            self.counted = text.len();
+        if !self.done {
+            let at = self.base + self.pos as u64;
+            let (used, _) = self.splitter.feed_lines_until(&text[self.pos..], at, true, |_, _| {
+                ControlFlow::Continue(())
+            });
+            self.pos += used;
+            self.done = true;
         }
-        self.lines.ends
+        self.splitter.line_ends()
     }
 }
 
@@ -716,6 +713,23 @@ mod tests {
         assert!(expected[5].3, "the long game is capped");
         for size in [1, 2, 3, 7, 64, 1000, 4096, 100_000, 1 << 20, 8 << 20] {
             assert_eq!(chunked(&pgn, size), expected, "chunks of {size}");
+        }
+    }
+
+    /// Lines count every `\n` and every `\r` not followed by one, as the
+    /// sequential reader counts them, whatever line ends the games use.
+    #[test]
+    fn lines_count_every_kind_of_line_end() {
+        let pgn = b"[Event \"a\"]\r\r\n\r\r\n1. e4 *\r\r\n\r\r\n[Event \"b\"]\r\r1. d4\r*\r\r\
+            [Event \"c\"]\n\n1. c4 *\r\n\r\n[Event \"d\"]\r\n\r\n1. f4 *\r\n\n\r\r\r\n\
+            [Event \"e\"]\n\n1. g4 *\r";
+        let expected = sequential(pgn);
+        assert_eq!(
+            expected.iter().map(|g| g.1).collect::<Vec<_>>(),
+            [1, 9, 14, 18, 25]
+        );
+        for size in [1, 2, 3, 7, 64, 1 << 20] {
+            assert_eq!(chunked(pgn, size), expected, "chunks of {size}");
         }
     }
 

@@ -98,6 +98,8 @@ enum Role {
 struct Line {
     /// Offset of the line's first byte, after a BOM.
     start: u64,
+    /// The line ends before the line.
+    ends_before: u64,
     /// Offset of its first byte that is not blank, once read.
     first: u64,
     role: Role,
@@ -166,6 +168,13 @@ pub struct Splitter {
     in_game: bool,
     start: u64,
     end: u64,
+    /// The line ends before the game in progress's first byte.
+    start_ends: u64,
+    /// The line ends before the first byte of the game ended last.
+    ended_ends: u64,
+    /// The line ends consumed, as [`LineCount`](super::batch::LineCount)
+    /// counts them: every `\n`, and every `\r` not followed by one.
+    ends: u64,
     /// The line being read, once its first byte (after a BOM) is fed.
     line: Option<Line>,
     /// A line of comments longer than this, before a game's first tag,
@@ -194,9 +203,10 @@ pub(super) const HEAD: usize = 256;
 pub(super) const WHOLE_TAG_LINE: u64 = 4096;
 
 impl Line {
-    fn new(start: u64) -> Line {
+    fn new(start: u64, ends_before: u64) -> Line {
         Line {
             start,
+            ends_before,
             first: start,
             role: Role::Blank,
             rest_commented: false,
@@ -225,6 +235,9 @@ impl Splitter {
             in_game: false,
             start: 0,
             end: 0,
+            start_ends: 0,
+            ended_ends: 0,
+            ends: 0,
             line: None,
             block_cap: cap,
         }
@@ -244,6 +257,11 @@ impl Splitter {
         self.line
             .filter(|l| l.role == Role::Movetext)
             .map(|l| l.first)
+    }
+
+    /// The line ends consumed so far (see [`Splitter::feed_lines_until`]).
+    pub fn line_ends(&self) -> u64 {
+        self.ends
     }
 
     /// Feeds `data`, whose first byte is at `base` in the source, and calls
@@ -268,16 +286,29 @@ impl Splitter {
     /// [`Splitter::feed`], stopping right after a game for which `emit`
     /// breaks: returns the bytes consumed and whether it stopped so (the
     /// rest is then fed again, `eof` included).
-    // One loop over the lines: the per-line steps left in it (BOM, indent,
-    // tags, movetext, line end) cost 0.06-0.2 % more instructions each when
-    // split out (callgrind), so only the tag-line judgement and the input's
-    // end are.
     pub fn feed_until(
         &mut self,
         data: &[u8],
         base: u64,
         eof: bool,
         mut emit: impl FnMut(GameSpan) -> ControlFlow<()>,
+    ) -> (usize, bool) {
+        self.feed_lines_until(data, base, eof, |g, _| emit(g))
+    }
+
+    /// [`Splitter::feed_until`], giving `emit` with each game the line
+    /// ends before its first byte, counted from the splitter's start as
+    /// [`LineCount`](super::batch::LineCount) counts them.
+    // One loop over the lines: the per-line steps left in it (BOM, indent,
+    // tags, movetext, line end) cost 0.06-0.2 % more instructions each when
+    // split out (callgrind), so only the tag-line judgement and the input's
+    // end are.
+    pub fn feed_lines_until(
+        &mut self,
+        data: &[u8],
+        base: u64,
+        eof: bool,
+        mut emit: impl FnMut(GameSpan, u64) -> ControlFlow<()>,
     ) -> (usize, bool) {
         let mut pos = 0;
         while pos < data.len() {
@@ -289,7 +320,7 @@ impl Splitter {
                 if rest.starts_with(BOM) {
                     pos += BOM.len();
                 }
-                self.line = Some(Line::new(base + pos as u64));
+                self.line = Some(Line::new(base + pos as u64, self.ends));
             }
             let rest = &data[pos..];
             let (content, terminator) = match memchr::memchr2(b'\n', b'\r', rest) {
@@ -314,7 +345,7 @@ impl Splitter {
                         }
                         let emitted = self.decide(&chunk[i..], base + (pos + i) as u64);
                         if let Some(g) = emitted
-                            && emit(g).is_break()
+                            && emit(g, self.ended_ends).is_break()
                         {
                             return (pos + i, true);
                         }
@@ -342,6 +373,7 @@ impl Splitter {
                 if !had_content && self.reading.content {
                     // The game's first move: it starts on this line.
                     self.start = line.first;
+                    self.start_ends = line.ends_before;
                 }
                 match scanned {
                     Scanned::Upto(n) if from + n < content => {
@@ -353,7 +385,7 @@ impl Splitter {
                         let at = pos + from + n;
                         let ended = self.next_game_on_line(base + at as u64);
                         if let Some(g) = ended
-                            && emit(g).is_break()
+                            && emit(g, self.ended_ends).is_break()
                         {
                             return (at, true);
                         }
@@ -371,8 +403,10 @@ impl Splitter {
             match terminator {
                 Some(len) => {
                     pos += len;
+                    // `\r\r\n` is two line ends (a `\r`, then `\r\n`).
+                    self.ends += 1 + u64::from(len == 3);
                     if let Some(g) = self.end_line(base + pos as u64, true)
-                        && emit(g).is_break()
+                        && emit(g, self.ended_ends).is_break()
                     {
                         return (pos, true);
                     }
@@ -390,15 +424,18 @@ impl Splitter {
 
     /// Ends the input: the last line, without a line end (NULs and Ctrl-Z
     /// that pad the input are not part of it), then the last game.
-    fn end_input(&mut self, emit: &mut impl FnMut(GameSpan) -> ControlFlow<()>) -> ControlFlow<()> {
+    fn end_input(
+        &mut self,
+        emit: &mut impl FnMut(GameSpan, u64) -> ControlFlow<()>,
+    ) -> ControlFlow<()> {
         if let Some(end) = self.line.map(|l| l.solid_end)
             && let Some(g) = self.end_line(end, false)
-            && emit(g).is_break()
+            && emit(g, self.ended_ends).is_break()
         {
             return ControlFlow::Break(());
         }
         if let Some(g) = self.finish() {
-            let _ = emit(g);
+            let _ = emit(g, self.ended_ends);
         }
         ControlFlow::Continue(())
     }
@@ -418,6 +455,7 @@ impl Splitter {
     /// ends the one in progress, which is returned.
     fn decide(&mut self, head: &[u8], at: u64) -> Option<GameSpan> {
         let line = self.line.as_mut().expect("a line is being read");
+        let ends_before = line.ends_before;
         let first = head[0];
         let escape = at == line.start && first == b'%';
         // (role, starts a game)
@@ -463,6 +501,7 @@ impl Splitter {
         let ended = self.finish();
         self.in_game = true;
         self.start = at;
+        self.start_ends = ends_before;
         self.end = at;
         self.reading.content = role == Role::Tags;
         ended
@@ -478,6 +517,7 @@ impl Splitter {
         self.start = at;
         self.end = at;
         self.reading.content = true;
+        self.start_ends = self.line.map_or(self.ends, |l| l.ends_before);
         let line = self.line.as_mut().expect("a line is being read");
         line.role = Role::Tags;
         line.tag = TagScan::Unread;
@@ -507,6 +547,7 @@ impl Splitter {
                 if !self.reading.content && end - line.first > self.block_cap {
                     self.reading.content = true;
                     self.start = line.first;
+                    self.start_ends = line.ends_before;
                 }
                 self.end = end;
                 self.reading.closed = terminated;
@@ -523,6 +564,7 @@ impl Splitter {
         if !std::mem::take(&mut self.in_game) {
             return None;
         }
+        self.ended_ends = self.start_ends;
         reading.content.then_some(GameSpan {
             start: self.start,
             end: self.end,
@@ -958,7 +1000,7 @@ mod tests {
                     .collect();
                 for comment in [false, true] {
                     let run = |plain: bool| {
-                        let mut line = Line::new(0);
+                        let mut line = Line::new(0, 0);
                         let mut r = Reading {
                             comment,
                             content: true,

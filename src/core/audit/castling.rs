@@ -16,7 +16,7 @@ use shakmaty::{
 };
 
 use super::findings::{CastlingReason, Reasons, fen_of};
-use super::geometry::{Castle, beyond, geometry};
+use super::geometry::{Castle, beyond, geometry, is_clear};
 use super::start::Start;
 
 /// A move of the game, kept as its ply; named the way a reader finds it
@@ -527,10 +527,7 @@ pub(super) fn legal_castle(
         king,
         rook: Some(rook),
     };
-    geometry(board, castle)
-        .breaks()
-        .is_empty()
-        .then_some(Move::Castle { king, rook })
+    is_clear(board, castle).then_some(Move::Castle { king, rook })
 }
 
 /// The rook a castle towards `side` is played with, chosen by the game's

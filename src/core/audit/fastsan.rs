@@ -26,8 +26,9 @@ use shakmaty::{
 /// the line of the pin, or it is the king and the square is attacked; in
 /// check, see [`exposed`]. `None` for everything else, legal or not:
 /// those are left to shakmaty's `San::to_move`. Where it answers, the
-/// answer is shakmaty's.
-#[inline]
+/// answer is shakmaty's. Inlined into the replay loop, its caller on
+/// every ply (and into the cold replay of a game that ends dead).
+#[inline(always)]
 pub(crate) fn common_move(pos: &Chess, san: San, in_check: bool) -> Option<Move> {
     let San::Normal {
         role,
@@ -84,7 +85,7 @@ pub(crate) fn common_move(pos: &Chess, san: San, in_check: bool) -> Option<Move>
 /// an empty square; not onto a promotion square); a piece by its attacks; the
 /// king only to a square no enemy piece attacks (FIDE 3.9; in check,
 /// [`exposed`] judges it). `None` where none can.
-#[inline]
+#[inline(always)]
 fn reaching(
     board: &Board,
     turn: Color,
@@ -193,7 +194,7 @@ fn exposed(pos: &Chess, king: Square, from: Square, to: Square) -> bool {
 /// go to `to` because it would expose the king to an enemy slider (FIDE 3.9:
 /// no move may leave one's own king attacked). Only a piece on a line with
 /// its king can be pinned, and only when it leaves that line.
-#[inline]
+#[inline(always)]
 fn pinned_off_line(pos: &Chess, king: Square, from: Square, to: Square) -> bool {
     // Empty when `from` is not on a rank, file or diagonal with the king.
     let line = attacks::ray(king, from);

@@ -168,6 +168,46 @@ pub fn geometry(board: &Board, castle: Castle) -> Geometry {
     g
 }
 
+/// Whether `castle` on `board` breaks none of the rules of its geometry:
+/// `geometry(board, castle).breaks()` is empty. The same test without
+/// collecting the blockers and the attackers, for the many legal castles.
+pub fn is_clear(board: &Board, castle: Castle) -> bool {
+    let Castle {
+        color,
+        side,
+        king,
+        rook,
+    } = castle;
+    let them = !color;
+    let occupied = board.occupied();
+    if board.attacks_to(king, them, occupied).any() {
+        return false;
+    }
+    if king.rank() != color.backrank() {
+        return true;
+    }
+    let Some(rook) = rook else {
+        return false;
+    };
+    let king_to = side.king_to(color);
+    let rook_to = side.rook_to(color);
+    let movers = Bitboard::from(king) | Bitboard::from(rook);
+    let king_crosses = attacks::between(king, king_to);
+    let paths = king_crosses.with(king_to) | attacks::between(rook, rook_to).with(rook_to);
+    if (paths & !movers & occupied).any() {
+        return false;
+    }
+    let lifted = occupied & !movers;
+    if king_crosses
+        .into_iter()
+        .any(|sq| board.attacks_to(sq, them, lifted).any())
+    {
+        return false;
+    }
+    let landing = Bitboard::from(king_to).with(rook_to);
+    board.attacks_to(king_to, them, lifted | landing).is_empty()
+}
+
 /// The squares of `color`'s back rank on `side` of `king`: the files above
 /// the king's (kingside) or below it (queenside).
 pub(super) fn beyond(king: Square, side: CastlingSide, color: Color) -> Bitboard {
@@ -268,7 +308,13 @@ mod tests {
             chess960,
         );
         assert_eq!(castles.len(), 1, "{fen}");
-        geometry(&setup.board, castles[0])
+        let g = geometry(&setup.board, castles[0]);
+        assert_eq!(
+            is_clear(&setup.board, castles[0]),
+            g.breaks().is_empty(),
+            "{fen} {side:?}"
+        );
+        g
     }
 
     fn bb(squares: &[Square]) -> Bitboard {

@@ -224,20 +224,20 @@ fn audit_traced(game: &Game, mut trace: Option<&mut Vec<u32>>) -> GameReport {
         if let Some((codes, san)) = sloppy {
             report
                 .quirks
-                .extend(sloppy_quirk(ply, tok, san, codes, &pos));
+                .extend(sloppy_quirk(ply, tok, san, codes, &pos, in_check));
         } else {
             match (tok.suffix, in_check) {
                 (None, false) => {}
                 (Some(_), false) => report.quirks.push(check_mark_quirk(ply, tok, None)),
                 (None, true) => {
-                    let actual = actual_suffix(&pos);
+                    let actual = Some(check_or_mate(&pos));
                     report.quirks.push(check_mark_quirk(ply, tok, actual));
                 }
                 (Some(written), true) if i + 1 < game.moves.len() => unsettled = Some(written),
                 (Some(written), true) => {
-                    let actual = actual_suffix(&pos);
-                    if Some(written) != actual {
-                        report.quirks.push(check_mark_quirk(ply, tok, actual));
+                    let actual = check_or_mate(&pos);
+                    if written != actual {
+                        report.quirks.push(check_mark_quirk(ply, tok, Some(actual)));
                     }
                 }
             }
@@ -535,8 +535,14 @@ fn replay(game: &Game, start: &start::Start, plies: u32) -> Vec<Chess> {
             reason = "at most `plies` moves, a u32"
         )]
         let ply = i as u32 + 1;
-        // Not `resolve`: its fast path stays inlined in the replay loop only.
-        let m = match resolve_rare(&pos, tok.san, start.mode, pos.is_check()) {
+        // The common move found by the fast path, as in the audit's replay;
+        // whether its notation was sloppy does not matter here.
+        let in_check = pos.is_check();
+        let resolved = match fastsan::common_move(&pos, tok.san, in_check) {
+            Some(m) => Resolved::Move(m, false),
+            None => resolve_rare(&pos, tok.san, start.mode, in_check),
+        };
+        let m = match resolved {
             Resolved::Move(m, _) => {
                 history.record_move(&pos, m, ply);
                 m
@@ -691,7 +697,7 @@ fn check_mark_quirk(ply: u32, tok: &MoveToken, actual: Option<Suffix>) -> Notati
 
 /// The quirk, if any, of a castle or of a move whose form departs from SAN
 /// (`codes`), played into `pos`: its check mark is judged too. `san` is
-/// the move in SAN.
+/// the move in SAN; `in_check` whether `pos` is in check.
 #[cold]
 #[inline(never)]
 fn sloppy_quirk(
@@ -700,8 +706,9 @@ fn sloppy_quirk(
     san: San,
     codes: Quirks,
     pos: &Chess,
+    in_check: bool,
 ) -> Option<NotationQuirk> {
-    let actual = actual_suffix(pos);
+    let actual = in_check.then(|| check_or_mate(pos));
     let mut codes = codes;
     if let Some(code) = check_mark(tok.suffix, actual) {
         codes.insert(code);
@@ -768,14 +775,15 @@ fn coordinate_move(pos: &Chess, san: San, mode: CastlingMode) -> Option<Resolved
         .map(|m| Resolved::Move(m, true))
 }
 
-/// The check or mate suffix a move deserves.
-fn actual_suffix(pos: &Chess) -> Option<Suffix> {
-    if !pos.is_check() {
-        None
-    } else if pos.is_checkmate() {
-        Some(Suffix::Checkmate)
+/// The suffix a move that gives check deserves: mate or check. Out of
+/// line: asked only where a check mark is missing, or after the last move.
+#[cold]
+#[inline(never)]
+fn check_or_mate(pos: &Chess) -> Suffix {
+    if pos.is_checkmate() {
+        Suffix::Checkmate
     } else {
-        Some(Suffix::Check)
+        Suffix::Check
     }
 }
 

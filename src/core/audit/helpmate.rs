@@ -740,6 +740,30 @@ mod tests {
         chess::Board::try_from(builder).unwrap()
     }
 
+    /// Each position of the crate's test file `name` that shakmaty
+    /// accepts, and its mirror image, with its line: both ways.
+    fn each_both_ways(name: &str, mut visit: impl FnMut(&str, &Chess)) {
+        for line in crate_file(name).lines() {
+            if line.starts_with('#') || line.trim().is_empty() {
+                continue;
+            }
+            let setup = Fen::from_ascii(line[2..].trim().as_bytes())
+                .unwrap()
+                .into_setup();
+            let Ok(pos) = Chess::from_setup(setup, CastlingMode::Standard)
+                .or_else(shakmaty::PositionError::ignore_too_much_material)
+            else {
+                continue;
+            };
+            let flipped = pos.to_setup(EnPassantMode::Legal).into_mirrored();
+            let flipped = Chess::from_setup(flipped, CastlingMode::Standard)
+                .or_else(shakmaty::PositionError::ignore_too_much_material)
+                .unwrap();
+            visit(line, &pos);
+            visit(line, &flipped);
+        }
+    }
+
     /// The board built mirrored for a Black question is the board
     /// chasolver mirrors itself, and its fast check for White answers as
     /// chasolver's for Black on the board as it stands, on every position
@@ -749,37 +773,20 @@ mod tests {
     fn the_mirrored_board_asks_the_same_question() {
         let mut asked = 0;
         for name in ["lichess.txt", "positions.txt"] {
-            for line in crate_file(name).lines() {
-                if line.starts_with('#') || line.trim().is_empty() {
-                    continue;
-                }
-                let setup = Fen::from_ascii(line[2..].trim().as_bytes())
-                    .unwrap()
-                    .into_setup();
-                let Ok(pos) = Chess::from_setup(setup, CastlingMode::Standard)
-                    .or_else(shakmaty::PositionError::ignore_too_much_material)
-                else {
-                    continue;
+            each_both_ways(name, |line, pos| {
+                let Some((board, _)) = board_of(pos, false) else {
+                    assert!(board_of(pos, true).is_none(), "{line}");
+                    return;
                 };
-                let flipped = pos.to_setup(EnPassantMode::Legal).into_mirrored();
-                let flipped = Chess::from_setup(flipped, CastlingMode::Standard)
-                    .or_else(shakmaty::PositionError::ignore_too_much_material)
-                    .unwrap();
-                for pos in [pos, flipped] {
-                    let Some((board, _)) = board_of(&pos, false) else {
-                        assert!(board_of(&pos, true).is_none(), "{line}");
-                        continue;
-                    };
-                    let (mirrored, _) = board_for(&pos, Color::Black).unwrap();
-                    assert_eq!(mirrored, mirror_board(&board), "{line}");
-                    assert_eq!(
-                        is_unwinnable_fast(&mirrored, chess::Color::White),
-                        is_unwinnable_fast(&board, chess::Color::Black),
-                        "{line}"
-                    );
-                    asked += 1;
-                }
-            }
+                let (mirrored, _) = board_for(pos, Color::Black).unwrap();
+                assert_eq!(mirrored, mirror_board(&board), "{line}");
+                assert_eq!(
+                    is_unwinnable_fast(&mirrored, chess::Color::White),
+                    is_unwinnable_fast(&board, chess::Color::Black),
+                    "{line}"
+                );
+                asked += 1;
+            });
         }
         // Every position of both files but the three shakmaty refuses.
         assert_eq!(asked, 2 * (65_536 + 3_411));
@@ -793,28 +800,10 @@ mod tests {
     fn the_fast_check_fails_where_foreseen() {
         let mut foreseen = [0usize; 2];
         for (k, name) in ["lichess.txt", "positions.txt"].into_iter().enumerate() {
-            for line in crate_file(name).lines() {
-                if line.starts_with('#') || line.trim().is_empty() {
-                    continue;
-                }
-                let setup = Fen::from_ascii(line[2..].trim().as_bytes())
-                    .unwrap()
-                    .into_setup();
-                let Ok(pos) = Chess::from_setup(setup, CastlingMode::Standard)
-                    .or_else(shakmaty::PositionError::ignore_too_much_material)
-                else {
-                    continue;
-                };
-                let flipped = pos.to_setup(EnPassantMode::Legal).into_mirrored();
-                let flipped = Chess::from_setup(flipped, CastlingMode::Standard)
-                    .or_else(shakmaty::PositionError::ignore_too_much_material)
-                    .unwrap();
-                for pos in [pos, flipped] {
-                    for side in Color::ALL {
-                        if !fast_check_fails(&pos, side) {
-                            continue;
-                        }
-                        let (board, _) = board_of(&pos, false).unwrap();
+            each_both_ways(name, |line, pos| {
+                for side in Color::ALL {
+                    if fast_check_fails(pos, side) {
+                        let (board, _) = board_of(pos, false).unwrap();
                         assert!(
                             !is_unwinnable_fast(&board, color_of(side)),
                             "{line}: {side:?}"
@@ -822,7 +811,7 @@ mod tests {
                         foreseen[k] += 1;
                     }
                 }
-            }
+            });
         }
         assert_eq!(foreseen, [206_689, 3_493]);
     }

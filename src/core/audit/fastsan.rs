@@ -177,6 +177,45 @@ pub(crate) fn disambiguation(
     ))
 }
 
+/// Whether our piece (not a pawn) on `from` may legally move to the empty
+/// square `to` in `pos`: it stands there, is of `role`, reaches `to` by its
+/// attacks over the board as it stands, and leaves no enemy piece
+/// attacking our king (FIDE 3.9). The same answer as shakmaty's `is_legal`
+/// for such a move, without its candidate list; for the helpmate
+/// analysis's quiet lines (`helpmate::cycle`). Castling is no such move.
+pub(crate) fn quiet_move_is_legal(pos: &Chess, role: Role, from: Square, to: Square) -> bool {
+    let board = pos.board();
+    let turn = pos.turn();
+    let occupied = board.occupied();
+    role != Role::Pawn
+        && !occupied.contains(to)
+        && board.piece_at(from) == Some(role.of(turn))
+        && attacks::attacks(from, role.of(turn), occupied).contains(to)
+        && board
+            .king_of(turn)
+            .is_some_and(|king| keeps_king_safe(pos, king, role, from, to, pos.is_check()))
+}
+
+/// Whether our `role` piece's move from `from` to `to` leaves no enemy
+/// piece attacking our king on `king` (FIDE 3.9), `in_check` whether it
+/// is attacked now: the test of [`common_move`], for a move known to be
+/// possible but for that.
+#[inline]
+pub(crate) fn keeps_king_safe(
+    pos: &Chess,
+    king: Square,
+    role: Role,
+    from: Square,
+    to: Square,
+    in_check: bool,
+) -> bool {
+    if role == Role::King || in_check {
+        !exposed(pos, king, from, to)
+    } else {
+        !pinned_off_line(pos, king, from, to)
+    }
+}
+
 /// Whether moving our piece from `from` to `to` leaves our king (on
 /// `king` before the move) attacked by an enemy piece other than the one
 /// captured on `to` (FIDE 3.9). Used when our king is in check, so that

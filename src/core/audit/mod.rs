@@ -134,7 +134,8 @@ fn audit_traced(game: &Game, mut trace: Option<&mut Vec<u32>>) -> GameReport {
 
     // The `+`/`#` written after a check whose mate test is put off: a legal
     // next move proves there was no mate, so the costly test (every legal
-    // move generated) runs only when no legal move follows.
+    // move generated) runs only when no legal move follows (after the last
+    // move, once the loop ends).
     let mut unsettled: Option<Suffix> = None;
     // Whether `pos` is in check: wanted for the `+`/`#` test after a move
     // and again to resolve the next one.
@@ -233,13 +234,7 @@ fn audit_traced(game: &Game, mut trace: Option<&mut Vec<u32>>) -> GameReport {
                     let actual = Some(check_or_mate(&pos));
                     report.quirks.push(check_mark_quirk(ply, tok, actual));
                 }
-                (Some(written), true) if i + 1 < game.moves.len() => unsettled = Some(written),
-                (Some(written), true) => {
-                    let actual = check_or_mate(&pos);
-                    if written != actual {
-                        report.quirks.push(check_mark_quirk(ply, tok, Some(actual)));
-                    }
-                }
+                (Some(written), true) => unsettled = Some(written),
             }
         }
         report.plies = ply;
@@ -250,6 +245,20 @@ fn audit_traced(game: &Game, mut trace: Option<&mut Vec<u32>>) -> GameReport {
         }
     }
 
+    // The check mark of the last move, where it gave check and no move
+    // followed: mate or check, worked out once for the mark and the result.
+    let mut mate_known = None;
+    if let Some(written) = unsettled.take() {
+        let actual = check_or_mate(&pos);
+        mate_known = Some(actual == Suffix::Checkmate);
+        if written != actual {
+            let last = report.plies;
+            let tok = &game.moves[last as usize - 1];
+            report
+                .quirks
+                .push(check_mark_quirk(last, tok, Some(actual)));
+        }
+    }
     if report.error.is_none()
         && let Some(err) = &game.syntax_error
     {
@@ -265,7 +274,8 @@ fn audit_traced(game: &Game, mut trace: Option<&mut Vec<u32>>) -> GameReport {
     // then, where it cannot mate, for the other; the game's earlier
     // positions only where the final one is dead (see `first_dead`).
     let mut analyst = Analyst::default();
-    let verdicts = results::FinalVerdicts::of(game, &pos, in_check, &mut analyst);
+    let mated = in_check && mate_known.unwrap_or_else(|| pos.is_checkmate());
+    let verdicts = results::FinalVerdicts::of(game, &pos, mated, &mut analyst);
     draws.dead = first_dead(game, &start, &pos, report.plies, &verdicts, &mut analyst)
         .unwrap_or_else(|| {
             report.undecided.push(Undecided::DeadPosition);
@@ -989,6 +999,18 @@ mod tests {
         assert_eq!(
             quirks_and_error("1. e4 f5 2. Qh5# Ke7 *"),
             (1, Some((4, ErrorKind::IllegalMove)))
+        );
+        // Check written as mate, or mate as check, as the last move: the
+        // quirk is at its ply, with the mark it deserved.
+        let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+        let mark = |ply, codes: &str, san: &str| vec![(ply, codes.to_owned(), san.to_owned())];
+        assert_eq!(
+            quirk_rows(start, "1. e4 f5 2. Qh5# *"),
+            mark(3, "wrong_check_mark", "Qh5+")
+        );
+        assert_eq!(
+            quirk_rows(start, "1. f3 e5 2. g4 Qh4+ 0-1"),
+            mark(4, "wrong_check_mark", "Qh4#")
         );
         // A missing suffix, and a suffix on a quiet move.
         assert_eq!(quirks_and_error("1. e4 f5 2. Qh5 g6 *"), (1, None));

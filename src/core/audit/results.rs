@@ -122,28 +122,31 @@ pub(crate) struct FinalVerdicts {
     /// game is over by 5.1.1 or 5.2.1 and no helpmate verdict applies.
     /// Worked out only where a helpmate verdict says a side cannot mate.
     pub(crate) over: bool,
+    /// Whether the position is checkmate (5.1.1).
+    pub(crate) mated: bool,
 }
 
 impl FinalVerdicts {
-    /// The analysis of `pos`, the game's last position (`in_check`
-    /// whether it is check): the recorded winner first (where it can mate,
+    /// The analysis of `pos`, the game's last position (`mated` whether
+    /// it is checkmate): the recorded winner first (where it can mate,
     /// nothing else is asked), then the other side. A checkmate is not
     /// analysed: the game is over (5.1.1) and a side has mated.
     pub(crate) fn of(
         game: &Game,
         pos: &Chess,
-        in_check: bool,
+        mated: bool,
         analyst: &mut Analyst,
     ) -> FinalVerdicts {
         let won_by = winner(recorded(game));
         let first = won_by.unwrap_or(pos.turn());
-        if in_check && pos.is_checkmate() {
+        if mated {
             return FinalVerdicts {
                 first,
                 winner: won_by.map(|_| Mating::NotProven),
                 lost_on_time: false,
                 dead: Deadness::Alive,
                 over: true,
+                mated,
             };
         }
         // The winner's full search only where its answer is a row of its
@@ -171,6 +174,7 @@ impl FinalVerdicts {
             lost_on_time: timeout,
             dead,
             over: by_analysis && pos.legal_moves().is_empty(),
+            mated,
         }
     }
 
@@ -244,7 +248,7 @@ fn contradictions<'g>(
     // the win, a stalemate where the game is not drawn.
     if in_check {
         let mater = !pos.turn();
-        if won_by != Some(mater) && pos.is_checkmate() {
+        if won_by != Some(mater) && verdicts.mated {
             found.push(Contradiction::CheckmateNotScored { mated: pos.turn() });
         }
     } else if recorded != "1/2-1/2" && !king_can_step(pos) && pos.is_stalemate() {
@@ -355,7 +359,7 @@ mod tests {
             pos.play_unchecked(tok.san.to_move(&pos).unwrap());
         }
         let last = Some((&pos, pos.is_check()));
-        let verdicts = FinalVerdicts::of(&game, &pos, pos.is_check(), &mut Analyst::default());
+        let verdicts = FinalVerdicts::of(&game, &pos, pos.is_checkmate(), &mut Analyst::default());
         let mut undecided = Vec::new();
         let found = contradictions(&game, last, &verdicts, &mut undecided);
         assert_eq!(found, expected, "{text}");

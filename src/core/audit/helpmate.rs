@@ -450,37 +450,64 @@ fn cycle(pos: &Chess) -> bool {
 }
 
 /// The legal quiet moves by a piece (no pawn, no capture, no castle) of
-/// the side to move,
-/// by square of departure and of arrival, found on the bitboards (no list
-/// of every legal move).
-fn quiet_moves(pos: &Chess) -> impl Iterator<Item = shakmaty::Move> + '_ {
+/// the side to move, by square of departure and of arrival, found on the
+/// bitboards (no list of every legal move).
+fn quiet_moves(pos: &Chess) -> QuietMoves<'_> {
     let board = pos.board();
-    let occupied = board.occupied();
-    let in_check = pos.is_check();
     let king = board.king_of(pos.turn());
-    let pieces = if king.is_some() {
-        pos.us() & !board.pawns()
-    } else {
-        Bitboard::EMPTY
-    };
-    pieces.into_iter().flat_map(move |from| {
-        let piece = board.piece_at(from);
-        let targets = piece.map_or(Bitboard::EMPTY, |p| {
-            shakmaty::attacks::attacks(from, p, occupied) & !occupied
-        });
-        targets.into_iter().filter_map(move |to| {
-            let role = piece?.role;
-            fastsan::keeps_king_safe(pos, king?, role, from, to, in_check).then_some(
-                shakmaty::Move::Normal {
-                    role,
-                    from,
-                    capture: None,
-                    to,
-                    promotion: None,
-                },
-            )
-        })
-    })
+    QuietMoves {
+        pos,
+        king: king.unwrap_or(Square::A1),
+        in_check: pos.is_check(),
+        pieces: if king.is_some() {
+            pos.us() & !board.pawns()
+        } else {
+            Bitboard::EMPTY
+        },
+        from: Square::A1,
+        role: Role::King,
+        targets: Bitboard::EMPTY,
+    }
+}
+
+/// The iterator of [`quiet_moves`]: the piece on `from` (of `role`) and the
+/// empty squares it attacks and has not yet tried, then the pieces left.
+struct QuietMoves<'a> {
+    pos: &'a Chess,
+    king: Square,
+    in_check: bool,
+    pieces: Bitboard,
+    from: Square,
+    role: Role,
+    targets: Bitboard,
+}
+
+impl Iterator for QuietMoves<'_> {
+    type Item = shakmaty::Move;
+
+    fn next(&mut self) -> Option<shakmaty::Move> {
+        loop {
+            while let Some(to) = self.targets.pop_front() {
+                let (pos, role, from) = (self.pos, self.role, self.from);
+                if fastsan::keeps_king_safe(pos, self.king, role, from, to, self.in_check) {
+                    return Some(shakmaty::Move::Normal {
+                        role,
+                        from,
+                        capture: None,
+                        to,
+                        promotion: None,
+                    });
+                }
+            }
+            self.from = self.pieces.pop_front()?;
+            let board = self.pos.board();
+            self.role = board.role_at(self.from)?;
+            let occupied = board.occupied();
+            self.targets =
+                shakmaty::attacks::attacks(self.from, self.role.of(self.pos.turn()), occupied)
+                    & !occupied;
+        }
+    }
 }
 
 /// Whether the quiet move `m` (a `Move::Normal` by a piece) is legal in

@@ -5,6 +5,8 @@
 //! found as a typed [`Contradiction`], from which `audit/explain.rs` writes
 //! its sentence (the audit asks it, as for every finding).
 
+use std::borrow::Cow;
+
 use shakmaty::{Chess, Color, Position, attacks};
 
 use super::findings::{Basis, ResultCode, ResultFinding, Undecided, fen_of};
@@ -23,11 +25,24 @@ fn canonical(result: &str) -> &str {
     }
 }
 
+/// The Result tag's value, canonical: one of the standard values as read
+/// (a constant, canonical already: no trim), else as [`canonical`] makes it.
+#[allow(
+    clippy::ptr_arg,
+    reason = "the variant tells a standard constant from a decoded value"
+)]
+fn canonical_tag<'t>(result: &'t Cow<'static, str>) -> &'t str {
+    match result {
+        Cow::Borrowed(standard) => standard,
+        Cow::Owned(other) => canonical(other),
+    }
+}
+
 /// The game's recorded result, canonical: the Result tag, or the result
 /// token that ends the movetext where the tag is missing; empty without
 /// either.
 pub(super) fn recorded<'g>(game: &'g Game) -> &'g str {
-    match canonical(&game.tags.result) {
+    match canonical_tag(&game.tags.result) {
         "" => game.result_token.unwrap_or(""),
         tag => tag,
     }
@@ -230,7 +245,7 @@ fn contradictions<'g>(
     verdicts: &FinalVerdicts,
     undecided: &mut Vec<Undecided>,
 ) -> Vec<Contradiction<'g>> {
-    let tag = canonical(&game.tags.result);
+    let tag = canonical_tag(&game.tags.result);
     let recorded = recorded(game);
     let mut found = Vec::new();
     if let Some(token) = game.result_token

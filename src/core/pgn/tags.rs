@@ -17,7 +17,8 @@ pub struct Tags {
     /// [`Tags::identity`] when one is written.
     identity: [(u32, u32); 6],
     /// The Result tag; empty without one. The four results as the
-    /// standard writes them are kept without an allocation.
+    /// standard writes them are kept without an allocation: a borrowed
+    /// value is one of them or the empty default, canonical as it is.
     pub result: Cow<'static, str>,
     /// The FEN tag, if any.
     pub fen: Option<String>,

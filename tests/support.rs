@@ -6,12 +6,14 @@ use std::io::Write;
 use std::path::Path;
 use std::process::{ChildStdin, Command, Stdio};
 
-/// What one run of the binary left: exit status, standard error, and peak
-/// resident memory in KiB (`ru_maxrss` of this child alone, from `wait4`).
+/// What one run of the binary left: exit status, standard error, peak
+/// resident memory in KiB and CPU time (`ru_maxrss`, `ru_utime` and
+/// `ru_stime` of this child alone, from `wait4`).
 pub(crate) struct Ran {
     pub(crate) status: Option<i32>,
     pub(crate) stderr: String,
     pub(crate) peak_kib: u64,
+    pub(crate) cpu: std::time::Duration,
 }
 
 impl Ran {
@@ -93,11 +95,15 @@ pub(crate) fn run_measured(cmd: Command, feed: Option<Feed>) -> Ran {
     let stderr = reader.join().unwrap();
     let text = std::fs::read_to_string(&result)
         .unwrap_or_else(|_| panic!("the measuring parent failed ({parent_status}): {stderr}"));
-    let (code, peak) = text.split_once(' ').expect("status and peak");
+    let fields: Vec<&str> = text.split_whitespace().collect();
+    let [code, peak, cpu_us] = fields[..] else {
+        panic!("the measuring parent wrote {text:?}");
+    };
     Ran {
         status: code.parse().ok(),
         stderr,
-        peak_kib: peak.trim().parse().expect("peak KiB"),
+        peak_kib: peak.parse().expect("peak KiB"),
+        cpu: std::time::Duration::from_micros(cpu_us.parse().expect("CPU µs")),
     }
 }
 
@@ -106,8 +112,9 @@ pub(crate) fn run_measured(cmd: Command, feed: Option<Feed>) -> Ran {
 const MEASURE: &str = "PGN_AUDIT_TEST_MEASURE";
 
 /// Not a check: the small process that [`run_measured`] starts to run a
-/// command and read its peak RSS with `wait4`. It writes `STATUS PEAK_KIB`
-/// (STATUS `-` when a signal ended the command) to the result file.
+/// command and read its peak RSS and CPU time with `wait4`. It writes
+/// `STATUS PEAK_KIB CPU_MICROSECONDS` (STATUS `-` when a signal ended the
+/// command) to the result file.
 #[test]
 #[ignore = "run by run_measured as the parent of a measured command"]
 #[allow(unsafe_code)] // libc on our own child process or terminal
@@ -131,7 +138,9 @@ fn measuring_parent() {
     } else {
         "-".to_owned()
     };
-    std::fs::write(&spec[0], format!("{code} {}", usage.ru_maxrss)).unwrap();
+    let micros = |t: libc::timeval| t.tv_sec * 1_000_000 + t.tv_usec;
+    let cpu = micros(usage.ru_utime) + micros(usage.ru_stime);
+    std::fs::write(&spec[0], format!("{code} {} {cpu}", usage.ru_maxrss)).unwrap();
 }
 
 /// `pgn-audit ARGS -o OUT` with standard input fed by `feed`.

@@ -898,6 +898,49 @@ mod tests {
         }
     }
 
+    /// Beyond the crate's own positions: 12 random legal plies played from
+    /// each of them (and its mirror image), and wherever
+    /// [`fast_check_fails`] foresees a failure on the way, chasolver's fast
+    /// check fails, for both sides. The generator is seeded, so the count
+    /// of questions foreseen is fixed.
+    #[test]
+    fn the_foresight_holds_after_random_plies() {
+        let mut seed: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut random = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let mut foreseen = 0usize;
+        for name in ["lichess.txt", "positions.txt"] {
+            each_both_ways(name, |line, start| {
+                let mut pos = start.clone();
+                for _ in 0..12 {
+                    let moves = pos.legal_moves();
+                    let Some(&m) =
+                        moves.get(usize::try_from(random()).unwrap() % moves.len().max(1))
+                    else {
+                        break;
+                    };
+                    pos.play_unchecked(m);
+                    for side in Color::ALL {
+                        if fast_check_fails(&pos, side) {
+                            foreseen += 1;
+                            let (board, _) = board_of(&pos, false).unwrap();
+                            assert!(
+                                !is_unwinnable_fast(&board, color_of(side)),
+                                "{line}: {side:?} after {}",
+                                Fen::from_position(&pos, EnPassantMode::Legal)
+                            );
+                        }
+                    }
+                }
+            });
+        }
+        assert_eq!(foreseen, 2_964_883);
+    }
+
     /// The quiet piece moves the shuffle plays are the legal ones, as
     /// shakmaty lists them, and `quiet_move_is_legal` is shakmaty's
     /// `is_legal` for every piece move to an empty square, on every

@@ -360,10 +360,10 @@ const FORCED_MOVES: usize = 16;
 
 /// `pos` after the line of its forced moves (each the one legal move of
 /// its position), as chasolver's first phase plays it: `None` where that
-/// phase does not stop at a position with
-/// at least two legal moves within [`FORCED_MOVES`] moves, or where the
-/// line repeats the pieces and the side to move of a position before
-/// (chasolver stops at a repeated position and proves the side unable).
+/// phase does not stop at a position with at least two legal moves within
+/// [`FORCED_MOVES`] moves, or where the line repeats the pieces and the
+/// side to move of a position before (chasolver stops at a repeated
+/// position and proves the side unable).
 fn unforced(pos: &Chess) -> Option<std::borrow::Cow<'_, Chess>> {
     // Two quiet piece moves are two legal moves: most positions.
     if quiet_moves(pos).nth(1).is_some() {

@@ -409,12 +409,13 @@ impl Reader {
             let cut = error.map(|e| read_error(compression, chunk.base + chunk.len as u64, e));
             let spare = self.spares.try_recv().unwrap_or_default();
             self.pool.spawn(move || {
-                let (base, len) = (chunk.base, chunk.len);
+                let base = chunk.base;
+                let (text, span) = chunk.join(spare);
                 let job = ChunkJob {
                     source: index,
                     games: ChunkGames::new(base),
-                    text: Arc::new(chunk.join(spare)),
-                    len,
+                    text,
+                    span,
                     base,
                     cut,
                     ticket,
@@ -469,7 +470,7 @@ impl Reader {
                 source: index,
                 games: ChunkGames::new(cut.start),
                 text: Arc::new(read.bytes),
-                len: read.len,
+                span: 0..read.len,
                 base: cut.start,
                 cut: cut_by,
                 ticket,
@@ -530,7 +531,7 @@ impl Reader {
             source: index,
             games: ChunkGames::new(chunk.base),
             text: Arc::new(chunk.bytes),
-            len: chunk.len,
+            span: 0..chunk.len,
             base: chunk.base,
             cut,
             ticket,

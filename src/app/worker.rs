@@ -5,6 +5,7 @@
 //! source broke off in it, or it passed the game cap) gets a parse_error
 //! that says so.
 
+use std::ops::Range;
 use std::sync::Arc;
 
 use super::Message;
@@ -35,10 +36,11 @@ pub(super) struct Audited {
 /// written the part.
 pub(super) struct ChunkJob {
     pub(super) source: usize,
-    /// The chunk's text is `text[..len]`.
+    /// The chunk's text is `text[span]`: a decompressed piece may hold
+    /// several chunks, each audited straight from it.
     pub(super) text: Arc<Vec<u8>>,
-    pub(super) len: usize,
-    /// The source offset of `text[0]`.
+    pub(super) span: Range<usize>,
+    /// The source offset of `text[span.start]`.
     pub(super) base: u64,
     /// For the source's last chunk: the read error that ended the source,
     /// which broke off its last game unless that game ended by its result.
@@ -50,7 +52,7 @@ pub(super) struct ChunkJob {
 impl ChunkJob {
     /// Audits the next part of the chunk and sends it.
     pub(super) fn run(mut self) {
-        let text = &self.text[..self.len];
+        let text = &self.text[self.span.clone()];
         let mut found = Vec::new();
         let more = self.games.next_games(text, PART_GAMES, &mut found);
         let last = found.len().wrapping_sub(1);
@@ -59,7 +61,7 @@ impl ChunkJob {
             .enumerate()
             .map(|(k, g)| {
                 let cut = self.cut.as_deref().filter(|_| !more && k == last);
-                audit_chunk_game(text, self.base, g, cut)
+                audit_chunk_game(text, self.base, g, cut, self.span.start)
             })
             .collect();
         let end = found.last().map(|g| g.span.end);
@@ -89,14 +91,21 @@ impl ChunkJob {
     }
 }
 
-/// Audits game `g` of a chunk, whose text is `text` from `base` on. `cut`
-/// is the read error that ended the source after it.
-fn audit_chunk_game(text: &[u8], base: u64, g: &ChunkGame, cut: Option<&str>) -> Audited {
+/// Audits game `g` of a chunk, whose text is `text` from `base` on and
+/// starts at `start` of its buffer. `cut` is the read error that ended the
+/// source after it.
+fn audit_chunk_game(
+    text: &[u8],
+    base: u64,
+    g: &ChunkGame,
+    cut: Option<&str>,
+    start: usize,
+) -> Audited {
     let at = |offset: u64| {
         usize::try_from(offset - base).expect("a game's offset in its chunk fits in usize")
     };
-    let range = (at(g.span.start), at(g.span.end));
-    let (tags, mut report) = audit_caught(&text[range.0..range.1]);
+    let (from, to) = (at(g.span.start), at(g.span.end));
+    let (tags, mut report) = audit_caught(&text[from..to]);
     if g.capped {
         mark_capped(&mut report);
     } else if let Some(cause) = cut.filter(|_| !g.span.ended) {
@@ -105,7 +114,7 @@ fn audit_chunk_game(text: &[u8], base: u64, g: &ChunkGame, cut: Option<&str>) ->
     Audited {
         offset: g.span.start,
         line: g.line,
-        range,
+        range: (start + from, start + to),
         tags,
         report,
     }

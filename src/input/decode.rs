@@ -497,7 +497,7 @@ pub(crate) fn spawn_zstd<R: BufRead + Send + 'static>(
 
 /// Frames back from the pool, with their output when they decompressed
 /// whole within [`MAX_FRAME`].
-type FrameResult = (Vec<u8>, Option<Vec<Vec<u8>>>);
+type FrameResult = (Vec<u8>, Option<Vec<u8>>);
 
 fn zstd_frames<R: BufRead + Send + 'static>(
     mut src: R,
@@ -529,12 +529,9 @@ fn zstd_frames<R: BufRead + Send + 'static>(
         };
         match out {
             Some(out) => {
-                let size: usize = out.iter().map(Vec::len).sum();
-                in_flight = (FRAME_BUDGET / size.max(1)).clamp(1, threads.max(1));
-                for chunk in out {
-                    if tx.send(Piece::Bytes(chunk)).is_err() {
-                        return;
-                    }
+                in_flight = (FRAME_BUDGET / out.len().max(1)).clamp(1, threads.max(1));
+                if !out.is_empty() && tx.send(Piece::Bytes(out)).is_err() {
+                    return;
                 }
             }
             None => {
@@ -654,27 +651,59 @@ fn frame_failed() -> io::Error {
     io::Error::other("the decompressor failed on a zstd frame")
 }
 
-/// Whole frames decompressed, in chunks (no doubling growth of one big
-/// buffer), unless one fails or their output outgrows [`MAX_FRAME`]: then
-/// a stream decoder reads them again from the first, to give what it
-/// gives at any thread count.
-fn decompress_frames(frames: &[u8], window: MaxWindow) -> Option<Vec<Vec<u8>>> {
-    let mut d = zstd::stream::read::Decoder::with_buffer(frames).ok()?;
-    d.window_log_max(window.log()).ok()?;
+/// Whole frames decompressed into one buffer, each in a single pass
+/// (straight into the buffer: no copy through a stream decoder's window,
+/// no zeroing of the buffer first), unless one fails, asks for a window
+/// above `window`, or their output outgrows [`MAX_FRAME`]: then a stream
+/// decoder reads them again from the first, to give what it gives at any
+/// thread count.
+fn decompress_frames(frames: &[u8], window: MaxWindow) -> Option<Vec<u8>> {
+    use zstd::zstd_safe::{self, DCtx, MAGIC_SKIPPABLE_MASK, MAGIC_SKIPPABLE_START};
+    let mut dctx = DCtx::try_create()?;
     let mut out = Vec::new();
-    let mut total = 0;
-    loop {
-        let mut chunk = Vec::with_capacity(CHUNK);
-        let n = (&mut d).take(CHUNK as u64).read_to_end(&mut chunk).ok()?;
-        if n == 0 {
-            return Some(out);
+    let mut rest = frames;
+    while !rest.is_empty() {
+        let size = zstd_safe::find_frame_compressed_size(rest).ok()?;
+        let (frame, after) = rest.split_at_checked(size).filter(|_| size > 0)?;
+        rest = after;
+        let magic = u32::from_le_bytes(*frame.first_chunk()?);
+        if magic & MAGIC_SKIPPABLE_MASK == MAGIC_SKIPPABLE_START {
+            continue;
         }
-        total += n;
-        if total > MAX_FRAME {
+        if !within_window(frame, window)? {
             return None;
         }
-        out.push(chunk);
+        let bound = usize::try_from(zstd_safe::decompress_bound(frame).ok()?).ok()?;
+        if bound > MAX_FRAME {
+            return None;
+        }
+        out.reserve(bound);
+        let at = out.len();
+        let mut tail = Cursor::new(&mut out);
+        tail.set_position(at as u64);
+        dctx.decompress(&mut tail, frame).ok()?;
+        if out.len() > MAX_FRAME {
+            return None;
+        }
     }
+    Some(out)
+}
+
+/// Whether a zstd frame's window is one a stream decoder limited to
+/// `window` accepts (`ZSTD_d_windowLogMax`: at most 2^log + 1 bytes, the
+/// window of a single-segment frame being its content size); `None` where
+/// its header cannot be read. A single pass needs no window, so the limit
+/// is applied here, to refuse what the stream decoder refuses.
+fn within_window(frame: &[u8], window: MaxWindow) -> Option<bool> {
+    let descriptor = *frame.get(4)?;
+    let size = if descriptor & 0x20 != 0 {
+        zstd::zstd_safe::get_frame_content_size(frame).ok()??
+    } else {
+        let byte = *frame.get(5)?;
+        let base = 1u64 << (10 + u32::from(byte >> 3));
+        base + base / 8 * u64::from(byte & 7)
+    };
+    Some(size <= (1u64 << window.log()) + 1)
 }
 
 enum Walk {

@@ -10,7 +10,8 @@
 //! end, as any source.
 
 use std::io::{self, Read};
-use std::ops::ControlFlow;
+use std::ops::{ControlFlow, Range};
+use std::sync::Arc;
 
 use super::chunk::last_sync_point;
 use super::decode::Chunks;
@@ -33,8 +34,8 @@ pub struct Decoded {
 /// the next sync point (or the source's end).
 #[derive(Debug)]
 pub struct PieceChunk {
-    /// The text is these, back to back.
-    pub pieces: Vec<Vec<u8>>,
+    /// The text is these stretches of the decoder's pieces, back to back.
+    segments: Vec<Segment>,
     /// Their length together.
     pub len: usize,
     /// The source offset of the first byte.
@@ -43,22 +44,43 @@ pub struct PieceChunk {
     pub last: bool,
 }
 
+/// A stretch of one of the decoder's pieces: `piece[start..end]`. A piece
+/// larger than a chunk (a zstd frame decompressed whole) is shared by the
+/// chunks cut from it.
+#[derive(Debug, Clone)]
+struct Segment {
+    piece: Arc<Vec<u8>>,
+    start: usize,
+    end: usize,
+}
+
+impl Segment {
+    fn len(&self) -> usize {
+        self.end - self.start
+    }
+
+    fn text(&self) -> &[u8] {
+        &self.piece[self.start..self.end]
+    }
+}
+
 impl PieceChunk {
-    /// The text in one buffer (`spare`, grown where it must): the buffer,
-    /// whose first `len` bytes are the text.
-    pub fn join(mut self, mut spare: Vec<u8>) -> Vec<u8> {
-        if self.pieces.len() == 1 {
-            return self.pieces.pop().unwrap_or_default();
+    /// The text in one buffer, and where in it: a chunk that lies within
+    /// one piece is that piece (shared, not copied); one across pieces is
+    /// copied into `spare`, grown where it must.
+    pub fn join(self, mut spare: Vec<u8>) -> (Arc<Vec<u8>>, Range<usize>) {
+        if let [one] = &self.segments[..] {
+            return (one.piece.clone(), one.start..one.end);
         }
         if spare.len() < self.len {
             spare = vec![0; self.len];
         }
         let mut at = 0;
-        for p in &self.pieces {
-            spare[at..at + p.len()].copy_from_slice(p);
-            at += p.len();
+        for s in &self.segments {
+            spare[at..at + s.len()].copy_from_slice(s.text());
+            at += s.len();
         }
-        spare
+        (Arc::new(spare), 0..self.len)
     }
 }
 
@@ -100,7 +122,7 @@ impl Decoded {
     ) -> Pieces {
         let chunk_bytes = chunk_bytes.max(1);
         let mut nul = NulCount::default();
-        let mut held: Vec<Vec<u8>> = Vec::new();
+        let mut held: Vec<Segment> = Vec::new();
         let mut held_len = 0;
         let mut base = 0u64;
         let mut first = Some(std::mem::take(&mut self.head));
@@ -113,7 +135,7 @@ impl Decoded {
                         return Pieces::Ended(base, error);
                     }
                     let chunk = PieceChunk {
-                        pieces: held,
+                        segments: held,
                         len: held_len,
                         base,
                         last: true,
@@ -129,17 +151,40 @@ impl Decoded {
                 continue;
             }
             held_len += piece.len();
-            held.push(piece);
-            if held_len < chunk_bytes {
-                continue;
-            }
-            let last = held.last_mut().expect("a piece is held");
-            if let Some(p) = last_sync_point(last, 0) {
-                let rest = last[p..].to_vec();
-                last.truncate(p);
+            held.push(Segment {
+                end: piece.len(),
+                piece: Arc::new(piece),
+                start: 0,
+            });
+            // Every chunk the text held has a sync point for, each of
+            // about `chunk_bytes`.
+            while held_len >= chunk_bytes {
+                let last = held.last().expect("a piece is held");
+                let before = held_len - last.len();
+                let Some(p) = chunk_end(last, chunk_bytes.saturating_sub(before), before == 0)
+                else {
+                    if held_len >= chunk_bytes.saturating_add(SLACK) {
+                        // Read in order from the stretch's start, through the
+                        // NUL-run check where it stands.
+                        let text: Vec<u8> = held.iter().flat_map(Segment::text).copied().collect();
+                        let rest = NulRuns::after(self.chunks, nul.run);
+                        return Pieces::Serial(base, Box::new(io::Cursor::new(text).chain(rest)));
+                    }
+                    break;
+                };
+                let mut segments = std::mem::take(&mut held);
+                let cut = segments.last_mut().expect("a piece is held");
+                let rest = Segment {
+                    start: p,
+                    ..cut.clone()
+                };
+                cut.end = p;
+                if cut.start == cut.end {
+                    segments.pop();
+                }
                 let len = held_len - rest.len();
                 let chunk = PieceChunk {
-                    pieces: std::mem::take(&mut held),
+                    segments,
                     len,
                     base,
                     last: false,
@@ -150,14 +195,6 @@ impl Decoded {
                 base += len as u64;
                 held_len = rest.len();
                 held.push(rest);
-                continue;
-            }
-            if held_len >= chunk_bytes.saturating_add(SLACK) {
-                // Read in order from the stretch's start, through the NUL-run
-                // check where it stands.
-                let text: Vec<u8> = held.concat();
-                let rest = NulRuns::after(self.chunks, nul.run);
-                return Pieces::Serial(base, Box::new(io::Cursor::new(text).chain(rest)));
             }
         }
     }
@@ -199,5 +236,24 @@ impl Decoded {
         }
         piece.truncate(passed);
         Ok(Some(piece))
+    }
+}
+
+/// Where a chunk that takes about `want` more bytes of `segment` ends: the
+/// last sync point within those bytes, else within twice as many, and so
+/// on to the segment's end (after its first byte where the chunk would
+/// otherwise be empty).
+fn chunk_end(segment: &Segment, want: usize, nonempty: bool) -> Option<usize> {
+    let from = segment.start + usize::from(nonempty);
+    let mut want = want.max(1);
+    loop {
+        let near = segment.end.min(segment.start.saturating_add(want));
+        if let Some(p) = last_sync_point(&segment.piece[..near], from) {
+            return Some(p);
+        }
+        if near == segment.end {
+            return None;
+        }
+        want = want.saturating_mul(2);
     }
 }

@@ -575,17 +575,28 @@ fn null_moves_are_illegal() {
     );
 }
 
+/// Moves after the result, and a second result (text after the result, as
+/// the contract has it: it was taken without a word, the first kept), are
+/// the game's parse_error.
 #[test]
 fn moves_after_the_result() {
     let r = audit(b"[Event \"a\"]\n\n1. e4 e5 1-0 2. Nf3 Nc6 *\n\n[Event \"b\"]\n\n1. d4 d5 1/2-1/2 { a comment } 0-1\n\n1. c4 * 1. d4 *\n");
     expect(
         &r,
-        (3, 1, 0, 2),
-        &[(1, 3, "Nf3", "parse_error"), (3, 2, "d4", "parse_error")],
+        (3, 0, 0, 3),
+        &[
+            (1, 3, "Nf3", "parse_error"),
+            (2, 3, "0-1", "parse_error"),
+            (3, 2, "d4", "parse_error"),
+        ],
     );
     assert_eq!(
         details(&r.out),
-        ["move after the game result", "move after the game result"]
+        [
+            "move after the game result",
+            "a second result after the game result",
+            "move after the game result"
+        ]
     );
 }
 

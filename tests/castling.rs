@@ -143,6 +143,42 @@ fn into_check_castle_is_played_and_the_reply_replayed() {
     assert_eq!(board_of(&final_fen(&text)), "7r/3k4/8/8/8/6K1/8/R4R2");
 }
 
+/// A castle into check is played as written, so the reply may be one that
+/// takes the king: a king is never captured (FIDE 1.4.1), so that reply
+/// is an illegal move at its ply, the castle's row stays, and the audit
+/// goes on without a panic (it lost the row and gave a ply-0 parse_error).
+#[test]
+fn a_reply_that_takes_the_king_left_in_check_is_an_illegal_move() {
+    let fen = "4k3/6r1/8/8/8/8/8/4K2R w K - 0 1";
+    for reply in ["Rxg1", "Rxg1+", "Rg1", "Rg7xg1"] {
+        let r = audit(&pgn(Some(fen), false, &format!("1. O-O {reply}")));
+        assert_eq!(rows(&r), [row(1, "O-O", "into_check")], "{reply}");
+        let e = r.error.as_ref().expect("an error row");
+        assert_eq!(
+            (e.ply, e.kind, e.san.as_str()),
+            (2, ErrorKind::IllegalMove, reply)
+        );
+        assert_eq!(e.fen, "4k3/6r1/8/8/8/8/8/5RK1 b - - 1 1");
+        assert_eq!(r.plies, 1);
+    }
+    // A pawn that would take it while promoting, and a move that does not
+    // take it, replayed on.
+    let fen = "4k3/8/8/8/8/8/7p/4K2R w K - 0 1";
+    let r = audit(&pgn(Some(fen), false, "1. O-O hxg1=Q"));
+    assert_eq!(rows(&r), [row(1, "O-O", "into_check")]);
+    assert_eq!(
+        r.error.map(|e| (e.ply, e.kind)),
+        Some((2, ErrorKind::IllegalMove))
+    );
+    let r = audit(&pgn(
+        Some("4k3/6r1/8/8/8/8/8/4K2R w K - 0 1"),
+        false,
+        "1. O-O Kd7 2. Kh1",
+    ));
+    assert_eq!(r.error, None);
+    assert_eq!(r.plies, 3);
+}
+
 #[test]
 fn rook_b8_attacks_b1_and_a1_queenside_still_legal() {
     let fen = "1r2k3/8/8/8/8/8/8/R3K2R w KQ - 0 1";

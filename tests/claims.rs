@@ -684,7 +684,6 @@ fn commentary_is_not_a_claim() {
         lasker,
         "Rather than play out the moves for a threefold repetition, Marshall and Reti agree to a draw.",
         "White could have claimed a draw by repetition",
-        "Black didn't want to wait for the 50 moves rule; a draw was agreed.",
         "Remis vereinbart, statt die Stellungswiederholung abzuwarten.",
         "Nulle : ils n'attendent pas la triple répétition.",
         "Tablas de mutuo acuerdo en vez de la repetición.",
@@ -707,6 +706,18 @@ fn commentary_is_not_a_claim() {
             "A hard fight. Draw by threefold repetition! Neither side could win.",
             Threefold,
             FalseNotRepeated,
+        ),
+        // The markers are whole words: `didn't` holds no `not` (the
+        // contract lists no contraction), so these sentences claim.
+        (
+            "Draw by repetition, White didn't want more.",
+            Threefold,
+            FalseNotRepeated,
+        ),
+        (
+            "Black didn't want to wait for the 50 moves rule; a draw was agreed.",
+            FiftyMoves,
+            FalseFiftyMoves,
         ),
     ] {
         let r = drawn(not_repeated, words);

@@ -188,6 +188,65 @@ fn insufficient_material_and_other_codes_keep_their_basis() {
     );
 }
 
+/// A win on time by a side whose material shakmaty's one-sided test
+/// (`has_insufficient_material`, the contract's words for 6.9) calls
+/// insufficient has the basis `insufficient_material`, whatever the loser
+/// has: a knight against a queen, bishops on one colour against a rook.
+/// It was `helpmate_analysis` wherever the loser had more than its king.
+#[test]
+fn a_timeout_the_one_sided_material_test_decides_has_its_basis() {
+    let text = [
+        game(
+            "Knight against queen",
+            "4k3/8/8/3q4/8/8/8/4KN2 w - - 0 1",
+            &[("Result", "1-0"), ("Termination", "Time forfeit")],
+            "1. Kf2 Kd7 1-0",
+        ),
+        game(
+            "Bishop against rook",
+            "4k2r/8/8/8/8/8/8/2B1K3 w - - 0 1",
+            &[("Result", "1-0"), ("Termination", "Time forfeit")],
+            "1. Kd2 Kd7 1-0",
+        ),
+        game(
+            "Knight and pawn against queen",
+            "4k3/8/8/3q4/8/8/P7/4KN2 w - - 0 1",
+            &[("Result", "1-0"), ("Termination", "Time forfeit")],
+            "1. Kf2 Kd7 1-0",
+        ),
+    ]
+    .concat();
+    let (_t, out) = audit_at_every_thread_count(&text, &[]);
+    let flag = "Black's flag fell, but White cannot mate by any series of legal moves, so the \
+                game is drawn (FIDE 6.9), not 1-0";
+    assert_eq!(
+        pick(&out, "results.csv", RESULT_COLUMNS),
+        strings(&[
+            &[
+                "1",
+                "2",
+                "timeout_without_mating_material",
+                "1-0",
+                "1/2-1/2",
+                flag,
+                "8/3k4/8/3q4/8/8/5K2/5N2 w - - 2 2",
+                "insufficient_material",
+            ],
+            &[
+                "2",
+                "2",
+                "timeout_without_mating_material",
+                "1-0",
+                "1/2-1/2",
+                flag,
+                "7r/3k4/8/8/8/8/3K4/2B5 w - - 2 2",
+                "insufficient_material",
+            ],
+        ])
+    );
+    assert_eq!(counts(&out), (3, 1, 2, 0));
+}
+
 fn merge(args: &[&str]) -> std::process::Output {
     bin().arg("merge").args(args).output().unwrap()
 }

@@ -471,6 +471,69 @@ A quick draw followed.
 The end of the collection.
 "#;
 
+/// A dropped castling right is written in quirks.csv as the FEN wrote it:
+/// `KQkq` of a game whose Variant names standard chess, its rooks on b1
+/// and g1, drops `Q` and `K` (it wrote the rooks' files, `B` and `G`); a
+/// Chess960 FEN's `H` without a rook there drops `H` (it wrote `K`).
+#[test]
+fn a_dropped_right_is_written_as_the_fen_wrote_it() {
+    let text = "[Event \"Standard\"]\n[Variant \"Standard\"]\n[SetUp \"1\"]\n\
+        [FEN \"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/1RBQKBR1 w KQkq - 0 1\"]\n\n1. e4 *\n\n\
+        [Event \"Shredder\"]\n[Variant \"Chess960\"]\n[SetUp \"1\"]\n\
+        [FEN \"4k3/8/8/8/8/8/8/1R2K3 w HB - 0 1\"]\n\n1. Kd2 *\n";
+    let (_t, out) = audit(text);
+    let dropped = "impossible_castling_right";
+    assert_eq!(
+        pick(&out, "quirks.csv", &QUIRKS),
+        strings(&[
+            &["1", "Standard", "0", "Q", dropped, ""],
+            &["1", "Standard", "0", "K", dropped, ""],
+            &["2", "Shredder", "0", "H", dropped, ""],
+        ])
+    );
+}
+
+/// (v3) A game whose only foreign piece letters name the piece a pawn
+/// promotes to (`a8=D`, `a8T`: German) is read in that set too. It was a
+/// parse_error: a set was tried only where a move starts with its letter.
+#[test]
+fn a_foreign_promotion_letter_alone_is_read_in_its_set() {
+    let from = "[SetUp \"1\"]\n[FEN \"8/P6k/8/8/8/8/7K/8 w - - 0 1\"]\n[Result \"*\"]\n\n";
+    let text = format!(
+        "[Event \"Dame\"]\n{from}1. a8=D Kg6 2. Dg8+ *\n\n\
+         [Event \"Turm\"]\n{from}1. a8T Kg6 *\n\n\
+         [Event \"Springer\"]\n{from}1. a8=N Kg6 2. a1=S *\n"
+    );
+    let (_t, out) = audit(&text);
+    assert_eq!(
+        pick(&out, "quirks.csv", &QUIRKS),
+        strings(&[
+            &["1", "Dame", "1", "a8=D", FOREIGN, "a8=Q"],
+            &["1", "Dame", "3", "Dg8+", FOREIGN, "Qg8+"],
+            &[
+                "2",
+                "Turm",
+                "1",
+                "a8T",
+                "promotion_without_equals;foreign_piece_letters",
+                "a8=R"
+            ],
+        ])
+    );
+    // English and German letters mixed: the first foreign one is the
+    // error, as before.
+    assert_eq!(
+        pick(&out, "errors.csv", &ERRORS),
+        strings(&[&[
+            "3",
+            "3",
+            "a1=S",
+            "parse_error",
+            "not a move, move number or result"
+        ]])
+    );
+}
+
 /// (v3, issue 28) Every game of the old collections as its authors meant
 /// it: the prose is no game (14 games, not 15), the glyphs are quirks
 /// (`=Q` stays a promotion), the three tagless lines are three games, the

@@ -482,8 +482,12 @@ impl Splitter {
             State::Tags { .. } => (Role::Movetext, false),
             State::Movetext { .. } if first == b'[' => (Role::Tags, true),
             // (v3) After the result, a line that starts with a move number
-            // or a move starts the next game (tagless games one per line).
-            State::Movetext { .. } if self.reading.result && pgn_audit_lex::starts_move(head) => {
+            // or a move starts the next game (tagless games one per line),
+            // and a line of prose (an underline, a remark) ends the game:
+            // only text on the result's own line is still the game's.
+            State::Movetext { .. }
+                if self.reading.result && (pgn_audit_lex::starts_move(head) || is_prose(head)) =>
+            {
                 (Role::Movetext, true)
             }
             State::Movetext { .. } => (Role::Movetext, false),
@@ -1257,13 +1261,14 @@ mod tests {
                 "[Event \"y\"] [Site \"z\"]\n\n1. c4 *"
             ]
         );
-        // Text between the result and the next blank line or tag line is
-        // the game's (the movetext reader makes it a parse error), but
-        // (v3) a line that starts with a move starts the next game, which
-        // without a result runs on to a tag line.
+        // Text on the result's line is the game's (the movetext reader
+        // makes it a parse error); (v3) a line of prose after it is no
+        // game and no part of it, and a line that starts with a move
+        // starts the next game, which without a result runs on to a tag
+        // line.
         assert_eq!(
             games(b"1. e4 * e5 [Event \"x\"]\nsee below\n\n1. d4 *\n"),
-            vec!["1. e4 * e5 [Event \"x\"]\nsee below\n", "1. d4 *\n"]
+            vec!["1. e4 * e5 [Event \"x\"]\n", "1. d4 *\n"]
         );
         assert_eq!(
             games(b"1. e4 * e5 [Event \"x\"]\n2. Nf3\n\n1. d4 *\n"),
@@ -1391,6 +1396,27 @@ mod tests {
                 "[Event \"x\"]\n\nELF\x7f\n"
             ]
         );
+    }
+
+    /// (v3) Prose on the lines right after a game's result, with no blank
+    /// line between (an underline of dashes, a remark), is no game and no
+    /// part of that game: only text on the result's own line is. It was
+    /// that game's parse_error. A comment there is still the game's.
+    #[test]
+    fn prose_right_after_a_result_is_no_game() {
+        let pgn = b"[Event \"a\"]\n\n1. e4 e5 1-0\nWhite won easily, as expected.\n\n\
+            [Event \"b\"]\n\n1. d4 d5 0-1\n----------\n[Event \"c\"]\n\n1. c4 *\n\
+            A remark\non two lines.\n1. e4 e5 1/2-1/2 {Agreed.}\n{ notes }\nThe end.\n";
+        let expected = vec![
+            "[Event \"a\"]\n\n1. e4 e5 1-0\n",
+            "[Event \"b\"]\n\n1. d4 d5 0-1\n",
+            "[Event \"c\"]\n\n1. c4 *\n",
+            "1. e4 e5 1/2-1/2 {Agreed.}\n{ notes }\n",
+        ];
+        assert_eq!(games(pgn), expected);
+        for step in 1..pgn.len() {
+            assert_eq!(split_in_pieces(pgn, step), split(pgn), "step {step}");
+        }
     }
 
     /// (v3) Tagless games one per line: after a game's result, a line that

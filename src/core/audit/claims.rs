@@ -336,8 +336,8 @@ fn claim_words(text: &str) -> (bool, bool) {
 /// (v3) Which claims a final comment makes: (threefold, fifty moves). It
 /// is cut into sentences at `.`, `!`, `?`, `;` and line ends; a sentence
 /// holding a claim word claims unless it also holds a marker of
-/// commentary ([`COMMENTARY`], or an English `n't`): a comment claims only
-/// where it reports the claim or the draw as what happened.
+/// commentary ([`COMMENTARY`], each a whole word or phrase): a comment
+/// claims only where it reports the claim or the draw as what happened.
 fn comment_claims(text: &str) -> (bool, bool) {
     let (mut threefold, mut fifty) = (false, false);
     for sentence in text.split(['.', '!', '?', ';', '\n', '\r']) {
@@ -358,7 +358,7 @@ fn is_commentary(sentence: &str) -> bool {
         .collect::<Vec<_>>()
         .join(" ")
         .to_lowercase();
-    COMMENTARY.iter().any(|m| has_phrase(&lower, m, false)) || has_phrase(&lower, "n't", true)
+    COMMENTARY.iter().any(|m| has_phrase(&lower, m, false))
 }
 
 /// Whether `text[start..end]` is a whole word or phrase: no letter or

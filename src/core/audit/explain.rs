@@ -480,6 +480,15 @@ pub(super) fn illegal_move(color: Color, san: San, missing: Option<Role>) -> Str
     }
 }
 
+/// The detail of a move that would take the king: only a castle played
+/// into check leaves a king where the reply can take it.
+pub(super) fn king_capture(color: Color, san: San) -> String {
+    format!(
+        "{san} would capture the {} king, left in check by the castle before it; a king is never captured (FIDE 1.4.1)",
+        color_name(!color).to_lowercase()
+    )
+}
+
 /// The detail of a results row (results.csv): how the result `recorded`
 /// contradicts the final position or the Laws.
 pub(super) fn result(contradiction: Contradiction, recorded: &str) -> String {

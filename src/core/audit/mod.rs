@@ -36,22 +36,23 @@ pub fn audit_game(game: &Game) -> GameReport {
     foreign_reading(game).unwrap_or(report)
 }
 
-/// (v3) The audit of a game whose movetext stops at a token that starts
-/// with a piece letter of a foreign set only (`S`, `L`, `D`, `T`, `C`,
-/// `F`, `A`, `P`), read again in each set that letter belongs to (German,
+/// (v3) The audit of a game whose movetext stops at a token with a piece
+/// letter of a foreign set only (`S`, `L`, `D`, `T`, `C`, `F`, `A`, `P`),
+/// as the piece that moves (`Sf3`) or the piece a pawn promotes to
+/// (`e8=D`), read again in each set that letter belongs to (German,
 /// French, Spanish, Dutch, in that order): the first reading in which
 /// every piece letter is of the set and every move names exactly one legal
 /// move, if any. Out of line: few games are written so.
 #[cold]
 #[inline(never)]
 fn foreign_reading(game: &Game) -> Option<GameReport> {
-    let first = *game.syntax_error.as_ref()?.token.as_bytes().first()?;
-    if game.letters != PieceLetters::English || PieceLetters::English.has(first) {
+    if game.letters != PieceLetters::English {
         return None;
     }
+    let letter = foreign_letter(game.syntax_error.as_ref()?.token.as_bytes())?;
     PieceLetters::FOREIGN
         .into_iter()
-        .filter(|letters| letters.has(first))
+        .filter(|letters| letters.has(letter))
         .find_map(|letters| {
             let report = audit_traced(&game.read_in(letters), None);
             let read = report
@@ -60,6 +61,20 @@ fn foreign_reading(game: &Game) -> Option<GameReport> {
                 .is_none_or(|e| e.kind == ErrorKind::UnplayableCastle);
             read.then_some(report)
         })
+}
+
+/// The piece letter of a token that SAN's letters cannot read, where it
+/// names a piece in a foreign set only: the letter it starts with, or
+/// (a pawn's move) the letter of its promotion piece, after `=` or
+/// straight after the last rank.
+fn foreign_letter(token: &[u8]) -> Option<u8> {
+    let letter = match *token.first()? {
+        first if first.is_ascii_uppercase() => first,
+        _ => token
+            .windows(2)
+            .find(|w| matches!(w[0], b'=' | b'1' | b'8') && w[1].is_ascii_uppercase())?[1],
+    };
+    (!PieceLetters::English.has(letter)).then_some(letter)
 }
 
 /// How often the position after each ply (from ply 0, the start position)
@@ -100,7 +115,19 @@ fn audit_traced(game: &Game, mut trace: Option<&mut Vec<u32>>) -> GameReport {
     // Each impossible castling right of the FEN, dropped, is a quirk.
     report
         .quirks
-        .extend(start.dropped_rights.into_iter().map(dropped_right));
+        .extend(start.dropped_rights.into_iter().map(|rook| {
+            let written = game
+                .tags
+                .fen
+                .as_deref()
+                .and_then(|f| f.split_whitespace().nth(2));
+            let color = shakmaty::Color::from_white(rook.rank() == Rank::First);
+            dropped_right(
+                rook,
+                written.unwrap_or(""),
+                start.position.board().king_of(color),
+            )
+        }));
     // (v3) So is an impossible en-passant square, dropped.
     if let Some(square) = start.dropped_ep {
         report.quirks.push(NotationQuirk {
@@ -177,6 +204,10 @@ fn audit_traced(game: &Game, mut trace: Option<&mut Vec<u32>>) -> GameReport {
             }
         }
         match resolved {
+            Resolved::Move(m, _) if m.capture() == Some(Role::King) => {
+                report.error = Some(fail(&pos, ErrorKind::IllegalMove, king_capture(&pos, tok)));
+                break;
+            }
             Resolved::Move(m, form) => {
                 if form || !tok.mended.is_empty() {
                     sloppy = Some(form_quirks(&pos, tok, m));
@@ -399,17 +430,20 @@ fn tag_quirk(q: &TagQuirk) -> NotationQuirk {
 }
 
 /// A FEN castling right dropped as impossible (its rook square given): a
-/// quirk at ply 0, written as the FEN letter of that right.
-fn dropped_right(rook: Square) -> NotationQuirk {
-    let letter = match rook.file() {
-        File::A => 'Q',
-        File::H => 'K',
-        file => file.upper_char(),
-    };
-    let letter = if rook.rank() == Rank::First {
-        letter
+/// quirk at ply 0, written as the FEN wrote that right (`written`, the
+/// FEN's castling field): the rook's file where the FEN names it (`G`),
+/// else `K` or `Q` for the side of its king (`king`) the rook stands on.
+fn dropped_right(rook: Square, written: &str, king: Option<Square>) -> NotationQuirk {
+    let white = rook.rank() == Rank::First;
+    let case = |c: char| if white { c } else { c.to_ascii_lowercase() };
+    let named = case(rook.file().upper_char());
+    let kingside = king.map_or(rook.file() >= File::E, |k| rook.file() > k.file());
+    let letter = if written.contains(named) {
+        named
+    } else if kingside {
+        case('K')
     } else {
-        letter.to_ascii_lowercase()
+        case('Q')
     };
     NotationQuirk {
         ply: 0,
@@ -949,6 +983,14 @@ fn illegal_detail(pos: &Chess, san: San) -> String {
         _ => None,
     };
     explain::illegal_move(pos.turn(), san, missing)
+}
+
+/// The detail of a move that takes the king (FIDE 1.4.1: never a legal
+/// move), which only the reply to a castle played into check can be.
+#[cold]
+#[inline(never)]
+fn king_capture(pos: &Chess, tok: &MoveToken) -> String {
+    explain::king_capture(pos.turn(), tok.san)
 }
 
 /// Audits one game, turning a panic in the audit into an error row so that

@@ -122,10 +122,12 @@ impl Contradiction<'_> {
 pub(crate) struct FinalVerdicts {
     /// The side asked first: the recorded winner, else the side to move.
     pub(crate) first: Color,
-    /// Whether the recorded winner can mate; `None` without a winner.
-    /// Searched in full only where the game was lost on time (the one row
-    /// the winner's verdict alone decides): elsewhere a verdict the full
-    /// search would settle is `NotProven`.
+    /// Whether the recorded winner can mate, as 6.9 asks it (the
+    /// contract's words: its material insufficient by shakmaty's one-sided
+    /// test, or the analysis); `None` without a winner. Searched in full
+    /// only where the game was lost on time (the one row the winner's
+    /// verdict alone decides): elsewhere a verdict the full search would
+    /// settle is `NotProven`.
     pub(crate) winner: Option<Mating>,
     /// Whether the game was lost on time (6.9), worked out once and only
     /// where the winner's verdict can make it matter: the winner is not
@@ -164,19 +166,25 @@ impl FinalVerdicts {
                 mated,
             };
         }
+        // 6.9 as the contract words it: the winner's material insufficient
+        // by shakmaty's one-sided test (`has_insufficient_material`), else
+        // the analysis. The position's deadness is the analysis's alone.
+        let short = won_by.is_some_and(|w| pos.has_insufficient_material(w));
         // The winner's full search only where its answer is a row of its
         // own (a loss on time); elsewhere `deadness` asks it if at all.
         let mut timeout = false;
         let asked = won_by.map(|w| {
             let verdict = analyst.verdict(pos, w);
-            timeout = !matches!(verdict, Verdict::Settled(m) if m.can()) && lost_on_time(game);
-            if timeout {
+            timeout =
+                (short || !matches!(verdict, Verdict::Settled(m) if m.can())) && lost_on_time(game);
+            if timeout && !short {
                 Verdict::Settled(analyst.settle(verdict))
             } else {
                 verdict
             }
         });
         let winner = asked.map(|v| match v {
+            _ if short => Mating::Impossible(Basis::InsufficientMaterial),
             Verdict::Settled(mating) => mating,
             Verdict::Open(..) => Mating::NotProven,
         });

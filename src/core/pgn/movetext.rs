@@ -255,6 +255,10 @@ fn read_tokens<const ENGLISH: bool>(
                 if matches!(c, b'1' | b'0' | b'*' | 0xc2)
                     && let Some(result) = pgn_audit_lex::result(token)
                 {
+                    if result_seen {
+                        fail(out, i, end, "a second result after the game result");
+                        return;
+                    }
                     result_seen = true;
                     out.result.get_or_insert(result);
                     i = end;
@@ -559,17 +563,18 @@ fn read_foreign_san(token: &[u8], letters: PieceLetters) -> Option<(SanPlus, Men
     let castle = [&b"O-O"[..], b"0-0", b"o-o"]
         .iter()
         .any(|c| token.starts_with(c));
+    // A letter that English writes alike (German `K`) is no foreign one.
     if !castle && english.first().is_some_and(u8::is_ascii_uppercase) {
-        english[0] = letters.english(english[0])?;
-        foreign = true;
+        english[0] = letters.english(token[0])?;
+        foreign |= english[0] != token[0];
     }
     // A promotion piece: after `=`, or straight after the last rank.
     if let Some(p) = english
         .windows(2)
         .position(|w| matches!(w[0], b'=' | b'1' | b'8') && w[1].is_ascii_uppercase())
     {
-        english[p + 1] = letters.english(english[p + 1])?;
-        foreign = true;
+        english[p + 1] = letters.english(token[p + 1])?;
+        foreign |= english[p + 1] != token[p + 1];
     }
     let (san, mut mended) = read_san(&english)?;
     if foreign {
@@ -777,6 +782,18 @@ mod tests {
         );
         let (_, err, _) = read("1. e4 1-0 2. d4");
         assert_eq!(err.unwrap().detail, "move after the game result");
+        // A second result is text after the result too: it was taken
+        // without a word, the first one kept.
+        for text in ["1. e4 1-0 0-1", "1. e4 * *", "1. e4 1/2 {x} 1/2-1/2"] {
+            let (moves, err, _) = read(text);
+            let err = err.expect(text);
+            assert_eq!(moves, vec!["e4".to_owned()], "{text}");
+            assert_eq!(
+                err.detail, "a second result after the game result",
+                "{text}"
+            );
+            assert_eq!(err.after_moves, 1, "{text}");
+        }
     }
 
     /// (v3) Evaluation glyphs standing alone are annotation, each kept with
@@ -823,8 +840,9 @@ mod tests {
         }
     }
 
-    /// (v3) Foreign piece letters: read in their set, each such move marked;
-    /// a letter of another set, or an English one, reads no move.
+    /// (v3) Foreign piece letters: read in their set, each move with a
+    /// letter English writes otherwise marked; a letter of another set, or
+    /// an English one the set lacks, reads no move.
     #[test]
     fn foreign_piece_letters_are_read_in_their_set() {
         let b = "1. e4 e5 2. Sf3 Sc6 3. Lb5 a6 4. O-O Dg5 5. Te1 b5 6. Kh1 Sd4 7. e8D";
@@ -843,10 +861,11 @@ mod tests {
             .iter()
             .map(|m| m.mended.contains(Mended::FOREIGN_PIECE_LETTERS))
             .collect();
+        // `Kh1` reads alike in English: no foreign letter, no mark.
         assert_eq!(
             foreign,
             [
-                false, false, true, true, true, false, false, true, true, false, true, true, true
+                false, false, true, true, true, false, false, true, true, false, false, true, true
             ]
         );
         let french = read_movetext(b"1. e4 e5 2. Cf3 Cc6 3. Fc4 Re7", 0, PieceLetters::French);

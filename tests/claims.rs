@@ -189,6 +189,23 @@ fn same_pieces_with_the_other_side_to_move() {
     );
 }
 
+/// A move that would make a position's fourth occurrence is named so: the
+/// detail said "third" whatever the count.
+#[test]
+fn claim_on_a_move_that_would_make_the_fourth_occurrence() {
+    let c = one_claim(&pgn(
+        None,
+        &[("Result", "1/2-1/2"), ("Termination", "repetition")],
+        "1. Nf3 Nf6 2. Ng1 Ng8 3. Nf3 Nf6 4. Ng1 Ng8 5. Nf3 Nf6 6. Nh4 Ng8 1/2-1/2",
+    ));
+    assert_eq!((c.verdict, c.ply), (ValidOnAnnouncedMove, 12));
+    assert_eq!(
+        c.detail,
+        "the position after 6...Ng8 allows 7.Nf3, which would make the fourth occurrence of the \
+         position that stood after 1.Nf3, after 3.Nf3 and after 5.Nf3"
+    );
+}
+
 #[test]
 fn claim_on_the_move_that_makes_the_third_occurrence() {
     let c = one_claim(&pgn(

@@ -368,6 +368,45 @@ fn result_tag_and_token_that_disagree() {
     );
 }
 
+/// `result_mismatch` is checked for every game: also one whose start
+/// position cannot be set up (a `bad_fen`, an `unsupported_variant`), at
+/// ply 0, and one whose movetext breaks before its result token, which
+/// still ends it. Neither had the row.
+#[test]
+fn a_result_mismatch_is_found_in_every_game() {
+    let t = tempdir();
+    let pgn = [
+        game(
+            &[
+                ("Result", "1-0"),
+                ("SetUp", "1"),
+                ("FEN", "4k3/8/8/8/8/8/8/8 w - - 0 1"),
+            ],
+            "1. e4 0-1",
+        ),
+        game(&[("Result", "1-0"), ("Variant", "Atomic")], "0-1"),
+        game(&[("Result", "1-0")], "1. e4 $$$ e5 0-1"),
+        // The token that ends the text is no result: nothing to compare.
+        game(&[("Result", "1-0")], "1. e4 $$$ e5 0-1 Nf3"),
+        game(&[("Result", "1-0"), ("Variant", "Atomic")], "1-0"),
+    ]
+    .concat();
+    let out = audit(t.path(), &pgn, &[]);
+    assert_eq!(
+        result_rows(&out),
+        [
+            row(1, 0, "result_mismatch", "1-0", "", ""),
+            row(2, 0, "result_mismatch", "1-0", "", ""),
+            row(3, 1, "result_mismatch", "1-0", "", ""),
+        ]
+    );
+    assert_eq!(counts(&out), (5, 0, 0, 5));
+    assert_eq!(
+        result_counts(&out),
+        expected_counts(&[("result_mismatch", 3)])
+    );
+}
+
 #[test]
 fn a_results_row_sends_the_game_to_rejected_pgn() {
     let t = tempdir();

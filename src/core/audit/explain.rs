@@ -370,9 +370,10 @@ pub(super) fn claim(grounds: &Grounds, plies: u32, names: &MoveNames) -> String 
             names.list(stood)
         ),
         Grounds::AnnouncedRepetition { announced, stood } => format!(
-            "{} allows {}, which would make the third occurrence of the position that stood {}",
+            "{} allows {}, which would make the {} occurrence of the position that stood {}",
             here(),
             names.announced(plies + 1, *announced),
+            ordinal(stood.len() + 1),
             names.list(stood)
         ),
         Grounds::RepeatedIgnoringCastling { count, differences } => format!(

@@ -106,6 +106,13 @@ fn audit_traced(game: &Game, mut trace: Option<&mut Vec<u32>>) -> GameReport {
                 detail,
                 fen: String::new(),
             });
+            report.results = results::unreplayed(game)
+                .into_iter()
+                .map(|(mut row, contradiction)| {
+                    row.detail = explain::result(contradiction, &row.recorded);
+                    row
+                })
+                .collect();
             report.notation_quirks = quirk_count(&report.quirks);
             return report;
         }

@@ -242,6 +242,36 @@ pub(crate) fn audit_results<'g>(
         .collect()
 }
 
+/// The Result tag and the result token that ends the movetext, where both
+/// are present and differ: checked for every game, replayed or not.
+fn mismatch<'g>(game: &'g Game) -> Option<Contradiction<'g>> {
+    let tag = canonical_tag(&game.tags.result);
+    let token = game.closing_result()?;
+    (!tag.is_empty() && tag != token).then_some(Contradiction::Mismatch { tag, token })
+}
+
+/// The results row of a game whose start position could not be set up
+/// (a `bad_fen`, an `unsupported_variant`): only `result_mismatch`
+/// applies, at ply 0, with no position.
+pub(crate) fn unreplayed<'g>(game: &'g Game) -> Vec<(ResultFinding, Contradiction<'g>)> {
+    let recorded = recorded(game);
+    mismatch(game)
+        .map(|c| {
+            let row = ResultFinding {
+                code: c.code(),
+                ply: 0,
+                recorded: recorded.to_owned(),
+                expected: c.expected(),
+                detail: String::new(),
+                fen: String::new(),
+                basis: c.basis(),
+            };
+            (row, c)
+        })
+        .into_iter()
+        .collect()
+}
+
 /// How the game's recorded result contradicts its final position (`last`,
 /// and whether it is check; `None` where the game was not replayed to its
 /// end) or the Laws, in the contract's order; `verdicts` is the helpmate
@@ -253,15 +283,8 @@ fn contradictions<'g>(
     verdicts: &FinalVerdicts,
     undecided: &mut Vec<Undecided>,
 ) -> Vec<Contradiction<'g>> {
-    let tag = canonical_tag(&game.tags.result);
     let recorded = recorded(game);
-    let mut found = Vec::new();
-    if let Some(token) = game.result_token
-        && !tag.is_empty()
-        && tag != token
-    {
-        found.push(Contradiction::Mismatch { tag, token });
-    }
+    let mut found: Vec<Contradiction<'g>> = mismatch(game).into_iter().collect();
     let Some((pos, in_check)) = last else {
         return found;
     };

@@ -192,6 +192,22 @@ impl<'a> Game<'a> {
         }
     }
 
+    /// The result token that ends the movetext, read or not: where the
+    /// movetext could not be read to its end, the last token of the game's
+    /// text, if it is a result (`1. e4 $$$ e5 0-1` ends with `0-1`).
+    pub fn closing_result(&self) -> Option<&'static str> {
+        self.result_token.or_else(|| {
+            self.syntax_error.as_ref()?;
+            let text = self.bytes.get(self.movetext_start..)?;
+            let end = text.iter().rposition(|b| !b.is_ascii_whitespace())? + 1;
+            let start = text[..end]
+                .iter()
+                .rposition(u8::is_ascii_whitespace)
+                .map_or(0, |k| k + 1);
+            pgn_audit_lex::result(&text[start..end])
+        })
+    }
+
     /// The move's text exactly as written in the PGN (annotation glyphs
     /// such as `!?` excluded).
     pub(crate) fn move_text(&self, m: &MoveToken) -> &'a str {

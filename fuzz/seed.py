@@ -16,6 +16,11 @@ extra = [
     b'1. e4 { x\n\n} e5 (1. d4 (1. c4)) $1 1-0 2. Nf3\n\n\xef\xbb\xbf[Event "a"\r\n\r\n1. -- Z0 O-O 0-0-0 e8Q *',
     b'[FEN "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"]\n[Variant "Chess960"]\n\n1. e4 *\n%esc\n\n\x00\xff[',
     b'[FEN "bqnnrkrb/pppppppp/8/8/8/8/PPPPPPPP/BQNNRKRB w GEge - 0 1"]\n\n1. g3 g6 2. Bg2 Bg7 3. Ne3 Ne6 4. O-O O-O *',
+    # A castle into check and a reply that takes the king; prose and a
+    # second result after a result; a German promotion.
+    b'[FEN "4k3/6r1/8/8/8/8/8/4K2R w K - 0 1"]\n\n1. O-O Rxg1 *\n',
+    b'[Result "1-0"]\n\n1. e4 e5 1-0 0-1\nWhite won.\n----\n1. d4 *\n',
+    b'[FEN "8/P6k/8/8/8/8/7K/8 w - - 0 1"]\n\n1. a8=D Kg6 2. Dg8+ *\n',
 ]
 for i, e in enumerate(extra):
     for d in ('audit_game', 'audit_bytes'):

@@ -44,10 +44,11 @@ pub(crate) fn common_move(pos: &Chess, san: San, in_check: bool) -> Option<Move>
     let board = pos.board();
     let turn = pos.turn();
     let occupied = board.occupied();
-    // A capture takes one of their pieces; any other move goes to an empty
-    // square.
+    // A capture takes one of their pieces, never their king (a castle into
+    // check can leave it in reach: the rare path refuses that move); any
+    // other move goes to an empty square.
     let fits = if capture {
-        board.by_color(!turn).contains(to)
+        (board.by_color(!turn) & !board.kings()).contains(to)
     } else {
         !occupied.contains(to)
     };

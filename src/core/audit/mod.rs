@@ -211,10 +211,6 @@ fn audit_traced(game: &Game, mut trace: Option<&mut Vec<u32>>) -> GameReport {
             }
         }
         match resolved {
-            Resolved::Move(m, _) if m.capture() == Some(Role::King) => {
-                report.error = Some(fail(&pos, ErrorKind::IllegalMove, king_capture(&pos, tok)));
-                break;
-            }
             Resolved::Move(m, form) => {
                 if form || !tok.mended.is_empty() {
                     sloppy = Some(form_quirks(&pos, tok, m));
@@ -859,10 +855,24 @@ fn resolve(pos: &Chess, tok: &MoveToken, mode: CastlingMode, in_check: bool) -> 
 }
 
 /// [`resolve`] for a castle, a null move or drop, a move the common path
-/// does not find, and an illegal or ambiguous SAN.
+/// does not find (a capture of the king among them), and an illegal or
+/// ambiguous SAN.
 #[cold]
 #[inline(never)]
 fn resolve_rare(pos: &Chess, san: San, mode: CastlingMode, in_check: bool) -> Resolved {
+    match resolve_unusual(pos, san, mode, in_check) {
+        // A king is never captured (FIDE 1.4.1): only the reply to a castle
+        // played into check can name such a move.
+        Resolved::Move(m, _) if m.capture() == Some(Role::King) => Resolved::Error(
+            ErrorKind::IllegalMove,
+            explain::king_capture(pos.turn(), san),
+        ),
+        resolved => resolved,
+    }
+}
+
+/// [`resolve_rare`], a move that takes the king included.
+fn resolve_unusual(pos: &Chess, san: San, mode: CastlingMode, in_check: bool) -> Resolved {
     match san {
         San::Castle(side) => return Resolved::Castle(side),
         San::Null => {
@@ -990,14 +1000,6 @@ fn illegal_detail(pos: &Chess, san: San) -> String {
         _ => None,
     };
     explain::illegal_move(pos.turn(), san, missing)
-}
-
-/// The detail of a move that takes the king (FIDE 1.4.1: never a legal
-/// move), which only the reply to a castle played into check can be.
-#[cold]
-#[inline(never)]
-fn king_capture(pos: &Chess, tok: &MoveToken) -> String {
-    explain::king_capture(pos.turn(), tok.san)
 }
 
 /// Audits one game, turning a panic in the audit into an error row so that

@@ -402,12 +402,18 @@ impl Reader {
         compression: Compression,
         outbox: &Outbox<Message>,
     ) {
+        let buffers = decoded.buffers();
         let ended = decoded.read_pieces(self.chunk_bytes, |chunk, error| {
             let Some(ticket) = self.ticket(outbox) else {
                 return ControlFlow::Break(());
             };
             let cut = error.map(|e| read_error(compression, chunk.base + chunk.len as u64, e));
-            let spare = self.spares.try_recv().unwrap_or_default();
+            // A spent piece goes back to the decoder, unless this chunk
+            // (across two pieces) is to be copied into it.
+            let mut spare = self.spares.try_recv().unwrap_or_default();
+            if !chunk.is_joined() {
+                buffers.give(std::mem::take(&mut spare));
+            }
             self.pool.spawn(move || {
                 let base = chunk.base;
                 let (text, span) = chunk.join(spare);

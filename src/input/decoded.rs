@@ -14,7 +14,7 @@ use std::ops::{ControlFlow, Range};
 use std::sync::Arc;
 
 use super::chunk::last_sync_point;
-use super::decode::Chunks;
+use super::decode::{Chunks, PieceBuffers};
 use super::nul::{NUL_RUN_LIMIT, NulCount, NulRun, NulRuns};
 
 /// Bytes a chunk may hold beyond its chunk size while no piece has a sync
@@ -42,6 +42,8 @@ pub struct PieceChunk {
     pub base: u64,
     /// The source's last chunk: it ended (or broke off) after it.
     pub last: bool,
+    /// Where a piece goes back to once this chunk was its last use.
+    buffers: PieceBuffers,
 }
 
 /// A stretch of one of the decoder's pieces: `piece[start..end]`. A piece
@@ -65,6 +67,12 @@ impl Segment {
 }
 
 impl PieceChunk {
+    /// Whether the chunk lies across pieces, so that [`PieceChunk::join`]
+    /// copies it into a buffer of its own.
+    pub fn is_joined(&self) -> bool {
+        self.segments.len() > 1
+    }
+
     /// The text in one buffer, and where in it: a chunk that lies within
     /// one piece is that piece (shared, not copied); one across pieces is
     /// copied into `spare`, grown where it must.
@@ -76,9 +84,12 @@ impl PieceChunk {
             spare = vec![0; self.len];
         }
         let mut at = 0;
-        for s in &self.segments {
+        for s in self.segments {
             spare[at..at + s.len()].copy_from_slice(s.text());
             at += s.len();
+            if let Ok(spent) = Arc::try_unwrap(s.piece) {
+                self.buffers.give(spent);
+            }
         }
         (Arc::new(spare), 0..self.len)
     }
@@ -103,6 +114,12 @@ impl Decoded {
             chunks,
             pending: None,
         }
+    }
+
+    /// Where the buffers of spent pieces go back to, for the decoder to
+    /// fill again.
+    pub fn buffers(&self) -> PieceBuffers {
+        self.chunks.buffers.clone()
     }
 
     /// The text read in order, as any source's.
@@ -139,6 +156,7 @@ impl Decoded {
                         len: held_len,
                         base,
                         last: true,
+                        buffers: self.chunks.buffers.clone(),
                     };
                     let end = base + held_len as u64;
                     return match emit(chunk, error.as_ref()) {
@@ -188,6 +206,7 @@ impl Decoded {
                     len,
                     base,
                     last: false,
+                    buffers: self.chunks.buffers.clone(),
                 };
                 if emit(chunk, None).is_break() {
                     return Pieces::Stopped;

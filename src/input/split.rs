@@ -1358,6 +1358,16 @@ mod tests {
         }
     }
 
+    /// Asserts that `pgn` splits into the games `expected`, and into the
+    /// same games fed in pieces of every size.
+    fn assert_games_however_fed(pgn: &[u8], expected: &[&str]) {
+        assert_eq!(games(pgn), expected);
+        let whole = split(pgn);
+        for step in 1..pgn.len() {
+            assert_eq!(split_in_pieces(pgn, step), whole, "step {step}");
+        }
+    }
+
     /// (v3) Prose between games, and before the first (a heading, its
     /// underline, a round title, a paragraph introducing the next game), is
     /// no game; a line of it that holds a result token is a game's, as
@@ -1371,10 +1381,7 @@ mod tests {
             "[Event \"a\"]\n\n1. e4 e5 1-0\n",
             "[Event \"b\"]\n\n1. d4 d5 0-1\n",
         ];
-        assert_eq!(games(pgn), expected);
-        for step in 1..pgn.len() {
-            assert_eq!(split_in_pieces(pgn, step), split(pgn), "step {step}");
-        }
+        assert_games_however_fed(pgn, &expected);
         // A tagless game after its introduction starts on its first move.
         assert_eq!(
             games(b"Game 1, a short one:\n1. e4 e5 *\n\nGame 2\n\n{ notes } 1. d4 *\n"),
@@ -1413,10 +1420,7 @@ mod tests {
             "[Event \"c\"]\n\n1. c4 *\n",
             "1. e4 e5 1/2-1/2 {Agreed.}\n{ notes }\n",
         ];
-        assert_eq!(games(pgn), expected);
-        for step in 1..pgn.len() {
-            assert_eq!(split_in_pieces(pgn, step), split(pgn), "step {step}");
-        }
+        assert_games_however_fed(pgn, &expected);
     }
 
     /// (v3) Tagless games one per line: after a game's result, a line that
@@ -1432,10 +1436,7 @@ mod tests {
             "e4 e5 1/2-1/2\n{ a comment after the result }\n",
             "12... Nf6 *\n",
         ];
-        assert_eq!(games(pgn), expected);
-        for step in 1..pgn.len() {
-            assert_eq!(split_in_pieces(pgn, step), split(pgn), "step {step}");
-        }
+        assert_games_however_fed(pgn, &expected);
     }
 
     #[test]

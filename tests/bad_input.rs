@@ -575,6 +575,51 @@ fn null_moves_are_illegal() {
     );
 }
 
+/// A source that breaks off right after a move and its space (here a run
+/// of NULs past the limit, a read error): the game's parse_error at the
+/// next ply has the position the moves reached as its `fen` ("the
+/// position before `san`"); it was empty. Plain and gzip, at -j1 and -j2.
+#[test]
+fn a_game_broken_off_after_a_move_keeps_its_position() {
+    for moves in ["1. Kd2 ", "1. Kd2 Kd7 2. Kc3 "] {
+        let mut bytes = format!(
+            "[Event \"x\"]\n[SetUp \"1\"]\n[FEN \"4k3/8/8/8/8/8/8/4K3 w - - 0 1\"]\n\n{moves}"
+        )
+        .into_bytes();
+        bytes.resize(bytes.len() + 1_100_000, 0);
+        let gz = {
+            let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+            std::io::Write::write_all(&mut e, &bytes).unwrap();
+            e.finish().unwrap()
+        };
+        let (ply, fen) = if moves.len() < 10 {
+            (2, "4k3/8/8/8/8/8/3K4/8 b - - 1 1")
+        } else {
+            (4, "8/3k4/8/8/8/2K5/8/8 b - - 3 2")
+        };
+        for (name, input) in [("cut.pgn", &bytes), ("cut.pgn.gz", &gz)] {
+            for j in ["1", "2"] {
+                let r = run_on(&[(name, input)], |d| {
+                    vec!["-j".to_owned(), j.to_owned(), s(&d.join(name)).to_owned()]
+                });
+                assert_eq!(r.status, Some(2), "{name} -j{j}: {}", r.stderr);
+                let e = records(&r.out, "errors.csv");
+                assert_eq!(e.len(), 1, "{name} -j{j}");
+                assert_eq!(
+                    (
+                        e[0]["ply"].as_str(),
+                        e[0]["kind"].as_str(),
+                        e[0]["fen"].as_str()
+                    ),
+                    (ply.to_string().as_str(), "parse_error", fen),
+                    "{name} -j{j} {moves}"
+                );
+                assert!(e[0]["detail"].starts_with("the input breaks off in this game"));
+            }
+        }
+    }
+}
+
 /// Moves after the result, and a second result (text after the result, as
 /// the contract has it: it was taken without a word, the first kept), are
 /// the game's parse_error.

@@ -105,11 +105,12 @@ fn audit_chunk_game(
         usize::try_from(offset - base).expect("a game's offset in its chunk fits in usize")
     };
     let (from, to) = (at(g.span.start), at(g.span.end));
-    let (tags, mut report) = audit_caught(&text[from..to]);
+    let bytes = &text[from..to];
+    let (tags, mut report) = audit_caught(bytes);
     if g.capped {
-        mark_capped(&mut report);
+        mark_capped(&mut report, bytes);
     } else if let Some(cause) = cut.filter(|_| !g.span.ended) {
-        mark_broken_off(&mut report, cause);
+        mark_broken_off(&mut report, bytes, cause);
     }
     Audited {
         offset: g.span.start,
@@ -131,11 +132,12 @@ pub(super) fn audit_batch(batch: &Batch, cut: Option<&str>) -> Vec<Audited> {
         .map(|(k, span)| {
             let range = batch.range(*span);
             let range = (range.start, range.end);
-            let (tags, mut report) = audit_caught(&batch.bytes[range.0..range.1]);
+            let bytes = &batch.bytes[range.0..range.1];
+            let (tags, mut report) = audit_caught(bytes);
             if batch.capped && k == last {
-                mark_capped(&mut report);
+                mark_capped(&mut report, bytes);
             } else if let Some(cause) = cut.filter(|_| k == last) {
-                mark_broken_off(&mut report, cause);
+                mark_broken_off(&mut report, bytes, cause);
             }
             Audited {
                 offset: batch.offsets.get(k).copied().unwrap_or(span.start),
@@ -149,9 +151,10 @@ pub(super) fn audit_batch(batch: &Batch, cut: Option<&str>) -> Vec<Audited> {
 }
 
 /// A game longer than the cap: the rest of it was skipped.
-fn mark_capped(report: &mut GameReport) {
+fn mark_capped(report: &mut GameReport, bytes: &[u8]) {
     mark_cut(
         report,
+        bytes,
         format!(
             "the game is longer than {} MiB; the rest of it, up to the next game, was skipped",
             input::GAME_CAP >> 20
@@ -160,9 +163,10 @@ fn mark_capped(report: &mut GameReport) {
 }
 
 /// A game that the source's read error `cause` broke off.
-fn mark_broken_off(report: &mut GameReport, cause: &str) {
+fn mark_broken_off(report: &mut GameReport, bytes: &[u8], cause: &str) {
     mark_cut(
         report,
+        bytes,
         format!("the input breaks off in this game: {cause}"),
     );
 }
@@ -192,8 +196,9 @@ pub(super) fn audit_caught(bytes: &[u8]) -> (Tags, GameReport) {
 /// A game whose text stops short of its end (the source's read error broke
 /// it off, or it is longer than the cap and the rest was skipped): whatever
 /// its end says (a cut move or comment, or nothing amiss) is replaced by a
-/// parse_error with `detail`. An error found before the cut stays.
-fn mark_cut(report: &mut GameReport, detail: String) {
+/// parse_error with `detail`. An error found before the cut stays. Its
+/// `fen` is the position the game's `bytes` reached before the cut.
+fn mark_cut(report: &mut GameReport, bytes: &[u8], detail: String) {
     let ply = report.plies + 1;
     let (san, fen) = match report.error.take() {
         Some(e) if e.kind != ErrorKind::ParseError || e.ply != ply => {
@@ -201,7 +206,11 @@ fn mark_cut(report: &mut GameReport, detail: String) {
             return;
         }
         Some(e) => (e.san, e.fen),
-        None => (String::new(), String::new()),
+        None => {
+            let fen =
+                std::panic::catch_unwind(|| audit::fen_after(&Game::parse(bytes), report.plies));
+            (String::new(), fen.ok().flatten().unwrap_or_default())
+        }
     };
     report.claims.clear();
     report.error = Some(GameError {

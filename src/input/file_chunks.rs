@@ -254,6 +254,12 @@ impl FileCuts {
                 if end == s {
                     return error.map(|e| Cut::Chunk(closed(s, s), Some(e)));
                 }
+                // A last chunk longer than a worker reads (the file ends
+                // within a tag line's length past it) may hold a whole NUL
+                // run: read in order, through the check.
+                if end - s > MOST {
+                    return Some(Cut::Serial(s));
+                }
                 return Some(Cut::Chunk(closed(s, end), error));
             }
             if lo + held as u64 >= read_to {

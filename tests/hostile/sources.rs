@@ -599,6 +599,34 @@ fn a_stream_that_fails_in_its_first_bytes_keeps_them() {
 const NUL_RUN: &str = "read error: 1 MiB of NUL bytes in a row: not PGN text (a device such \
     as /dev/zero, or a part of a file that was never written)";
 
+/// A regular file whose last chunk ends in a run of 1 MiB of NUL bytes, the
+/// file ending within a tag line's length past the most a worker reads (a
+/// hole where a download stopped): the same read error, exit 2, as through
+/// a pipe, at -j1 and -j2. The file's last chunk was read by its worker
+/// without the NUL-run check: exit 0, no error.
+#[test]
+fn a_nul_run_at_the_end_of_a_file_is_a_read_error_at_every_length() {
+    let t = common::tempdir();
+    let text = b"[Event \"x\"]\n\n1. e4 ";
+    for nuls in [1 << 20, (1 << 20) + 100, (1 << 20) + 300, 1_100_000] {
+        let mut bytes = text.to_vec();
+        bytes.resize(text.len() + nuls, 0);
+        let file = common::write(t.path(), &format!("hole{nuls}.pgn"), &bytes);
+        for j in ["1", "2"] {
+            let out = t.path().join(format!("out{nuls}-{j}"));
+            let o = common::run(&["--no-html", "--quiet", "-j", j, s(&file)], &out);
+            let stderr = String::from_utf8_lossy(&o.stderr);
+            assert_eq!(o.status.code(), Some(2), "{nuls} NULs, -j{j}: {stderr}");
+            assert_eq!(
+                stderr.trim_end(),
+                format!("pgn-audit: {}: {NUL_RUN}", s(&file)),
+                "{nuls} NULs, -j{j}"
+            );
+            assert_eq!(common::counts(&out), (1, 0, 0, 1), "{nuls} NULs, -j{j}");
+        }
+    }
+}
+
 /// Item 2's other side: the size check holds a regular file to its size at
 /// the start, and nothing else to any: a FIFO, `/dev/stdin`, a process
 /// substitution and a zip member (stored, so smaller than its archive)

@@ -568,6 +568,23 @@ fn first_dead(
     }))
 }
 
+/// The FEN of the position after the first `plies` plies of `game`, read
+/// in English or, where that reading stops short of them, in the first
+/// foreign set that reaches them (as the audit read it); `None` where no
+/// reading does. For the row of a game whose text was cut after them.
+pub fn fen_after(game: &Game, plies: u32) -> Option<String> {
+    let start = start::start_position(&game.tags).ok()?;
+    let reached = |g: &Game| {
+        let positions = replay(g, &start, plies);
+        (positions.len() == plies as usize + 1).then(|| positions.last().map(fen_of))?
+    };
+    reached(game).or_else(|| {
+        PieceLetters::FOREIGN
+            .into_iter()
+            .find_map(|letters| reached(&game.read_in(letters)))
+    })
+}
+
 /// The positions of the game from its start, after each of its first
 /// `plies` plies (all of them legal: the replay reached them), for the
 /// search of its first dead position.

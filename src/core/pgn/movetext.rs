@@ -542,10 +542,12 @@ fn read_san(token: &[u8]) -> Option<(SanPlus, Mended)> {
             forms.insert(form);
         }
     }
-    // `e8Q`, `exd8Q+`: a promotion piece straight after the rank.
-    if let Some(p) = mended.windows(2).position(|w| {
+    // `e8Q`, `exd8Q+`: a promotion piece straight after the rank, the last
+    // letter of the move (`R1b8`, `b1b8` name the b-file, not a bishop).
+    if let Some(p) = mended.windows(2).enumerate().position(|(k, w)| {
         matches!(w[0], b'1' | b'8')
             && matches!(w[1], b'Q' | b'R' | b'B' | b'N' | b'q' | b'r' | b'b' | b'n')
+            && mended[k + 2..].iter().all(|&b| b == b'+' || b == b'#')
     }) {
         mended.insert(p + 1, b'=');
         forms.insert(Mended::PROMOTION_WITHOUT_EQUALS);
@@ -782,6 +784,12 @@ mod tests {
         );
         let (_, err, _) = read("1. e4 1-0 2. d4");
         assert_eq!(err.unwrap().detail, "move after the game result");
+        // `++` on a move whose rank is followed by a b-file square: the
+        // `b` is no bishop to promote to (it was read as `R1=b8`).
+        for text in ["R1b8++", "Rb1b8++", "Qd1b3++", "e8b++"] {
+            let (moves, err, _) = read(text);
+            assert_eq!((moves.len(), err.map(|e| e.detail)), (1, None), "{text}");
+        }
         // A second result is text after the result too: it was taken
         // without a word, the first one kept.
         for text in ["1. e4 1-0 0-1", "1. e4 * *", "1. e4 1/2 {x} 1/2-1/2"] {

@@ -575,6 +575,22 @@ fn null_moves_are_illegal() {
     );
 }
 
+/// A move in coordinates with a promotion piece that names no legal move
+/// (`e2e4q`) is an illegal_move, as one without (`e2e5`) is; it was a
+/// parse_error.
+#[test]
+fn a_coordinate_move_with_a_promotion_naming_no_legal_move_is_illegal() {
+    let r = audit(b"[Event \"a\"]\n\n1. e2e4q *\n\n[Event \"b\"]\n\n1. e2e5 *\n");
+    expect(
+        &r,
+        (2, 0, 0, 2),
+        &[
+            (1, 1, "e2e4q", "illegal_move"),
+            (2, 1, "e2e5", "illegal_move"),
+        ],
+    );
+}
+
 /// A source that breaks off right after a move and its space (here a run
 /// of NULs past the limit, a read error): the game's parse_error at the
 /// next ply has the position the moves reached as its `fen` ("the

@@ -543,12 +543,26 @@ fn read_san(token: &[u8]) -> Option<(SanPlus, Mended)> {
         }
     }
     // `e8Q`, `exd8Q+`: a promotion piece straight after the rank, the last
-    // letter of the move (`R1b8`, `b1b8` name the b-file, not a bishop).
-    if let Some(p) = mended.windows(2).enumerate().position(|(k, w)| {
-        matches!(w[0], b'1' | b'8')
-            && matches!(w[1], b'Q' | b'R' | b'B' | b'N' | b'q' | b'r' | b'b' | b'n')
-            && mended[k + 2..].iter().all(|&b| b == b'+' || b == b'#')
-    }) {
+    // letter of the move (`R1b8`, `b1b8` name the b-file, not a bishop); and
+    // a move in coordinates with a promotion piece to any rank (`e2e4q`),
+    // which names no legal move and is judged so, not refused as no move.
+    let promotes = |b: u8| matches!(b, b'Q' | b'R' | b'B' | b'N' | b'q' | b'r' | b'b' | b'n');
+    let only_marks = |rest: &[u8]| rest.iter().all(|&b| b == b'+' || b == b'#');
+    let coordinates = mended.len() >= 5
+        && matches!(mended[0], b'a'..=b'h')
+        && matches!(mended[1], b'1'..=b'8')
+        && matches!(mended[2], b'a'..=b'h')
+        && matches!(mended[3], b'1'..=b'8')
+        && promotes(mended[4])
+        && only_marks(&mended[5..]);
+    if let Some(p) = mended
+        .windows(2)
+        .enumerate()
+        .position(|(k, w)| {
+            matches!(w[0], b'1' | b'8') && promotes(w[1]) && only_marks(&mended[k + 2..])
+        })
+        .or(coordinates.then_some(3))
+    {
         mended.insert(p + 1, b'=');
         forms.insert(Mended::PROMOTION_WITHOUT_EQUALS);
     }
@@ -787,6 +801,12 @@ mod tests {
         // `++` on a move whose rank is followed by a b-file square: the
         // `b` is no bishop to promote to (it was read as `R1=b8`).
         for text in ["R1b8++", "Rb1b8++", "Qd1b3++", "e8b++"] {
+            let (moves, err, _) = read(text);
+            assert_eq!((moves.len(), err.map(|e| e.detail)), (1, None), "{text}");
+        }
+        // A move in coordinates with a promotion piece is read as one (the
+        // audit finds no legal move in `e2e4q`: an illegal_move).
+        for text in ["e2e4q", "e2e4Q+", "a7a8n"] {
             let (moves, err, _) = read(text);
             assert_eq!((moves.len(), err.map(|e| e.detail)), (1, None), "{text}");
         }

@@ -471,24 +471,32 @@ A quick draw followed.
 The end of the collection.
 "#;
 
-/// A dropped castling right is written in quirks.csv as the FEN wrote it:
-/// `KQkq` of a game whose Variant names standard chess, its rooks on b1
-/// and g1, drops `Q` and `K` (it wrote the rooks' files, `B` and `G`); a
-/// Chess960 FEN's `H` without a rook there drops `H` (it wrote `K`).
+/// A dropped castling right is written in quirks.csv as the FEN wrote it,
+/// in the order the FEN wrote them: `KQkq` of a game whose Variant names
+/// standard chess, its rooks on b1 and g1, drops `K` and `Q` (it wrote the
+/// rooks' files, `G` and `B`); a Chess960 FEN's `H` without a rook there
+/// drops `H` (it wrote `K`); `KQkq` with no rook at all drops `K`, `Q`,
+/// `k`, `q` (they were listed in square order, `Q` first).
 #[test]
 fn a_dropped_right_is_written_as_the_fen_wrote_it() {
     let text = "[Event \"Standard\"]\n[Variant \"Standard\"]\n[SetUp \"1\"]\n\
         [FEN \"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/1RBQKBR1 w KQkq - 0 1\"]\n\n1. e4 *\n\n\
         [Event \"Shredder\"]\n[Variant \"Chess960\"]\n[SetUp \"1\"]\n\
-        [FEN \"4k3/8/8/8/8/8/8/1R2K3 w HB - 0 1\"]\n\n1. Kd2 *\n";
+        [FEN \"4k3/8/8/8/8/8/8/1R2K3 w HB - 0 1\"]\n\n1. Kd2 *\n\n\
+        [Event \"Kings\"]\n[SetUp \"1\"]\n\
+        [FEN \"4k3/8/8/8/8/8/8/4K3 w KQkq - 0 1\"]\n\n1. Kd1 *\n";
     let (_t, out) = audit(text);
     let dropped = "impossible_castling_right";
     assert_eq!(
         pick(&out, "quirks.csv", &QUIRKS),
         strings(&[
-            &["1", "Standard", "0", "Q", dropped, ""],
             &["1", "Standard", "0", "K", dropped, ""],
+            &["1", "Standard", "0", "Q", dropped, ""],
             &["2", "Shredder", "0", "H", dropped, ""],
+            &["3", "Kings", "0", "K", dropped, ""],
+            &["3", "Kings", "0", "Q", dropped, ""],
+            &["3", "Kings", "0", "k", dropped, ""],
+            &["3", "Kings", "0", "q", dropped, ""],
         ])
     );
 }

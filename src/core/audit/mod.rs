@@ -119,22 +119,28 @@ fn audit_traced(game: &Game, mut trace: Option<&mut Vec<u32>>) -> GameReport {
     };
 
     report.variant = start.variant;
-    // Each impossible castling right of the FEN, dropped, is a quirk.
-    report
-        .quirks
-        .extend(start.dropped_rights.into_iter().map(|rook| {
-            let written = game
-                .tags
-                .fen
-                .as_deref()
-                .and_then(|f| f.split_whitespace().nth(2));
-            let color = shakmaty::Color::from_white(rook.rank() == Rank::First);
-            dropped_right(
-                rook,
-                written.unwrap_or(""),
-                start.position.board().king_of(color),
-            )
-        }));
+    // Each impossible castling right of the FEN, dropped, is a quirk, in
+    // the order the FEN wrote them.
+    if start.dropped_rights.any() {
+        let written = game
+            .tags
+            .fen
+            .as_deref()
+            .and_then(|f| f.split_whitespace().nth(2))
+            .unwrap_or("");
+        let mut dropped: Vec<(usize, NotationQuirk)> = start
+            .dropped_rights
+            .into_iter()
+            .map(|rook| {
+                let color = shakmaty::Color::from_white(rook.rank() == Rank::First);
+                let (letter, quirk) =
+                    dropped_right(rook, written, start.position.board().king_of(color));
+                (written.find(letter).unwrap_or(usize::MAX), quirk)
+            })
+            .collect();
+        dropped.sort_by_key(|&(at, _)| at);
+        report.quirks.extend(dropped.into_iter().map(|(_, q)| q));
+    }
     // (v3) So is an impossible en-passant square, dropped.
     if let Some(square) = start.dropped_ep {
         report.quirks.push(NotationQuirk {
@@ -436,7 +442,7 @@ fn tag_quirk(q: &TagQuirk) -> NotationQuirk {
 /// quirk at ply 0, written as the FEN wrote that right (`written`, the
 /// FEN's castling field): the rook's file where the FEN names it (`G`),
 /// else `K` or `Q` for the side of its king (`king`) the rook stands on.
-fn dropped_right(rook: Square, written: &str, king: Option<Square>) -> NotationQuirk {
+fn dropped_right(rook: Square, written: &str, king: Option<Square>) -> (char, NotationQuirk) {
     let white = rook.rank() == Rank::First;
     let case = |c: char| if white { c } else { c.to_ascii_lowercase() };
     let named = case(rook.file().upper_char());
@@ -448,12 +454,13 @@ fn dropped_right(rook: Square, written: &str, king: Option<Square>) -> NotationQ
     } else {
         case('Q')
     };
-    NotationQuirk {
+    let quirk = NotationQuirk {
         ply: 0,
         codes: QuirkCode::ImpossibleCastlingRight.into(),
         written: Written::CastlingRight(letter),
         standard: None,
-    }
+    };
+    (letter, quirk)
 }
 
 /// Remembers the first automatic draw of each kind (FIDE 9.6, and 5.2.2

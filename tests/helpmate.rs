@@ -247,6 +247,71 @@ fn a_timeout_the_one_sided_material_test_decides_has_its_basis() {
     assert_eq!(counts(&out), (3, 1, 2, 0));
 }
 
+/// A rook that must be taken: after `1. Rb2` Black's only move is Kxb2,
+/// and king against king follows, so no series of legal moves lets either
+/// side mate (the contract: "a forced capture of the last mating
+/// material"). Neither side is in check and no pawn is blocked; such a
+/// side with a rook was taken as able to mate without the analysis (no
+/// row, no count). Played on, the dead position is ply 1, not the king
+/// against king of ply 2.
+#[test]
+fn a_forced_capture_of_the_last_rook_is_a_dead_position() {
+    let fen = "8/8/8/8/8/8/2R5/k6K w - - 0 1";
+    let text = [
+        game(
+            "Lost on time",
+            fen,
+            &[("Result", "1-0"), ("Termination", "Time forfeit")],
+            "1. Rb2 1-0",
+        ),
+        game("Scored 1-0", fen, &[("Result", "1-0")], "1. Rb2 1-0"),
+        game(
+            "Played on",
+            fen,
+            &[("Result", "1/2-1/2")],
+            "1. Rb2 Kxb2 2. Kg2 Kc3 1/2-1/2",
+        ),
+    ]
+    .concat();
+    let (_t, out) = audit_at_every_thread_count(&text, &[]);
+    let after = "8/8/8/8/8/8/1R6/k6K b - - 1 1";
+    assert_eq!(
+        pick(
+            &out,
+            "results.csv",
+            &["game", "ply", "code", "fen", "basis"]
+        ),
+        strings(&[
+            &[
+                "1",
+                "1",
+                "dead_position_not_drawn",
+                after,
+                "helpmate_analysis"
+            ],
+            &[
+                "1",
+                "1",
+                "timeout_without_mating_material",
+                after,
+                "helpmate_analysis"
+            ],
+            &[
+                "2",
+                "1",
+                "dead_position_not_drawn",
+                after,
+                "helpmate_analysis"
+            ],
+        ])
+    );
+    assert_eq!(
+        pick(&out, "missed_draws.csv", MISSED_COLUMNS),
+        strings(&[&["3", "dead_position", "1", "3", after, "helpmate_analysis"]])
+    );
+    assert_eq!(total(&out, "undecided"), 0);
+}
+
 fn merge(args: &[&str]) -> std::process::Output {
     bin().arg("merge").args(args).output().unwrap()
 }

@@ -14,9 +14,9 @@
 //!
 //! The analysis has two steps. First chasolver's fast check,
 //! `is_unwinnable_fast`: sound (a `true` is a proof), about 7,000
-//! instructions on a final position of the Lichess sample, asked only where
-//! the question is open (see [`open_question`]) and where its failure
-//! cannot be foreseen on shakmaty's board (see [`fast_check_fails`]: 860
+//! instructions on a final position of the Lichess sample, asked wherever
+//! the material does not settle the side and its failure cannot be
+//! foreseen on shakmaty's board (see [`fast_check_fails`]: 860
 //! of the 905 questions of 5 copies of the sample, which then cost no call to
 //! chasolver, whose code and tables evict the replay's). Where it fails,
 //! chasolver's full search, `winnability`, which proves either way (it
@@ -61,13 +61,20 @@
 //! four) +30.7 %; this filter or at most one legal move +18.8 %; every side
 //! without queen and rook +66.5 %; the budget is 10 %. Elsewhere a side the
 //! fast check does not prove unable is `NotProven`: taken as able to mate,
-//! no row. That is the class left: 250 of the 2,876 sides of chasolver's
-//! constructed positions that cannot mate (40 of them outside
-//! [`open_question`]), none of the 2,410 of its Lichess positions (the fast
-//! check proves them all), and, by chasolver's README, none of the timeout
-//! positions of 10 million Lichess games (the fast check proved every
-//! unwinnable one). A constructed position can keep the full search busy
-//! for seconds (6.6 s, the longest among chasolver's test positions).
+//! no row. That is the class left: 227 of the 2,876 sides of chasolver's
+//! constructed positions that cannot mate, none of the 2,410 of its
+//! Lichess positions (the fast check proves them all), and, by chasolver's
+//! README, none of the timeout positions of 10 million Lichess games (the
+//! fast check proved every unwinnable one). A constructed position can
+//! keep the full search busy for seconds (6.6 s, the longest among
+//! chasolver's test positions).
+//!
+//! The fast check was once skipped for a side with a queen or a rook where
+//! no pawn was blocked and no king in check (taken as able); that missed a
+//! forced capture of the last mating piece (`8/8/8/8/8/8/1R6/k6K b`, where
+//! Kxb2 is Black's only move). Asked there too, it costs 146.6 M
+//! instructions instead of 144.0 M on 5 copies of the sample (+1.8 %) and
+//! 1.4 % of the CPU time at -j1 (benches/README.md).
 //!
 //! A position is `Undecided` too where chasolver's board cannot hold it:
 //! the `chess` crate refuses it, or a Chess960 castling right had to be
@@ -175,9 +182,6 @@ impl Analyst {
             || (bare(!side) && pos.has_insufficient_material(side))
         {
             return Verdict::Settled(Mating::Impossible(Basis::InsufficientMaterial));
-        }
-        if !open_question(pos, side) {
-            return Verdict::Settled(Mating::NotProven);
         }
         self.started.get_or_insert_with(Instant::now);
         let fails = fast_check_fails(pos, side);
@@ -289,22 +293,6 @@ pub fn full_search(pos: &Chess, side: Color) -> FullSearch {
         Some(Winnability::Unwinnable) if !dropped => FullSearch::NoHelpmate,
         Some(Winnability::Unwinnable) | None => FullSearch::Undecided,
     }
-}
-
-/// Whether the fast check is asked about `side` in `pos` at all: where the
-/// side has no queen and no rook, or a pawn stands blocked by an enemy pawn
-/// (the start of a wall), or the side to move is in check (the start of a
-/// forced line). A side with a queen or a rook, in a position where no pawn
-/// is blocked by a pawn and no king is in check, is taken as able to mate
-/// (`NotProven`) without the analysis, which would cost more than 10 % of
-/// the whole audit on the final positions of the Lichess sample (where this
-/// saves nearly half the calls). That is the class the filter skips: none
-/// of the 2,410 sides of chasolver's Lichess test positions that cannot
-/// mate is in it, and 40 of the 2,877 of its constructed ones are.
-fn open_question(pos: &Chess, side: Color) -> bool {
-    let board = pos.board();
-    let heavy = board.rooks_and_queens() & board.by_color(side);
-    heavy.is_empty() || blocked_pawns(pos).any() || pos.is_check()
 }
 
 /// Whether chasolver's fast check is sure to fail (return `false`) for
@@ -1073,16 +1061,16 @@ mod tests {
 
     /// The crate's constructed positions (queries to its analyzer): no
     /// side able to mate is proven unable. Of the 2,876 sides unable to
-    /// mate, the fast check proves 2,310 and the full search 316 (every
-    /// one it is asked about: no node limit is reached); the other 250
-    /// stand outside [`worth_a_search`] (or, 40 of them, outside
-    /// [`open_question`]) and are taken as able to mate, as the module doc
-    /// says. Three positions shakmaty refuses (too much material).
+    /// mate, the fast check proves 2,333 and the full search 316 (every
+    /// one it is asked about: no node limit is reached); the other 227
+    /// stand outside [`worth_a_search`] and are taken as able to mate, as
+    /// the module doc says. Three positions shakmaty refuses (too much
+    /// material).
     #[test]
     fn chasolvers_constructed_positions_are_never_misjudged() {
         let tally = Tally {
             cannot: 2876,
-            by_fast_check: 2310,
+            by_fast_check: 2333,
             by_full_search: 316,
             undecided: 0,
             searched_able: 1481,

@@ -371,7 +371,8 @@ fn result_tag_and_token_that_disagree() {
 /// `result_mismatch` is checked for every game: also one whose start
 /// position cannot be set up (a `bad_fen`, an `unsupported_variant`), at
 /// ply 0, and one whose movetext breaks before its result token, which
-/// still ends it. Neither had the row.
+/// still ends it. Neither had the row. A result inside an unterminated
+/// comment or variation ends nothing.
 #[test]
 fn a_result_mismatch_is_found_in_every_game() {
     let t = tempdir();
@@ -389,6 +390,10 @@ fn a_result_mismatch_is_found_in_every_game() {
         // The token that ends the text is no result: nothing to compare.
         game(&[("Result", "1-0")], "1. e4 $$$ e5 0-1 Nf3"),
         game(&[("Result", "1-0"), ("Variant", "Atomic")], "1-0"),
+        // A result inside a comment or variation that never closes is no
+        // token: nothing to compare (these had the row).
+        game(&[("Result", "1-0")], "1. e4 {oops 0-1"),
+        game(&[("Result", "1-0")], "1. e4 (1. d4 0-1"),
     ]
     .concat();
     let out = audit(t.path(), &pgn, &[]);
@@ -400,7 +405,7 @@ fn a_result_mismatch_is_found_in_every_game() {
             row(3, 1, "result_mismatch", "1-0", "", ""),
         ]
     );
-    assert_eq!(counts(&out), (5, 0, 0, 5));
+    assert_eq!(counts(&out), (7, 0, 0, 7));
     assert_eq!(
         result_counts(&out),
         expected_counts(&[("result_mismatch", 3)])

@@ -194,10 +194,20 @@ impl<'a> Game<'a> {
 
     /// The result token that ends the movetext, read or not: where the
     /// movetext could not be read to its end, the last token of the game's
-    /// text, if it is a result (`1. e4 $$$ e5 0-1` ends with `0-1`).
+    /// text, if it is a result (`1. e4 $$$ e5 0-1` ends with `0-1`), and
+    /// not inside a comment or variation that runs to the end (`1. e4
+    /// {oops 0-1` ends with no token).
     pub fn closing_result(&self) -> Option<&'static str> {
         self.result_token.or_else(|| {
-            self.syntax_error.as_ref()?;
+            let error = self.syntax_error.as_ref()?;
+            if [
+                movetext::UNTERMINATED_COMMENT,
+                movetext::UNTERMINATED_VARIATION,
+            ]
+            .contains(&error.detail.as_str())
+            {
+                return None;
+            }
             let text = self.bytes.get(self.movetext_start..)?;
             let end = text.iter().rposition(|b| !b.is_ascii_whitespace())? + 1;
             let start = text[..end]

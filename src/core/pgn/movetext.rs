@@ -95,6 +95,11 @@ pub(super) struct Movetext {
     comment_after_move: Option<(u32, u32)>,
 }
 
+/// The detail of a comment that never closes: it runs to the game's end.
+pub(super) const UNTERMINATED_COMMENT: &str = "unterminated comment";
+/// The detail of a variation that never closes: it runs to the game's end.
+pub(super) const UNTERMINATED_VARIATION: &str = "unterminated variation";
+
 fn token_end(bytes: &[u8], from: usize) -> usize {
     let mut i = from;
     while i < bytes.len() && !DELIMITERS[bytes[i] as usize] {
@@ -203,7 +208,7 @@ fn read_tokens<const ENGLISH: bool>(
                     i = after_space(bytes, i + j + 2);
                 }
                 None => {
-                    fail(out, i, line_end(bytes, i), "unterminated comment");
+                    fail(out, i, line_end(bytes, i), UNTERMINATED_COMMENT);
                     return;
                 }
             },
@@ -215,7 +220,7 @@ fn read_tokens<const ENGLISH: bool>(
             b'(' => match skip_variation(bytes, i) {
                 Some(end) => i = end,
                 None => {
-                    fail(out, i, line_end(bytes, i), "unterminated variation");
+                    fail(out, i, line_end(bytes, i), UNTERMINATED_VARIATION);
                     return;
                 }
             },

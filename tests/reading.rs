@@ -631,3 +631,59 @@ fn old_collections_are_read_as_their_authors_meant() {
     assert_eq!(counts(&out), (14, 10, 1, 3));
     assert_eq!(summary(&out)["notation_quirks"], 21);
 }
+
+/// Forms that books and other programs write, read as the moves they mean
+/// (each was a parse_error or an illegal_move):
+/// - `dxe3 e.p.+`: an `e.p.` apart from its move, then the check mark;
+/// - `e8 =Q` (v3: "`=Q` right after a pawn move to the last rank is still
+///   a promotion"), its check mark after the piece;
+/// - long algebraic with a hyphen, as pgn-extract's `-Whalg` writes it
+///   (`b2-b3`, `Bc1-b2`, `e7-e8=Q`): the move in coordinates, with the
+///   quirks of the same move written without the hyphen.
+#[test]
+fn sloppy_forms_of_books_and_other_programs_are_read() {
+    let text = "[Event \"ep\"]\n[SetUp \"1\"]\n[FEN \"8/8/8/2k5/3pP3/8/5K2/8 b - e3 0 10\"]\n\n\
+        10... dxe3 e.p.+ 11. Kxe3 *\n\n\
+        [Event \"spaced\"]\n[SetUp \"1\"]\n[FEN \"8/4P1k1/8/8/8/8/7p/4K3 w - - 0 1\"]\n\n\
+        1. e8 =Q Kh6 2. Qh8+ Kg5 3. Kd2 h1 =Q 4. Ke3 =Q *\n\n\
+        [Event \"long\"]\n\n\
+        1. b2-b3 e7-e5 2. Bc1-b2 d7-d6 3. d2-d4 e5xd4 4. Qd1xd4 Nb8-c6 *\n\n\
+        [Event \"long promotion\"]\n[SetUp \"1\"]\n[FEN \"8/4P1k1/8/8/8/8/8/4K3 w - - 0 1\"]\n\n\
+        1. e7-e8=Q+ *\n";
+    let (_t, out) = audit(text);
+    let coordinate = "coordinate_notation";
+    let needless = "needless_disambiguation";
+    assert_eq!(
+        pick(&out, "quirks.csv", &QUIRKS),
+        strings(&[
+            &["1", "ep", "1", "dxe3 e.p.+", "en_passant_suffix", "dxe3+"],
+            &["3", "long", "1", "b2-b3", coordinate, "b3"],
+            &["3", "long", "2", "e7-e5", coordinate, "e5"],
+            &["3", "long", "3", "Bc1-b2", needless, "Bb2"],
+            &["3", "long", "4", "d7-d6", coordinate, "d6"],
+            &["3", "long", "5", "d2-d4", coordinate, "d4"],
+            &["3", "long", "6", "e5xd4", needless, "exd4"],
+            &["3", "long", "7", "Qd1xd4", needless, "Qxd4"],
+            &["3", "long", "8", "Nb8-c6", needless, "Nc6"],
+            &[
+                "4",
+                "long promotion",
+                "1",
+                "e7-e8=Q+",
+                "coordinate_notation;wrong_check_mark",
+                "e8=Q"
+            ],
+        ])
+    );
+    // `=Q` after a king's move is no promotion: no move, as before.
+    assert_eq!(
+        pick(&out, "errors.csv", &ERRORS),
+        strings(&[&[
+            "2",
+            "8",
+            "=Q",
+            "parse_error",
+            "not a move, move number or result"
+        ]])
+    );
+}

@@ -5,6 +5,7 @@
 
 use pgn_audit_lex::{DELIMITERS, glyph_len};
 use shakmaty::san::{San, SanPlus, Suffix};
+use shakmaty::{Rank, Role};
 
 use super::{PieceLetters, offset};
 
@@ -288,9 +289,14 @@ fn read_tokens<const ENGLISH: bool>(
                     i += digits + dots;
                     continue;
                 }
-                if is_en_passant_mark(token) {
+                if let Some((suffix, forms)) = en_passant_mark(token) {
                     if let Some(last) = out.moves.last_mut() {
                         last.mended.insert(Mended::EN_PASSANT_SUFFIX);
+                        last.mended.insert(forms);
+                        // The check mark after the mark is the move's.
+                        if last.suffix.is_none() {
+                            last.suffix = suffix;
+                        }
                         // Written with its move (`exd6 e.p.`): part of it.
                         if bytes[last.end as usize..i]
                             .iter()
@@ -299,6 +305,31 @@ fn read_tokens<const ENGLISH: bool>(
                             last.end = offset(end);
                         }
                     }
+                    i = end;
+                    continue;
+                }
+                // (v3) `e8 =Q`: the promotion piece written apart from its
+                // pawn's move to the last rank is still its promotion.
+                if c == b'='
+                    && !result_seen
+                    && let Some((role, suffix, forms)) = spaced_promotion(token, letters)
+                    && let Some(last) = out.moves.last_mut()
+                    && let San::Normal {
+                        role: Role::Pawn,
+                        to,
+                        promotion: promotion @ None,
+                        ..
+                    } = &mut last.san
+                    && matches!(to.rank(), Rank::First | Rank::Eighth)
+                    && last.suffix.is_none()
+                    && bytes[last.end as usize..i]
+                        .iter()
+                        .all(u8::is_ascii_whitespace)
+                {
+                    *promotion = Some(role);
+                    last.suffix = suffix;
+                    last.mended.insert(forms);
+                    last.end = offset(end);
                     i = end;
                     continue;
                 }
@@ -490,8 +521,60 @@ fn skip_variation(bytes: &[u8], mut i: usize) -> Option<usize> {
     None
 }
 
-fn is_en_passant_mark(token: &[u8]) -> bool {
-    token.eq_ignore_ascii_case(b"e.p.") || token.eq_ignore_ascii_case(b"ep")
+/// A check mark at the end of a token (`+`, `#`, or `++` for a double
+/// check), and the forms it mended: `None` for any other ending.
+fn check_mark_of(tail: &[u8]) -> Option<(Option<Suffix>, Mended)> {
+    match tail {
+        b"" => Some((None, Mended::default())),
+        b"+" => Some((Some(Suffix::Check), Mended::default())),
+        b"#" => Some((Some(Suffix::Checkmate), Mended::default())),
+        b"++" => Some((Some(Suffix::Check), Mended::DOUBLE_CHECK_MARK)),
+        _ => None,
+    }
+}
+
+/// The bytes of `token` before its check marks, and those marks.
+fn split_marks(token: &[u8]) -> (&[u8], &[u8]) {
+    let marks = token
+        .iter()
+        .rev()
+        .take_while(|&&b| b == b'+' || b == b'#')
+        .count();
+    token.split_at(token.len() - marks)
+}
+
+/// An `e.p.` or `ep` written apart from its move (`exd6 e.p.`), with the
+/// check mark that may follow it (`dxe3 e.p.+`): that mark, and the forms
+/// it mended. `None` for any other token.
+fn en_passant_mark(token: &[u8]) -> Option<(Option<Suffix>, Mended)> {
+    let (body, marks) = split_marks(token);
+    if body.eq_ignore_ascii_case(b"e.p.") || body.eq_ignore_ascii_case(b"ep") {
+        check_mark_of(marks)
+    } else {
+        None
+    }
+}
+
+/// (v3) A promotion written apart from its move (`=Q`, `=Q+`, `=D` in a
+/// German game): the piece, the check mark, and the forms it mended.
+fn spaced_promotion(token: &[u8], letters: PieceLetters) -> Option<(Role, Option<Suffix>, Mended)> {
+    let (body, marks) = split_marks(token);
+    let [b'=', letter] = *body else {
+        return None;
+    };
+    let english = letters.english(letter)?;
+    let role = match english {
+        b'N' => Role::Knight,
+        b'B' => Role::Bishop,
+        b'R' => Role::Rook,
+        b'Q' => Role::Queen,
+        _ => return None,
+    };
+    let (suffix, mut forms) = check_mark_of(marks)?;
+    if english != letter {
+        forms.insert(Mended::FOREIGN_PIECE_LETTERS);
+    }
+    Some((role, suffix, forms))
 }
 
 /// Reads a SAN token, mending the sloppy forms that still mean one move:
@@ -532,6 +615,18 @@ fn read_san(token: &[u8]) -> Option<(SanPlus, Mended)> {
     if mended.ends_with(b"++") {
         mended.pop();
         forms.insert(Mended::DOUBLE_CHECK_MARK);
+    }
+    // Long algebraic with a hyphen (`e2-e4`, `Ng1-f3`, as pgn-extract
+    // writes it): the move in coordinates (`e2e4`, `Ng1f3`).
+    let square_at = |k: usize| {
+        matches!(mended.get(k), Some(b'a'..=b'h')) && matches!(mended.get(k + 1), Some(b'1'..=b'8'))
+    };
+    let piece = usize::from(matches!(
+        mended.first(),
+        Some(b'N' | b'B' | b'R' | b'Q' | b'K')
+    ));
+    if square_at(piece) && mended.get(piece + 2) == Some(&b'-') && square_at(piece + 3) {
+        mended.remove(piece + 2);
     }
     // Castling with zeros or a lowercase o: `0-0`, `o-o-o`.
     for (start, form) in [

@@ -687,3 +687,27 @@ fn sloppy_forms_of_books_and_other_programs_are_read() {
         ]])
     );
 }
+
+/// A game pasted from a forum between `[pgn]` and `[/pgn]`: one game, its
+/// `[pgn]` line skipped with a quirk. The closing `[/pgn]`, a tag line that
+/// holds no tag with nothing after it, is no game (it was a second game,
+/// clean and empty); so is `[Annotator]` between games. A game without a
+/// result ends at it, as at any tag line.
+#[test]
+fn tag_lines_that_hold_no_tag_are_no_game() {
+    let text = "[pgn]\n[White \"Him\"]\n[Black \"Me\"]\n\n\
+        1. d4 d5 2. Nf3 Nc6 3. Bf4 Bg4 4. e3 Nf6 {resigns}\n[/pgn]\n\n\
+        [Annotator]\n\n\
+        [Event \"next\"]\n\n1. e4 *\n[/pgn]\n";
+    let (_t, out) = audit(text);
+    assert_eq!(counts(&out), (2, 2, 0, 0));
+    assert_eq!(
+        pick(
+            &out,
+            "quirks.csv",
+            &["game", "offset", "line", "ply", "san", "quirk"]
+        ),
+        strings(&[&["1", "0", "1", "0", "[pgn]", "unreadable_tag_line"]])
+    );
+    assert_eq!(pick(&out, "errors.csv", &ERRORS), Vec::<Vec<String>>::new());
+}

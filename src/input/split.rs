@@ -11,9 +11,9 @@
 //! swallows blank lines, but not a tag line, nor a line that follows a blank
 //! line and starts with move number one (`1.`): an unterminated comment
 //! therefore costs only its own game, never the rest of the file. Text that
-//! holds no tag, move or result (a block of `;` or `{ }` comments) is no
-//! game: a game without tags starts on the line of its first move (or
-//! result). Lines that start with `%` (PGN escape lines) and blank lines
+//! holds no tag, move or result (a block of `;` or `{ }` comments, or tag
+//! lines that hold no tag: `[/pgn]`) is no game: a game without tags starts
+//! on the line of its first move (or result). Lines that start with `%` (PGN escape lines) and blank lines
 //! between games belong to no game.
 //!
 //! Line ends may be `\n`, `\r\n`, `\r\r\n` (a CRLF file converted once more)
@@ -76,6 +76,10 @@ struct Reading {
     /// A tag, move or result was read: the text is a game, not a block of
     /// comments.
     content: bool,
+    /// A movetext line, or a tag line that may hold a tag, was read: whole
+    /// tag lines without a quote (a forum's `[/pgn]`) and nothing else are
+    /// no game.
+    real: bool,
     /// The game's last line that is not blank was ended by a line end.
     closed: bool,
 }
@@ -340,7 +344,9 @@ impl Splitter {
                         }
                     }
                     Some(i) => {
-                        if open && chunk.len() - i < HEAD && self.needs_head() {
+                        // A tag line's head tells whether it holds a tag.
+                        if open && chunk.len() - i < HEAD && (self.needs_head() || chunk[i] == b'[')
+                        {
                             return (pos + i, false);
                         }
                         let emitted = self.decide(&chunk[i..], base + (pos + i) as u64);
@@ -494,12 +500,20 @@ impl Splitter {
         };
         line.role = role;
         line.first = at;
+        // A whole tag line shorter than [`HEAD`] with no quote, closed by
+        // its `]`, holds no tag; a line cut short (`[Eve` where the input
+        // broke off) is still a game's.
+        let tagless = head.len() < HEAD
+            && memchr::memchr(b'"', head).is_none()
+            && head.trim_ascii_end().ends_with(b"]");
+        let real = role == Role::Movetext || (role == Role::Tags && !tagless);
         let content = !starts && self.reading.content;
         line.prose = role == Role::Movetext && !content && is_prose(head);
         if role == Role::Tags {
             line.tag = TagScan::Unread;
         }
         if !starts {
+            self.reading.real |= real;
             return None;
         }
         let ended = self.finish();
@@ -508,6 +522,7 @@ impl Splitter {
         self.start_ends = ends_before;
         self.end = at;
         self.reading.content = role == Role::Tags;
+        self.reading.real = real;
         ended
     }
 
@@ -521,6 +536,7 @@ impl Splitter {
         self.start = at;
         self.end = at;
         self.reading.content = true;
+        self.reading.real = true;
         self.start_ends = self.line.map_or(self.ends, |l| l.ends_before);
         let line = self.line.as_mut().expect("a line is being read");
         line.role = Role::Tags;
@@ -569,7 +585,7 @@ impl Splitter {
             return None;
         }
         self.ended_ends = self.start_ends;
-        reading.content.then_some(GameSpan {
+        (reading.content && reading.real).then_some(GameSpan {
             start: self.start,
             end: self.end,
             ended: reading.result && reading.closed,
@@ -1288,6 +1304,38 @@ mod tests {
             split(b"1. e4*[Event \"x\"] {*} (1... e5 *) [x]\n\n1. d4\n").len(),
             1
         );
+    }
+
+    /// A tag section whose lines hold no quote, so no tag (a forum's
+    /// `[pgn]` ... `[/pgn]` around a game, `[Annotator]`), with no move
+    /// or result after it, is no game; such a line before real tags or
+    /// moves stays their game's (its reader skips it with a quirk). A tag
+    /// line cut short (`[Eve`, where the input broke off) is a game's.
+    #[test]
+    fn tag_lines_without_a_tag_are_no_game() {
+        assert_eq!(
+            games(b"[pgn]\n[Event \"a\"]\n\n1. e4 *\n[/pgn]\n\n[x]\n[y]\n\n[Event \"b\"]\n\n*\n[/pgn]"),
+            vec!["[pgn]\n[Event \"a\"]\n\n1. e4 *\n", "[Event \"b\"]\n\n*\n"]
+        );
+        assert_eq!(
+            games(b"[pgn]\n1. e4 *\n\n[Site \"Paris\n\n[Annotator]\n\n[Eve"),
+            vec!["[pgn]\n1. e4 *\n", "[Site \"Paris\n", "[Eve"]
+        );
+        // However it is fed: only a line shorter than `HEAD` is judged
+        // (held whole); a longer one is a game's.
+        let long = format!(
+            "[{}]\n\n[{} \"x\"]\n\n1. e4 *\n",
+            "n".repeat(300),
+            "m".repeat(100)
+        );
+        for step in [1, 2, 7, 64, 255, 256, 257, 1000] {
+            assert_eq!(
+                split_in_pieces(long.as_bytes(), step),
+                split(long.as_bytes()),
+                "{step}"
+            );
+        }
+        assert_eq!(split(long.as_bytes()).len(), 2);
     }
 
     #[test]

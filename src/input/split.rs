@@ -503,17 +503,23 @@ impl Splitter {
         // A whole tag line shorter than [`HEAD`] with no quote, closed by
         // its `]`, holds no tag; a line cut short (`[Eve` where the input
         // broke off) is still a game's.
-        let tagless = head.len() < HEAD
-            && memchr::memchr(b'"', head).is_none()
-            && head.trim_ascii_end().ends_with(b"]");
-        let real = role == Role::Movetext || (role == Role::Tags && !tagless);
+        // Judged only until the game has such a line.
+        let real = || {
+            role == Role::Movetext
+                || (role == Role::Tags
+                    && !(head.len() < HEAD
+                        && memchr::memchr(b'"', head).is_none()
+                        && head.trim_ascii_end().ends_with(b"]")))
+        };
         let content = !starts && self.reading.content;
         line.prose = role == Role::Movetext && !content && is_prose(head);
         if role == Role::Tags {
             line.tag = TagScan::Unread;
         }
         if !starts {
-            self.reading.real |= real;
+            if !self.reading.real {
+                self.reading.real = real();
+            }
             return None;
         }
         let ended = self.finish();
@@ -522,7 +528,7 @@ impl Splitter {
         self.start_ends = ends_before;
         self.end = at;
         self.reading.content = role == Role::Tags;
-        self.reading.real = real;
+        self.reading.real = real();
         ended
     }
 

@@ -21,6 +21,12 @@ extra = [
     b'[FEN "4k3/6r1/8/8/8/8/8/4K2R w K - 0 1"]\n\n1. O-O Rxg1 *\n',
     b'[Result "1-0"]\n\n1. e4 e5 1-0 0-1\nWhite won.\n----\n1. d4 *\n',
     b'[FEN "8/P6k/8/8/8/8/7K/8 w - - 0 1"]\n\n1. a8=D Kg6 2. Dg8+ *\n',
+    # An e.p. apart with its check mark, a promotion apart, long algebraic,
+    # a forum's [pgn] wrapper, and a rook whose capture is forced.
+    b'[FEN "8/8/8/2k5/3pP3/8/5K2/8 b - e3 0 10"]\n\n10... dxe3 e.p.+ 11. Kxe3 *\n',
+    b'[FEN "8/4P1k1/8/8/8/8/7p/4K3 w - - 0 1"]\n\n1. e8 =Q Kh6 2. Qh8+ Kg5 3. Kd2 h1 =D+ *\n',
+    b'[pgn]\n[White "A"]\n\n1. b2-b3 e7-e5 2. Bc1-b2 d7-d6 3. e2-e4 =Q *\n[/pgn]\n\n[Annotator]\n[Eve',
+    b'[FEN "8/8/8/8/8/8/2R5/k6K w - - 0 1"]\n[Result "1-0"]\n[Termination "Time forfeit"]\n\n1. Rb2 1-0\n',
 ]
 for i, e in enumerate(extra):
     for d in ('audit_game', 'audit_bytes'):

@@ -523,47 +523,6 @@ mkdir -p "$examples/src/bin"
 for ex in validate parallel_validate stats; do
     cp "$registry_crate/examples/$ex.rs" "$examples/src/bin/$ex.rs"
 done
-# pgn-reader's reading alone, for the CPU-per-core table: validate's
-# visitor without its SAN resolution and moves (the SANs are only counted).
-cat > "$examples/src/bin/parse_only.rs" <<'RS'
-use std::{env, fs::File, io, ops::ControlFlow};
-
-use pgn_reader::{RawTag, Reader, SanPlus, Visitor};
-
-struct Plies(u64);
-
-impl Visitor for Plies {
-    type Tags = ();
-    type Movetext = ();
-    type Output = ();
-
-    fn begin_tags(&mut self) -> ControlFlow<Self::Output, Self::Tags> {
-        ControlFlow::Continue(())
-    }
-    fn tag(&mut self, _: &mut (), _: &[u8], _: RawTag<'_>) -> ControlFlow<()> {
-        ControlFlow::Continue(())
-    }
-    fn begin_movetext(&mut self, _: ()) -> ControlFlow<(), ()> {
-        ControlFlow::Continue(())
-    }
-    fn san(&mut self, _: &mut (), san: SanPlus) -> ControlFlow<()> {
-        std::hint::black_box(san);
-        self.0 += 1;
-        ControlFlow::Continue(())
-    }
-    fn end_game(&mut self, _: ()) {}
-}
-
-fn main() -> io::Result<()> {
-    for arg in env::args().skip(1) {
-        let mut reader = Reader::new(File::open(&arg)?);
-        let mut plies = Plies(0);
-        while reader.read_game(&mut plies)?.is_some() {}
-        println!("{arg}: {} plies", plies.0);
-    }
-    Ok(())
-}
-RS
 cat > "$examples/Cargo.toml" <<TOML
 [package]
 name = "pgn-reader-examples"
@@ -711,10 +670,10 @@ cpu_shares "$audit"
 # whole process (every thread: the reader's too), where the table above
 # gives wall time, in which the reader thread's work on the second core
 # does not count. Rounds of their own, interleaved as above; medians.
-cpu_per_core() { # runs validate parse_only audit corpus out
+cpu_per_core() { # runs validate stats audit corpus out
     python3 - "$@" <<'PY'
 import os, statistics, subprocess, sys
-runs, validate, parse_only, audit, corpus, out = int(sys.argv[1]), *sys.argv[2:]
+runs, validate, stats, audit, corpus, out = int(sys.argv[1]), *sys.argv[2:]
 
 def cpu(argv):
     child = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -725,7 +684,7 @@ def cpu(argv):
 
 commands = {
     "validate (pgn-reader, 1 thread)": [validate, corpus],
-    "pgn-reader's reading alone (validate without SAN resolution)": [parse_only, corpus],
+    "stats (pgn-reader, parse only)": [stats, corpus],
     "pgn-audit -j1": [audit, "-j1", "-o", out, corpus],
 }
 seconds = {name: [] for name in commands}
@@ -751,4 +710,4 @@ print("|---|---:|---:|:-:|")
 print(f"| -j1 CPU / validate CPU | {ratio:.2f} | ≤ 0.65 | {'yes' if ratio <= 0.65 else 'NO'} |")
 PY
 }
-cpu_per_core "$runs" "$ex_bin/validate" "$ex_bin/parse_only" "$audit" "$corpora/200mb.pgn" "$out/cpu-j1"
+cpu_per_core "$runs" "$ex_bin/validate" "$ex_bin/stats" "$audit" "$corpora/200mb.pgn" "$out/cpu-j1"

@@ -490,9 +490,14 @@ impl Splitter {
             // (v3) After the result, a line that starts with a move number
             // or a move starts the next game (tagless games one per line),
             // and a line of prose (an underline, a remark) ends the game:
-            // only text on the result's own line is still the game's.
+            // only text on the result's own line is still the game's. A
+            // line that holds a result token (in its first `HEAD` bytes) is
+            // no prose: it is the game's, as any text before the next
+            // blank line was in v2.
             State::Movetext { .. }
-                if self.reading.result && (pgn_audit_lex::starts_move(head) || is_prose(head)) =>
+                if self.reading.result
+                    && (pgn_audit_lex::starts_move(head)
+                        || (is_prose(head) && !holds_result(&head[..head.len().min(HEAD)]))) =>
             {
                 (Role::Movetext, true)
             }
@@ -859,6 +864,12 @@ fn is_prose(head: &[u8]) -> bool {
         || is_control(head[0])
         || pgn_audit_lex::starts_move(head)
         || pgn_audit_lex::result(token).is_some())
+}
+
+/// Whether `text` holds a result token standing alone.
+fn holds_result(text: &[u8]) -> bool {
+    text.split(|&b| DELIMITERS[b as usize])
+        .any(|token| pgn_audit_lex::result(token).is_some())
 }
 
 /// A control character: no text holds one (a tab is a blank).
@@ -1473,6 +1484,23 @@ mod tests {
             "[Event \"b\"]\n\n1. d4 d5 0-1\n",
             "[Event \"c\"]\n\n1. c4 *\n",
             "1. e4 e5 1/2-1/2 {Agreed.}\n{ notes }\n",
+        ];
+        assert_games_however_fed(pgn, &expected);
+    }
+
+    /// A line right after the result's that holds a result token is no
+    /// prose (v3: prose holds none): it is the game's text before the next
+    /// blank line, its `parse_error`, as in v2 (it was a game of its own).
+    /// Prose after it still ends the game.
+    #[test]
+    fn a_line_with_a_result_after_the_result_is_the_games() {
+        let pgn = b"[Event \"a\"]\n\n1. e4 e5 *\nThe score was 1-0 here.\nA remark.\n\n\
+            [Event \"b\"]\n\n1. d4 *\nWhite won.\nResult: 0-1\n\n1. c4 *\n";
+        let expected = vec![
+            "[Event \"a\"]\n\n1. e4 e5 *\nThe score was 1-0 here.\n",
+            "[Event \"b\"]\n\n1. d4 *\n",
+            "Result: 0-1\n",
+            "1. c4 *\n",
         ];
         assert_games_however_fed(pgn, &expected);
     }

@@ -281,7 +281,9 @@ struct ReadOnce {
 }
 
 impl ReadOnce {
-    /// Standard input, read once; where it is a file, that file.
+    /// Standard input, read once; and what it is (a file, a pipe, a
+    /// terminal), so that no other name of it (`/dev/stdin`, the file's
+    /// path) is read as another source.
     fn stdin(&mut self, name: &str) -> Result<(), PathError> {
         if std::mem::replace(&mut self.stdin, true) {
             return Err(PathError::new(
@@ -290,8 +292,8 @@ impl ReadOnce {
             ));
         }
         match std::fs::metadata("/dev/stdin") {
-            Ok(meta) if meta.is_file() => self.file(&meta, name),
-            _ => Ok(()),
+            Ok(meta) => self.file(&meta, name),
+            Err(_) => Ok(()),
         }
     }
 
@@ -618,10 +620,11 @@ pub fn open(
         let rest: Box<dyn Read + Send> = match end {
             Sniffed::More => stream,
             Sniffed::Ended => Box::new(io::empty()),
-            // A decompressor that fails in its first bytes: they are the
-            // text up to the fault, and the fault is the read error that
-            // follows them, as it would be after more.
-            Sniffed::Failed(e) if !layers.is_empty() => Box::new(Fails(Some(e))),
+            // A decompressor that fails in its first bytes, or a file that
+            // ends in them before its size at the start (it shrank): they
+            // are the text up to the fault, and the fault is the read
+            // error that follows them, as it would be after more.
+            Sniffed::Failed(e) if !layers.is_empty() || sniffed > 0 => Box::new(Fails(Some(e))),
             Sniffed::Failed(e) => return Err(err(e)),
         };
         if table::is_parquet(head_bytes) {

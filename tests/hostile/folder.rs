@@ -429,6 +429,29 @@ fn standard_input_twice_is_refused() {
     assert!(!out.exists());
 }
 
+/// Standard input on a pipe named as `-` and as `/dev/stdin`, in either
+/// order, is refused: it was read as two sources, the first taking what it
+/// read of the pipe and the second the rest (a game cut in two), or none.
+#[test]
+fn a_piped_standard_input_named_twice_is_refused() {
+    let t = common::tempdir();
+    let out = t.path().join("r");
+    for (args, second, first) in [
+        (["-", "/dev/stdin"], "/dev/stdin", "-"),
+        (["/dev/stdin", "-"], "-", "/dev/stdin"),
+    ] {
+        let sample = std::fs::read(common::SAMPLE).unwrap();
+        let ran = support::audit_stdin(&args, &out, move |w| w.write_all(&sample));
+        assert_eq!(ran.status, Some(2), "{args:?}: {}", ran.stderr);
+        assert_eq!(
+            ran.stderr,
+            format!("pgn-audit: {second}: the same file as {first}, named twice\n"),
+            "{args:?}"
+        );
+        assert!(!out.exists(), "{args:?}");
+    }
+}
+
 /// Item 12: one file named twice, however, is refused with both names.
 #[test]
 fn the_same_file_twice_is_refused() {

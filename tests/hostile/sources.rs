@@ -138,26 +138,41 @@ fn a_pipe_is_opened_once_and_read_once() {
 /// read; the same CSV reports at -j1, -j2 and -j8.
 #[test]
 fn a_file_that_shrinks_while_it_is_read_is_a_read_error() {
+    let games = common::sample_games();
+    // Game 5 starts after the first four and their blank lines.
+    let fifth = games[..4].join("\n\n").len() + 2;
     let mut reports = Vec::new();
     for j in ["1", "2", "8"] {
         let t = common::tempdir();
         // Each run in a folder of its own: the rows but `source`.
-        reports.push(rows_but_source(&shrunk_run(t.path(), j)));
+        let out = shrunk_run(t.path(), j, &first_games(40), fifth, 5);
+        reports.push(rows_but_source(&out));
     }
     assert_eq!(reports[0], reports[1], "-j1 and -j2 differ");
     assert_eq!(reports[0], reports[2], "-j1 and -j8 differ");
 }
 
-/// One run of [`a_file_that_shrinks_while_it_is_read_is_a_read_error`] at
-/// `-j j` in `t`: asserts its outcome and returns its folder.
-fn shrunk_run(t: &Path, j: &str) -> PathBuf {
-    let games = common::sample_games();
-    let text = first_games(40);
+/// A file that shrinks below the bytes its format is told by (262) before
+/// it is read: the games before the cut are audited, and the cut one broke
+/// off, as in a larger file. The source could not be opened: no game.
+#[test]
+fn a_small_file_that_shrinks_before_it_is_read_keeps_its_games() {
+    let text =
+        "[Event \"a\"]\n\n1. e4 e5 *\n\n[Event \"b\"]\n\n1. d4 d5 *\n\n[Event \"c\"]\n\n1. c4 *\n";
+    let second = text.find("[Event \"b").unwrap();
+    for j in ["1", "2"] {
+        let t = common::tempdir();
+        shrunk_run(t.path(), j, text, second, 2);
+    }
+}
+
+/// One run of the shrinking file `text` at `-j j` in `t`, cut 5 bytes into
+/// game `game` (1-based), which starts at `start`: asserts its outcome and
+/// returns its folder.
+fn shrunk_run(t: &Path, j: &str, text: &str, start: usize, game: u64) -> PathBuf {
     let target = common::write(t, "target.pgn", text.as_bytes());
-    // Game 5 starts after the first four and their blank lines.
-    let fifth = games[..4].join("\n\n").len() + 2;
-    assert_eq!(&text[fifth..fifth + 6], "[Event");
-    let cut = fifth + 5;
+    assert_eq!(&text[start..start + 6], "[Event");
+    let cut = start + 5;
     let fifo = t.join("first.fifo");
     mkfifo(&fifo);
     let out = t.join("out");
@@ -197,7 +212,7 @@ fn shrunk_run(t: &Path, j: &str) -> PathBuf {
         [format!("pgn-audit: {}: {cause}", s(&target))]
     );
     assert_eq!(status, Some(2));
-    assert_eq!(common::counts(&out).0, 2 + 5);
+    assert_eq!(common::counts(&out).0, 2 + game);
     let errors = common::records(&out, "errors.csv");
     let cut_rows: Vec<_> = errors
         .iter()
@@ -211,7 +226,11 @@ fn shrunk_run(t: &Path, j: &str) -> PathBuf {
             row["offset"].as_str(),
             row["kind"].as_str()
         ),
-        ("5", fifth.to_string().as_str(), "parse_error")
+        (
+            game.to_string().as_str(),
+            start.to_string().as_str(),
+            "parse_error"
+        )
     );
     assert_eq!(
         row["detail"],
@@ -223,7 +242,7 @@ fn shrunk_run(t: &Path, j: &str) -> PathBuf {
     let detail = &summary["source_details"][1];
     assert_eq!(detail["size"], text.len() as u64);
     assert_eq!(detail["bytes"], cut as u64);
-    assert_eq!(detail["games"], 5);
+    assert_eq!(detail["games"], game);
     assert_eq!(detail["error"], cause);
     out
 }

@@ -167,3 +167,38 @@ fn sigterm_while_standard_input_stalls() {
     assert_eq!(clean, games);
     assert!(sm["bytes"].as_u64().unwrap() > 0);
 }
+
+/// A FIFO that no program writes, named after a file: the file is read
+/// and audited first, and a signal while the run waits on the FIFO leaves
+/// the file's games in the reports. The FIFO was opened ahead of the file
+/// (sources are opened two ahead), which held the file back too: the
+/// interrupted run had no game.
+#[test]
+fn a_fifo_opened_in_its_turn_holds_no_source_before_it_back() {
+    let t = tempdir();
+    let file = write(t.path(), "first.pgn", b"[Event \"a\"]\n\n1. e4 e5 *\n");
+    let fifo = t.path().join("later.fifo");
+    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    let out = t.path().join("r");
+    let child = bin()
+        .args([s(&file), s(&fifo), "-o", s(&out), "-j", "1", "--quiet"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The run is under way once it holds its output folder; the file's
+    // game is audited while the FIFO is waited on (nothing of it can be
+    // seen before the end, so it is given time).
+    let lock = out.join(".pgn-audit.lock");
+    wait_for("the output folder locked", || lock.exists());
+    std::thread::sleep(Duration::from_millis(1000));
+    signal(child.id(), "-INT");
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(130));
+    let sm = summary(&out);
+    assert_eq!(sm["interrupted"], true);
+    assert_eq!(sm["games"], 1);
+    assert_eq!(sm["sources"], serde_json::json!([s(&file)]));
+}

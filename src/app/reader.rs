@@ -243,7 +243,13 @@ impl Reader {
             if self.interrupted.load(Ordering::SeqCst) {
                 break;
             }
-            while next_open < self.sources.len() && next_open <= index + SOURCES_AHEAD {
+            // A source that is no regular file (a FIFO, a pipe, standard
+            // input) is opened only in its turn: opening it may wait for a
+            // writer, and the sources before it would wait too.
+            while next_open < self.sources.len()
+                && next_open <= index + SOURCES_AHEAD
+                && (next_open == index || self.opens_at_once(next_open))
+            {
                 ahead.push_back(match piece.take() {
                     Some(opened) => Ok(opened),
                     None => self.open(next_open),
@@ -262,6 +268,17 @@ impl Reader {
                 }),
             }
         }
+    }
+
+    /// Whether source `index` opens without waiting: a regular file (its
+    /// size was taken at the start), a zip archive's member, or one that
+    /// cannot be read.
+    fn opens_at_once(&self, index: usize) -> bool {
+        self.sizes[index].is_some()
+            || matches!(
+                self.sources[index].origin,
+                input::Origin::ZipMember { .. } | input::Origin::Unreadable(_)
+            )
     }
 
     fn open(&self, index: usize) -> Result<Opened, PathError> {

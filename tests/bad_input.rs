@@ -765,11 +765,7 @@ fn a_directory_with_unreadable_and_non_pgn_files() {
         let dir = d.join("in");
         std::os::unix::fs::symlink(d.join("nowhere"), dir.join("x.pgn")).unwrap();
         // A FIFO named like a PGN file would block the run: it is skipped.
-        let fifo = std::process::Command::new("mkfifo")
-            .arg(dir.join("pipe.pgn"))
-            .status()
-            .unwrap();
-        assert!(fifo.success());
+        crate::common::mkfifo(&dir.join("pipe.pgn"));
         vec![s(&dir).to_owned()]
     });
     assert_eq!(r.status, Some(2), "{}", r.stderr);

@@ -178,8 +178,7 @@ fn a_fifo_opened_in_its_turn_holds_no_source_before_it_back() {
     let t = tempdir();
     let file = write(t.path(), "first.pgn", b"[Event \"a\"]\n\n1. e4 e5 *\n");
     let fifo = t.path().join("later.fifo");
-    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
-    assert!(made.success());
+    mkfifo(&fifo);
     let out = t.path().join("r");
     let child = bin()
         .args([s(&file), s(&fifo), "-o", s(&out), "-j", "1", "--quiet"])

@@ -13,8 +13,8 @@
 //! therefore costs only its own game, never the rest of the file. Text that
 //! holds no tag, move or result (a block of `;` or `{ }` comments, or tag
 //! lines that hold no tag: `[/pgn]`) is no game: a game without tags starts
-//! on the line of its first move (or result). Lines that start with `%` (PGN escape lines) and blank lines
-//! between games belong to no game.
+//! on the line of its first move (or result). Lines that start with `%`
+//! (PGN escape lines) and blank lines between games belong to no game.
 //!
 //! Line ends may be `\n`, `\r\n`, `\r\r\n` (a CRLF file converted once more)
 //! or a lone `\r`. A line is blank when it holds only spaces, tabs, vertical

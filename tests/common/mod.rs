@@ -88,6 +88,12 @@ pub(crate) fn total(out: &Path, key: &str) -> u64 {
         .sum()
 }
 
+/// A named FIFO at `path`.
+pub(crate) fn mkfifo(path: &Path) {
+    let made = Command::new("mkfifo").arg(path).status().unwrap();
+    assert!(made.success(), "mkfifo {}", path.display());
+}
+
 pub(crate) fn tempdir() -> tempfile::TempDir {
     tempfile::tempdir().expect("tempdir")
 }

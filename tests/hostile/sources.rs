@@ -43,12 +43,6 @@ pub(super) fn wait_at_most(mut child: Child, limit: Duration, what: &str) -> (Op
     }
 }
 
-/// A named FIFO at `path`.
-fn mkfifo(path: &Path) {
-    let made = Command::new("mkfifo").arg(path).status().unwrap();
-    assert!(made.success(), "mkfifo {}", path.display());
-}
-
 /// The reports of `text` as a plain file: the rows a pipe of it must give.
 fn plain_rows(t: &Path, text: &[u8]) -> Vec<(String, Vec<Vec<String>>)> {
     let plain = common::write(t, "plain.pgn", text);
@@ -106,7 +100,7 @@ fn a_pipe_is_opened_once_and_read_once() {
     assert_eq!(rows_but_source(&out), expected);
     // A named FIFO: one writer, one reader, once.
     let fifo = t.path().join("games.fifo");
-    mkfifo(&fifo);
+    common::mkfifo(&fifo);
     let out = t.path().join("fifo");
     let child = common::bin()
         .args(["--no-html", s(&fifo), "-o", s(&out)])
@@ -174,7 +168,7 @@ fn shrunk_run(t: &Path, j: &str, text: &str, start: usize, game: u64) -> PathBuf
     assert_eq!(&text[start..start + 6], "[Event");
     let cut = start + 5;
     let fifo = t.join("first.fifo");
-    mkfifo(&fifo);
+    common::mkfifo(&fifo);
     let out = t.join("out");
     let child = common::bin()
         .args(["--no-html", "-j", j, s(&fifo), s(&target), "-o", s(&out)])
@@ -695,7 +689,7 @@ fn the_size_check_holds_regular_files_only() {
     whole(&out, "<(cat seven.pgn)");
     // A named FIFO.
     let fifo = t.path().join("games.fifo");
-    mkfifo(&fifo);
+    common::mkfifo(&fifo);
     let out = t.path().join("fifo");
     let child = common::bin()
         .args(["--no-html", s(&fifo), "-o", s(&out)])

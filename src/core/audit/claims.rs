@@ -227,9 +227,13 @@ const ALPHABET: &[u8] = b"abcdefghijklmnopqrstuvwxyz0123456789 -";
 const NOT_ASCII: u64 = 1 << 63;
 
 /// The bit of an ASCII byte, lowercased, in [`ALPHABET`]; none for a byte
-/// that is not in it.
+/// that is not in it. Every ASCII blank has the space's bit: a run of any
+/// blanks is one space between the words of a phrase.
 const fn alphabet_bit(byte: u8) -> u64 {
-    let lower = byte.to_ascii_lowercase();
+    let lower = match byte {
+        b'\t' | b'\n' | 0x0b | 0x0c | b'\r' => b' ',
+        _ => byte.to_ascii_lowercase(),
+    };
     let mut i = 0;
     while i < ALPHABET.len() {
         if ALPHABET[i] == lower {
@@ -814,6 +818,27 @@ mod tests {
         assert_eq!(claim_words("fifty\n  MOVES"), (false, true));
         assert_eq!(claim_words("the 150-move rule"), (false, false));
         assert_eq!(claim_words("Fünfzig Züge"), (false, true));
+    }
+
+    /// Any run of blanks is one space, whatever the blank: a tab, a line
+    /// feed, a form feed or a vertical tab between the words of a phrase
+    /// (`50<TAB>moves`) holds the phrase as a space does.
+    #[test]
+    fn a_phrase_holds_across_any_ascii_blank() {
+        for blank in ["\t", "\n", "\r\n", "\x0b", "\x0c", " \t "] {
+            assert_eq!(
+                claim_words(&format!("50{blank}moves")),
+                (false, true),
+                "{blank:?}"
+            );
+            assert_eq!(
+                claim_words(&format!("fifty{blank}moves")),
+                (false, true),
+                "{blank:?}"
+            );
+            let text = format!("draw{blank}by{blank}repetition");
+            assert_eq!(claim_words(&text), (true, false), "{blank:?}");
+        }
     }
 
     #[test]

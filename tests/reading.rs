@@ -471,6 +471,38 @@ A quick draw followed.
 The end of the collection.
 "#;
 
+/// Every right the FEN wrote for a king that is off its back rank is
+/// dropped, each under its own letter: `KQ` with the king on e2 and one
+/// rook, on h1, dropped only `K` (both letters named h1), and `Qk` dropped
+/// a `K` the FEN never wrote.
+#[test]
+fn each_right_of_a_king_off_its_back_rank_is_dropped_under_its_letter() {
+    let game = |event: &str, fen: &str, moves: &str| {
+        format!("[Event \"{event}\"]\n[SetUp \"1\"]\n[FEN \"{fen}\"]\n\n{moves} *\n\n")
+    };
+    let text = [
+        game("KQk", "4k2r/8/8/8/8/8/4K3/7R w KQk - 0 1", "1. Kd3"),
+        game("Qk", "4k2r/8/8/8/8/8/4K3/7R w Qk - 0 1", "1. Kd3"),
+        game("KQ a1", "4k3/8/8/8/8/8/4K3/R7 w KQ - 0 1", "1. Kd3"),
+        game("Kkq", "7r/4k3/8/8/8/8/8/4K2R w Kkq - 0 1", "1. Kd2"),
+    ]
+    .concat();
+    let (_t, out) = audit(&text);
+    let dropped = "impossible_castling_right";
+    assert_eq!(
+        pick(&out, "quirks.csv", &QUIRKS),
+        strings(&[
+            &["1", "KQk", "0", "K", dropped, ""],
+            &["1", "KQk", "0", "Q", dropped, ""],
+            &["2", "Qk", "0", "Q", dropped, ""],
+            &["3", "KQ a1", "0", "K", dropped, ""],
+            &["3", "KQ a1", "0", "Q", dropped, ""],
+            &["4", "Kkq", "0", "k", dropped, ""],
+            &["4", "Kkq", "0", "q", dropped, ""],
+        ])
+    );
+}
+
 /// A dropped castling right is written in quirks.csv as the FEN wrote it,
 /// in the order the FEN wrote them: `KQkq` of a game whose Variant names
 /// standard chess, its rooks on b1 and g1, drops `K` and `Q` (it wrote the
@@ -498,6 +530,43 @@ fn a_dropped_right_is_written_as_the_fen_wrote_it() {
             &["3", "Kings", "0", "k", dropped, ""],
             &["3", "Kings", "0", "q", dropped, ""],
         ])
+    );
+}
+
+/// (v3) A game whose only piece letter is `R` (roi, rey: the king in
+/// French and Spanish) and whose `R` moves name no legal rook move is read
+/// in the first set in which every move is legal. It stayed an
+/// `illegal_move`: a set was tried only where a letter English does not
+/// use stopped the reading. A game whose English reading is legal stays
+/// English, and one that no set reads stays its English `illegal_move`.
+#[test]
+fn a_game_whose_only_letter_is_the_french_king_is_read_in_french() {
+    let from = "[SetUp \"1\"]\n[FEN \"8/4P1k1/8/8/8/8/8/4K3 w - - 0 1\"]\n[Result \"*\"]\n\n";
+    let rook = "[SetUp \"1\"]\n[FEN \"8/6k1/8/8/8/8/8/R3K3 w - - 0 1\"]\n[Result \"*\"]\n\n";
+    let text = format!(
+        "[Event \"Roi\"]\n{from}1. Rd2 Rf6 2. Re3 Rf5 *\n\n\
+         [Event \"Rook\"]\n{rook}1. Ra2 Kf6 *\n\n\
+         [Event \"Neither\"]\n{from}1. Rd2 Rf6 2. Rd5 *\n"
+    );
+    let (_t, out) = audit(&text);
+    assert_eq!(
+        pick(&out, "quirks.csv", &QUIRKS),
+        strings(&[
+            &["1", "Roi", "1", "Rd2", FOREIGN, "Kd2"],
+            &["1", "Roi", "2", "Rf6", FOREIGN, "Kf6"],
+            &["1", "Roi", "3", "Re3", FOREIGN, "Ke3"],
+            &["1", "Roi", "4", "Rf5", FOREIGN, "Kf5"],
+        ])
+    );
+    assert_eq!(
+        pick(&out, "errors.csv", &ERRORS),
+        strings(&[&[
+            "3",
+            "1",
+            "Rd2",
+            "illegal_move",
+            "White has no rook to play Rd2"
+        ]])
     );
 }
 

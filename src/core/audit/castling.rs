@@ -127,8 +127,9 @@ fn rook_home(
 }
 
 /// The sides on which the FEN wrote a right for `color` that was dropped
-/// as impossible: a dropped rook square on the a-side of the king's file
-/// (e when the king is not on its back rank) is queenside.
+/// as impossible: `K` kingside, `Q` queenside, and a file letter by the
+/// side of the king's file it lies on (e when the king is not on its back
+/// rank).
 fn dropped_sides(start: &Start, color: Color) -> ByCastlingSide<bool> {
     let king = start
         .position
@@ -137,12 +138,20 @@ fn dropped_sides(start: &Start, color: Color) -> ByCastlingSide<bool> {
         .filter(|k| k.rank() == color.backrank())
         .map_or(File::E, Square::file);
     let mut sides = ByCastlingSide::new_with(|_| false);
-    for sq in start.dropped_rights & Bitboard::from_rank(color.backrank()) {
-        *sides.get_mut(if sq.file() < king {
-            CastlingSide::QueenSide
-        } else {
-            CastlingSide::KingSide
-        }) = true;
+    for &letter in &start.dropped_rights {
+        if letter.is_ascii_uppercase() != color.is_white() {
+            continue;
+        }
+        let side = match letter.to_ascii_lowercase() {
+            'k' => CastlingSide::KingSide,
+            'q' => CastlingSide::QueenSide,
+            file => match File::from_char(file) {
+                Some(f) if f < king => CastlingSide::QueenSide,
+                Some(_) => CastlingSide::KingSide,
+                None => continue,
+            },
+        };
+        *sides.get_mut(side) = true;
     }
     sides
 }

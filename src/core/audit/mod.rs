@@ -16,7 +16,7 @@ pub mod start;
 pub use findings::*;
 
 use shakmaty::{
-    CastlingMode, CastlingSide, Chess, EnPassantMode, File, Move, Position, Rank, Role, Square,
+    CastlingMode, CastlingSide, Chess, EnPassantMode, Move, Position, Role, Square,
     san::{San, SanError, SanPlus, Suffix},
     zobrist::Zobrist64,
 };
@@ -33,23 +33,28 @@ use repetition::{Repetitions, strict_key};
 /// that reading names exactly one legal move with every move.
 pub fn audit_game(game: &Game) -> GameReport {
     let report = audit_traced(game, None);
-    foreign_reading(game).unwrap_or(report)
+    foreign_reading(game, &report).unwrap_or(report)
 }
 
 /// (v3) The audit of a game whose movetext stops at a token with a piece
 /// letter of a foreign set only (`S`, `L`, `D`, `T`, `C`, `F`, `A`, `P`),
 /// as the piece that moves (`Sf3`) or the piece a pawn promotes to
-/// (`e8=D`), read again in each set that letter belongs to (German,
-/// French, Spanish, Dutch, in that order): the first reading in which
-/// every piece letter is of the set and every move names exactly one legal
-/// move, if any. Out of line: few games are written so.
+/// (`e8=D`), or whose English reading stops at an illegal move of a
+/// rook that French and Spanish read as the king (`R`: roi, rey), read
+/// again in each set that letter belongs to (German, French, Spanish,
+/// Dutch, in that order): the first reading in which every piece letter
+/// is of the set and every move names exactly one legal move, if any.
+/// Out of line: few games are written so.
 #[cold]
 #[inline(never)]
-fn foreign_reading(game: &Game) -> Option<GameReport> {
+fn foreign_reading(game: &Game, english: &GameReport) -> Option<GameReport> {
     if game.letters != PieceLetters::English {
         return None;
     }
-    let letter = foreign_letter(game.syntax_error.as_ref()?.token.as_bytes())?;
+    let letter = match english.error.as_ref() {
+        Some(e) if e.kind == ErrorKind::IllegalMove && e.san.starts_with('R') => b'R',
+        _ => foreign_letter(game.syntax_error.as_ref()?.token.as_bytes())?,
+    };
     PieceLetters::FOREIGN
         .into_iter()
         .filter(|letters| letters.has(letter))
@@ -121,26 +126,14 @@ fn audit_traced(game: &Game, mut trace: Option<&mut Vec<u32>>) -> GameReport {
     report.variant = start.variant;
     // Each impossible castling right of the FEN, dropped, is a quirk, in
     // the order the FEN wrote them.
-    if start.dropped_rights.any() {
-        let written = game
-            .tags
-            .fen
-            .as_deref()
-            .and_then(|f| f.split_whitespace().nth(2))
-            .unwrap_or("");
-        let mut dropped: Vec<(usize, NotationQuirk)> = start
-            .dropped_rights
-            .into_iter()
-            .map(|rook| {
-                let color = shakmaty::Color::from_white(rook.rank() == Rank::First);
-                let (letter, quirk) =
-                    dropped_right(rook, written, start.position.board().king_of(color));
-                (written.find(letter).unwrap_or(usize::MAX), quirk)
-            })
-            .collect();
-        dropped.sort_by_key(|&(at, _)| at);
-        report.quirks.extend(dropped.into_iter().map(|(_, q)| q));
-    }
+    report
+        .quirks
+        .extend(start.dropped_rights.iter().map(|&letter| NotationQuirk {
+            ply: 0,
+            codes: QuirkCode::ImpossibleCastlingRight.into(),
+            written: Written::CastlingRight(letter),
+            standard: None,
+        }));
     // (v3) So is an impossible en-passant square, dropped.
     if let Some(square) = start.dropped_ep {
         report.quirks.push(NotationQuirk {
@@ -436,31 +429,6 @@ fn tag_quirk(q: &TagQuirk) -> NotationQuirk {
         written: Written::Text(q.start, q.end),
         standard: None,
     }
-}
-
-/// A FEN castling right dropped as impossible (its rook square given): a
-/// quirk at ply 0, written as the FEN wrote that right (`written`, the
-/// FEN's castling field): the rook's file where the FEN names it (`G`),
-/// else `K` or `Q` for the side of its king (`king`) the rook stands on.
-fn dropped_right(rook: Square, written: &str, king: Option<Square>) -> (char, NotationQuirk) {
-    let white = rook.rank() == Rank::First;
-    let case = |c: char| if white { c } else { c.to_ascii_lowercase() };
-    let named = case(rook.file().upper_char());
-    let kingside = king.map_or(rook.file() >= File::E, |k| rook.file() > k.file());
-    let letter = if written.contains(named) {
-        named
-    } else if kingside {
-        case('K')
-    } else {
-        case('Q')
-    };
-    let quirk = NotationQuirk {
-        ply: 0,
-        codes: QuirkCode::ImpossibleCastlingRight.into(),
-        written: Written::CastlingRight(letter),
-        standard: None,
-    };
-    (letter, quirk)
 }
 
 /// Remembers the first automatic draw of each kind (FIDE 9.6, and 5.2.2

@@ -2,7 +2,8 @@
 //! Variant tag or from castling rights that only Chess960 can explain.
 
 use shakmaty::{
-    Bitboard, CastlingMode, Chess, FromSetup, Position, PositionError, Setup, Square, fen::Fen,
+    Board, CastlingMode, Chess, Color, File, FromSetup, Position, PositionError, Setup, Square,
+    fen::Fen,
 };
 
 use super::findings::{ErrorKind, GameReport, Variant};
@@ -19,9 +20,10 @@ pub struct Start {
     pub variant: Variant,
     /// The game starts from a FEN tag (not the standard array).
     pub from_fen: bool,
-    /// The FEN's castling rights that are impossible in the variant (the
-    /// rook square of each), dropped: each is a notation quirk.
-    pub(crate) dropped_rights: Bitboard,
+    /// The FEN's castling rights that are impossible in the variant, as
+    /// the FEN wrote them (`K`, `q`, `G`), in its order and each once,
+    /// dropped: each is a notation quirk.
+    pub(crate) dropped_rights: Vec<char>,
     /// (v3) The FEN's en-passant square where no double step can have made
     /// it, dropped: a notation quirk.
     pub(crate) dropped_ep: Option<Square>,
@@ -35,10 +37,34 @@ impl Start {
             mode: CastlingMode::Standard,
             variant: Variant::Standard,
             from_fen: false,
-            dropped_rights: Bitboard::EMPTY,
+            dropped_rights: Vec::new(),
             dropped_ep: None,
         }
     }
+}
+
+/// The rook square that a castling right written in a FEN (`K`, `Q`, `k`,
+/// `q`, or a file letter as X-FEN and Shredder-FEN write it) names on
+/// `board`, as shakmaty reads the field: `K` the outermost rook beyond
+/// the king, or h1/h8 where there is none. Each letter is read on its
+/// own, so that `K` and `Q` of a king that is off its back rank, which
+/// may both name its one rook, are two dropped rights.
+fn right_square(board: &Board, letter: char) -> Option<Square> {
+    let color = Color::from_white(letter.is_ascii_uppercase());
+    let rank = color.backrank();
+    let rooks_and_kings = board.by_color(color) & (board.rooks() | board.kings()) & rank;
+    let rook = |sq: &Square| board.rooks().contains(*sq);
+    Some(match letter.to_ascii_lowercase() {
+        'k' => rooks_and_kings
+            .last()
+            .filter(rook)
+            .unwrap_or_else(|| Square::from_coords(File::H, rank)),
+        'q' => rooks_and_kings
+            .first()
+            .filter(rook)
+            .unwrap_or_else(|| Square::from_coords(File::A, rank)),
+        file => Square::from_coords(File::from_char(file)?, rank),
+    })
 }
 
 /// The variant a Variant tag names, by the contract's aliases
@@ -106,7 +132,6 @@ pub fn start_position(tags: &Tags) -> Result<Start, (ErrorKind, String)> {
         Variant::Standard => (CastlingMode::Standard, Variant::Standard),
         Variant::Chess960 => (CastlingMode::Chess960, Variant::Chess960),
     };
-    let rights = setup.castling_rights;
     let ep = setup.ep_square;
     let position = Chess::from_setup(setup, mode)
         .or_else(PositionError::ignore_invalid_castling_rights)
@@ -121,7 +146,19 @@ pub fn start_position(tags: &Tags) -> Result<Start, (ErrorKind, String)> {
                 ),
             )
         })?;
-    let dropped_rights = rights & !position.castles().castling_rights();
+    let kept = position.castles().castling_rights();
+    let mut dropped_rights: Vec<char> = Vec::new();
+    for letter in fen
+        .and_then(|f| f.split_whitespace().nth(2))
+        .unwrap_or("")
+        .chars()
+    {
+        if !dropped_rights.contains(&letter)
+            && right_square(position.board(), letter).is_some_and(|sq| !kept.contains(sq))
+        {
+            dropped_rights.push(letter);
+        }
+    }
     let dropped_ep = ep.filter(|_| position.maybe_ep_square().is_none());
     Ok(Start {
         position,
@@ -226,10 +263,10 @@ mod tests {
     }
 
     /// The rights each start keeps and drops, as FEN castling fields.
-    fn rights(variant: Option<&str>, fen: &str) -> (Variant, String, u32) {
+    fn rights(variant: Option<&str>, fen: &str) -> (Variant, String, usize) {
         let s = start_position(&tags(variant, Some(fen))).unwrap();
         let kept = fen_of_start(&s);
-        (s.variant, kept, s.dropped_rights.0.count_ones())
+        (s.variant, kept, s.dropped_rights.len())
     }
 
     fn fen_of_start(s: &Start) -> String {

@@ -367,6 +367,80 @@ fn parquet_table(
     w.close().unwrap();
 }
 
+/// Columns as pandas and Polars write categories and exact numbers: a
+/// dictionary-encoded text column is a tag (its values), dictionary-encoded
+/// `movetext` is the movetext, and a decimal column is a tag written in
+/// decimal (`12`, `1.50`). The tags were missing, and such a movetext
+/// column was refused.
+#[test]
+fn dictionary_text_and_decimal_columns_are_read_as_their_values() {
+    use arrow_array::types::Int32Type;
+    use arrow_array::{Decimal128Array, DictionaryArray, RecordBatch};
+    use arrow_schema::{DataType, Field, Schema};
+    let t = tempdir();
+    let path = t.path().join("categories.parquet");
+    let text = || DataType::Dictionary(Box::new(DataType::Int32), Box::new(DataType::Utf8));
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("Event", text(), true),
+        Field::new("Round", DataType::Decimal128(20, 0), true),
+        Field::new("WhiteElo", DataType::Decimal128(10, 2), true),
+        Field::new("movetext", text(), true),
+    ]));
+    let moves = "1. e4 e5 2. Ke2 Ke7 3. Ke1 Ke8 4. Nf3 Nf6 5. Bc4 Bc5 6. O-O *";
+    let event: DictionaryArray<Int32Type> = vec![Some("Ev1"), Some("Ev2"), Some("Ev1")]
+        .into_iter()
+        .collect();
+    let round = Decimal128Array::from(vec![Some(12), None, Some(3)])
+        .with_precision_and_scale(20, 0)
+        .unwrap();
+    let elo = Decimal128Array::from(vec![Some(150), Some(-5), Some(0)])
+        .with_precision_and_scale(10, 2)
+        .unwrap();
+    let movetext: DictionaryArray<Int32Type> = vec![Some(moves), Some(moves), Some(moves)]
+        .into_iter()
+        .collect();
+    let batch = RecordBatch::try_new(
+        schema.clone(),
+        vec![
+            Arc::new(event),
+            Arc::new(round),
+            Arc::new(elo),
+            Arc::new(movetext),
+        ],
+    )
+    .unwrap();
+    let mut w =
+        parquet::arrow::ArrowWriter::try_new(std::fs::File::create(&path).unwrap(), schema, None)
+            .unwrap();
+    w.write(&batch).unwrap();
+    w.close().unwrap();
+    let out = t.path().join("out");
+    run_ok(&[s(&path), "--split"], &out);
+    assert_eq!(
+        pick(&out, "castling.csv", &["game", "event", "reasons"]),
+        strings(&[
+            &["1", "Ev1", "king_moved"],
+            &["2", "Ev2", "king_moved"],
+            &["3", "Ev1", "king_moved"],
+        ])
+    );
+    let split = std::fs::read_to_string(out.join("rejected.pgn")).unwrap();
+    let tags: Vec<&str> = split.lines().filter(|l| l.starts_with('[')).collect();
+    assert_eq!(
+        tags,
+        [
+            "[Event \"Ev1\"]",
+            "[Round \"12\"]",
+            "[WhiteElo \"1.50\"]",
+            "[Event \"Ev2\"]",
+            "[WhiteElo \"-0.05\"]",
+            "[Event \"Ev1\"]",
+            "[Round \"3\"]",
+            "[WhiteElo \"0.00\"]",
+        ]
+    );
+}
+
 #[test]
 fn a_parquet_file_without_movetext_is_refused_with_one_line() {
     let t = tempdir();

@@ -18,10 +18,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use arrow_array::cast::AsArray;
 use arrow_array::temporal_conversions::{as_date, as_datetime, as_time};
 use arrow_array::types::{
-    Date32Type, Date64Type, Float32Type, Float64Type, Int8Type, Int16Type, Int32Type, Int64Type,
-    Time32MillisecondType, Time32SecondType, Time64MicrosecondType, Time64NanosecondType,
-    TimestampMicrosecondType, TimestampMillisecondType, TimestampNanosecondType,
-    TimestampSecondType, UInt8Type, UInt16Type, UInt32Type, UInt64Type,
+    Date32Type, Date64Type, Decimal32Type, Decimal64Type, Decimal128Type, Decimal256Type,
+    Float32Type, Float64Type, Int8Type, Int16Type, Int32Type, Int64Type, Time32MillisecondType,
+    Time32SecondType, Time64MicrosecondType, Time64NanosecondType, TimestampMicrosecondType,
+    TimestampMillisecondType, TimestampNanosecondType, TimestampSecondType, UInt8Type, UInt16Type,
+    UInt32Type, UInt64Type,
 };
 use arrow_array::{Array, RecordBatch};
 use arrow_schema::{DataType, TimeUnit};
@@ -66,14 +67,22 @@ impl std::fmt::Debug for ParquetSource {
     }
 }
 
-/// Whether a value of `data_type` is a tag: a string, a number, a boolean,
-/// a date, a time or a timestamp.
+/// Whether a value of `data_type` is a tag: a string, a number (decimals
+/// included), a boolean, a date, a time or a timestamp, or a dictionary of
+/// these (pandas' categories, Polars' enums).
 fn is_tag_type(data_type: &DataType) -> bool {
     use DataType::*;
+    if let Dictionary(_, values) = data_type {
+        return is_tag_type(values);
+    }
     matches!(
         data_type,
         Utf8 | LargeUtf8
             | Utf8View
+            | Decimal32(_, _)
+            | Decimal64(_, _)
+            | Decimal128(_, _)
+            | Decimal256(_, _)
             | Boolean
             | Int8
             | Int16
@@ -91,6 +100,16 @@ fn is_tag_type(data_type: &DataType) -> bool {
             | Time64(_)
             | Timestamp(_, _)
     )
+}
+
+/// Whether values of `data_type` are text: a string, or a dictionary of
+/// strings.
+fn is_text(data_type: &DataType) -> bool {
+    match data_type {
+        DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => true,
+        DataType::Dictionary(_, values) => is_text(values),
+        _ => false,
+    }
 }
 
 /// Whether `name` can be a PGN tag's name: letters, digits and `_`,
@@ -114,10 +133,7 @@ impl ParquetSource {
         let mut movetext = None;
         for (i, field) in schema.fields().iter().enumerate() {
             if field.name() == MOVETEXT {
-                if !matches!(
-                    field.data_type(),
-                    DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View
-                ) {
+                if !is_text(field.data_type()) {
                     return Err(PathError::new(
                         name,
                         format!(
@@ -506,6 +522,11 @@ fn cell(array: &dyn Array, row: usize, out: &mut String) -> bool {
             let _ = write!(out, "{}", array.as_primitive::<$t>().value(row));
         }};
     }
+    macro_rules! decimal {
+        ($t:ty) => {{
+            out.push_str(&array.as_primitive::<$t>().value_as_string(row));
+        }};
+    }
     macro_rules! stamp {
         ($t:ty) => {{
             if let Some(at) = as_datetime::<$t>(array.as_primitive::<$t>().value(row)) {
@@ -568,6 +589,39 @@ fn cell(array: &dyn Array, row: usize, out: &mut String) -> bool {
         DataType::Timestamp(TimeUnit::Millisecond, _) => stamp!(TimestampMillisecondType),
         DataType::Timestamp(TimeUnit::Microsecond, _) => stamp!(TimestampMicrosecondType),
         DataType::Timestamp(TimeUnit::Nanosecond, _) => stamp!(TimestampNanosecondType),
+        DataType::Decimal32(_, _) => decimal!(Decimal32Type),
+        DataType::Decimal64(_, _) => decimal!(Decimal64Type),
+        DataType::Decimal128(_, _) => decimal!(Decimal128Type),
+        DataType::Decimal256(_, _) => decimal!(Decimal256Type),
+        DataType::Dictionary(key, _) => {
+            let Some(dict) = array.as_any_dictionary_opt() else {
+                return false;
+            };
+            let keys = dict.keys();
+            let index = match key.as_ref() {
+                DataType::Int8 => usize::try_from(keys.as_primitive::<Int8Type>().value(row)).ok(),
+                DataType::Int16 => {
+                    usize::try_from(keys.as_primitive::<Int16Type>().value(row)).ok()
+                }
+                DataType::Int32 => {
+                    usize::try_from(keys.as_primitive::<Int32Type>().value(row)).ok()
+                }
+                DataType::Int64 => {
+                    usize::try_from(keys.as_primitive::<Int64Type>().value(row)).ok()
+                }
+                DataType::UInt8 => Some(usize::from(keys.as_primitive::<UInt8Type>().value(row))),
+                DataType::UInt16 => Some(usize::from(keys.as_primitive::<UInt16Type>().value(row))),
+                DataType::UInt32 => {
+                    usize::try_from(keys.as_primitive::<UInt32Type>().value(row)).ok()
+                }
+                DataType::UInt64 => {
+                    usize::try_from(keys.as_primitive::<UInt64Type>().value(row)).ok()
+                }
+                _ => None,
+            };
+            let values = dict.values();
+            return index.is_some_and(|i| i < values.len() && cell(values.as_ref(), i, out));
+        }
         _ => return false,
     }
     true

@@ -231,6 +231,39 @@ fn a_piece_records_its_bounds_its_own_range_and_its_seam() {
     );
 }
 
+/// A game belongs to the piece in which its first byte lies, also where a
+/// piece starts exactly at a game's `[`: the blank line before it lies in
+/// the piece before. Cut at each game's offset, every piece holds its own
+/// game; the first piece held all three, the others none. A blank line
+/// of spaces and a `\r\n` before the `[` count too.
+#[test]
+fn a_piece_that_starts_at_a_games_first_byte_holds_that_game() {
+    let t = tempdir();
+    let text =
+        b"[Event \"a\"]\n\n1. e4 *\n\n[Event \"b\"]\n\n1. d4 *\n  \r\n[Event \"c\"]\n\n1. c4 *\n";
+    let file = write(t.path(), "g.pgn", text);
+    let one = t.path().join("one");
+    run_ok(&[s(&file), "--quiet"], &one);
+    assert_eq!(summary(&one)["games"], 3);
+    let bounds = ["0..22", "22..47", &format!("47..{}", text.len())];
+    let mut dirs = Vec::new();
+    for (k, b) in bounds.iter().enumerate() {
+        let out = t.path().join(format!("p{k}"));
+        run_ok(&[s(&file), "--piece", b, "--quiet"], &out);
+        let v = summary(&out);
+        assert_eq!(
+            (&v["games"], &v["piece"]["first"]),
+            (&serde_json::json!(1), &serde_json::json!(0)),
+            "{b}: {v}"
+        );
+        dirs.push(out);
+    }
+    let merged = t.path().join("merged");
+    let o = merge(&dirs, &merged);
+    assert_eq!(o.status.code(), Some(0), "{}", error_of(&o));
+    assert_same(&one, &merged);
+}
+
 /// `data` as pzstd writes it: frames of `step` bytes of text, each
 /// announced by a skippable frame that holds its size.
 pub(crate) fn pzstd(data: &[u8], step: usize) -> (Vec<u8>, Vec<u64>) {

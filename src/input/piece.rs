@@ -309,6 +309,18 @@ pub fn open(
     let err = |e: io::Error| fail(io_cause(&e));
     let compression = cuts.compression;
     let mut file = File::open(path).map_err(err)?;
+    // A plain file's bytes before the piece tell whether its first byte
+    // follows a blank line; a frame's decoder starts afresh.
+    let before = match compression {
+        Compression::None => {
+            let from = bounds.start.saturating_sub(LOOKBEHIND as u64);
+            file.seek(SeekFrom::Start(from)).map_err(err)?;
+            let mut before = vec![0; buf_index(bounds.start - from)];
+            file.read_exact(&mut before).map_err(err)?;
+            Some(before)
+        }
+        _ => None,
+    };
     file.seek(SeekFrom::Start(bounds.start)).map_err(err)?;
     let raw = BufReader::with_capacity(
         1 << 20,
@@ -325,6 +337,7 @@ pub fn open(
             stream,
             length,
             bounds.start == 0,
+            before,
             found,
         ))),
         compression,
@@ -438,6 +451,25 @@ enum After {
     Start,
 }
 
+/// How many bytes before a plain piece's bound the scans for a sync point
+/// look at, to know whether a line starting at the bound follows a blank
+/// line: a blank line of up to about this many blanks.
+const LOOKBEHIND: usize = 256;
+
+/// Where a scan for a sync point is after `bytes`, begun afresh before
+/// them: the state [`SyncScan::scan`] reaches on them, whatever line
+/// starts with `[` in them (a sync point before the bound is not
+/// looked for).
+fn after(bytes: &[u8]) -> After {
+    bytes.iter().fold(After::Other, |at, &b| match (at, b) {
+        (After::Other, b'\n') => After::Blank,
+        (After::Blank | After::Start, b' ' | b'\t' | b'\x0b' | b'\x0c') => After::Blank,
+        (After::Blank | After::Start, b'\r') => After::BlankCr,
+        (After::Blank | After::Start | After::BlankCr, b'\n') => After::Start,
+        _ => After::Other,
+    })
+}
+
 /// A scan for the next sync point, from an offset where it began afresh.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct SyncScan {
@@ -450,6 +482,14 @@ impl SyncScan {
     pub(super) fn from(pos: u64) -> SyncScan {
         SyncScan {
             at: After::Other,
+            pos,
+        }
+    }
+
+    /// A scan from `pos` that follows `before`, the bytes right before it.
+    fn after(pos: u64, before: &[u8]) -> SyncScan {
+        SyncScan {
+            at: after(before),
             pos,
         }
     }
@@ -518,6 +558,11 @@ struct PieceReader {
     out: u64,
     first_scan: SyncScan,
     seam_scan: Option<SyncScan>,
+    /// A plain piece's last [`LOOKBEHIND`] bytes before `pos` (its bytes
+    /// before the bounds' start included), which the scan for the seam
+    /// begins after, as the next piece's scan for its first sync point
+    /// does; `None` for a zstd piece, whose bounds' scans begin afresh.
+    tail: Option<Vec<u8>>,
     found: Found,
     shared: Arc<Mutex<Found>>,
     lines: LineCount,
@@ -535,6 +580,7 @@ impl PieceReader {
         stream: Box<dyn Read + Send>,
         length: Arc<AtomicU64>,
         at_source_start: bool,
+        before: Option<Vec<u8>>,
         shared: Arc<Mutex<Found>>,
     ) -> PieceReader {
         let found = Found {
@@ -549,8 +595,9 @@ impl PieceReader {
             window: Vec::new(),
             wstart: 0,
             out: 0,
-            first_scan: SyncScan::from(0),
+            first_scan: SyncScan::after(0, before.as_deref().unwrap_or_default()),
             seam_scan: None,
+            tail: before,
             found,
             shared,
             lines: LineCount::default(),
@@ -582,6 +629,10 @@ impl PieceReader {
         }
         let n = self.stream.read(buf)?;
         self.pos += n as u64;
+        if let Some(tail) = &mut self.tail {
+            tail.extend_from_slice(&buf[..n]);
+            tail.drain(..tail.len().saturating_sub(LOOKBEHIND));
+        }
         self.note_length();
         Ok(n)
     }
@@ -594,7 +645,10 @@ impl PieceReader {
         let known = self.length.load(Ordering::Relaxed);
         if known != UNKNOWN && known <= self.pos {
             self.found.length = Some(known);
-            self.seam_scan = Some(SyncScan::from(known));
+            self.seam_scan = Some(match &self.tail {
+                Some(tail) if known == self.pos => SyncScan::after(known, tail),
+                _ => SyncScan::from(known),
+            });
         }
     }
 }
@@ -832,6 +886,7 @@ mod tests {
             Box::new(text),
             Arc::new(AtomicU64::new(length)),
             at_start,
+            None,
             found.clone(),
         );
         let mut out = Vec::new();

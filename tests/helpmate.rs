@@ -312,6 +312,68 @@ fn a_forced_capture_of_the_last_rook_is_a_dead_position() {
     assert_eq!(total(&out, "undecided"), 0);
 }
 
+/// A locked structure where every pawn on the board is frozen (none can
+/// push or capture) and one pair blocks each other: the full search is
+/// asked, and the position is dead (a bare king behind a pawn stack; a
+/// rook shut in by its own pawns, lost on time). Both were taken as able
+/// to mate: no row, no `undecided` count. And the dead positions of a game
+/// that ends dead are searched back in full, whatever the filter: the
+/// first is at ply 0, not where the filter first let the search in.
+#[test]
+fn a_frozen_pawn_structure_is_searched_and_a_dead_game_is_searched_back_in_full() {
+    let stack = "8/8/6p1/6P1/6P1/6PK/6PP/k7 w - - 0 1";
+    let rook = "2k5/6p1/6P1/6PK/6P1/6PR/7P/8 b - - 0 1";
+    let fence = "5k2/p1p5/8/8/8/6p1/P1P3Pp/7K w - - 0 1";
+    let text = [
+        game(
+            "Stack",
+            stack,
+            &[("Result", "1-0")],
+            "1. Kh4 Kb1 2. Kh3 Ka1 1-0",
+        ),
+        game(
+            "Rook",
+            rook,
+            &[("Result", "1-0"), ("Termination", "Time forfeit")],
+            "1... Kd8 2. Kh4 Kc8 1-0",
+        ),
+        game(
+            "Fence",
+            fence,
+            &[("Result", "1/2-1/2")],
+            "1. a4 Ke8 2. a5 Kf8 3. a6 Ke8 4. c4 Kf8 5. c5 Ke8 6. c6 Kf8 1/2-1/2",
+        ),
+    ]
+    .concat();
+    let (_t, out) = audit_at_every_thread_count(&text, &[]);
+    assert_eq!(
+        pick(
+            &out,
+            "missed_draws.csv",
+            &["game", "rule", "ply", "plies_after", "fen", "basis"]
+        ),
+        strings(&[
+            &["1", "dead_position", "0", "4", stack, "helpmate_analysis"],
+            &["2", "dead_position", "0", "3", rook, "helpmate_analysis"],
+            &["3", "dead_position", "0", "12", fence, "helpmate_analysis"],
+        ])
+    );
+    assert_eq!(
+        pick(&out, "results.csv", &["game", "ply", "code", "basis"]),
+        strings(&[
+            &["1", "4", "dead_position_not_drawn", "helpmate_analysis"],
+            &["2", "3", "dead_position_not_drawn", "helpmate_analysis"],
+            &[
+                "2",
+                "3",
+                "timeout_without_mating_material",
+                "helpmate_analysis"
+            ],
+        ])
+    );
+    assert_eq!(summary(&out)["undecided"]["dead_position"], 0);
+}
+
 fn merge(args: &[&str]) -> std::process::Output {
     bin().arg("merge").args(args).output().unwrap()
 }

@@ -500,7 +500,9 @@ impl DrawWatch {
 /// dead either, and no earlier position is analysed. That is the filter,
 /// and it skips no dead position the analysis can prove: the cost falls on
 /// the rare game that ends dead. There, the game is replayed again and its
-/// positions analysed from the end back to the first that is not dead. A
+/// positions analysed from the end back to the first that is not dead,
+/// with the full search wherever the fast check fails where the last
+/// position is dead by the helpmate analysis (`thorough`). A
 /// final position without a legal move (mate or stalemate) is over by
 /// 5.1.1 or 5.2.1, not dead; before a stalemate the search goes on back.
 #[cold]
@@ -530,12 +532,24 @@ fn first_dead(
         _ => None,
     };
     let side = verdicts.first;
+    // A locked structure's earlier positions are searched in full; before
+    // a last capture that left too little material (most games that end
+    // dead), the filter stands: a helpmate there is dear to find.
+    analyst.thorough = matches!(verdicts.dead, Deadness::Dead(Basis::HelpmateAnalysis));
+    let mut undecided = false;
     for (ply, pos) in (0..plies).rev().zip(positions.iter().rev().skip(1)) {
         match analyst.deadness(pos, side, None) {
             Deadness::Dead(basis) => first = Some((ply, basis)),
             Deadness::Alive => break,
-            Deadness::Undecided => return None,
+            Deadness::Undecided => {
+                undecided = true;
+                break;
+            }
         }
+    }
+    analyst.thorough = false;
+    if undecided {
+        return None;
     }
     Some(first.map(|(ply, basis)| {
         let pos = &positions[ply as usize];

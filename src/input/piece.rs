@@ -14,10 +14,12 @@
 //! bytes, `\n`, then a line of spaces, tabs, vertical tabs and form feeds
 //! only (no NUL, Ctrl-Z or BOM), then `\n` or `\r\n`, and that is a strict
 //! tag line (`[`, a name, blanks, `"` within its first [`HEAD`] bytes).
-//! Where a piece starts or ends, the scan begins afresh at that offset and
-//! looks only at bytes from there on (the `\n` before the blank line
-//! included), so the predecessor's search for its seam and the successor's
-//! search for its first sync point find the same point.
+//! Where a piece starts or ends, the scan begins at that offset in the
+//! state that the [`LOOKBEHIND`] bytes before it leave (a plain file's; a
+//! zstd bound's scan begins afresh, since its frame's decoder does), so
+//! the predecessor's search for its seam and the successor's search for
+//! its first sync point find the same point, and a piece that starts
+//! exactly at a game's `[` after a blank line holds that game.
 //!
 //! Why the pieces cut exactly the games of one sequential run (see the
 //! splitter's rules in `split.rs`):

@@ -86,7 +86,7 @@ fn chasolvers_helpmates_mate_in_python_chess() {
     let (mut lines, lichess) = helpmates(&crate_file("lichess.txt"));
     let (constructed, asked) = helpmates(&crate_file("positions.txt"));
     lines.extend(constructed);
-    assert_eq!((lichess, asked), (875, 369));
+    assert_eq!((lichess, asked), (927, 385));
     let t = common::tempdir();
     let file = common::write(t.path(), "helpmates.txt", lines.join("\n").as_bytes());
     let text = common::python_crosscheck("helpmate_check.py", &[file.to_str().unwrap()]);

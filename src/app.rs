@@ -581,8 +581,13 @@ fn check_out_folder(out: &Path) -> Result<(), Failure> {
 pub(crate) fn run_plan(args: &PlanArgs) -> Exit {
     let name = args.file.to_string_lossy();
     let planned = match args.piece_size {
-        Some(size) => input::piece::plan(&args.file, &name, size)
-            .map(|pieces| pieces.iter().map(|p| format!("{p}\n")).collect::<String>()),
+        Some(size) => input::piece::plan(
+            &args.file,
+            &name,
+            size,
+            input::MaxWindow::mib(args.max_window),
+        )
+        .map(|pieces| pieces.iter().map(|p| format!("{p}\n")).collect::<String>()),
         None => {
             input::piece::text_estimate(&args.file, &name, input::MaxWindow::mib(args.max_window))
                 .map(|text| format!("{text}\n"))

@@ -279,7 +279,8 @@ pub(crate) struct PlanArgs {
 
     /// About how many bytes (as stored) each piece holds. A plain file is
     /// cut anywhere (each piece starts reading at the first game after its
-    /// start); a pzstd or Lichess zstd file at frame starts; any other
+    /// start); a zstd file of several frames (pzstd's, Lichess's, or
+    /// frames joined one after another) at frame starts; any other
     /// compressed file is one piece.
     #[arg(
         long,

@@ -264,6 +264,107 @@ fn a_piece_that_starts_at_a_games_first_byte_holds_that_game() {
     assert_same(&one, &merged);
 }
 
+/// A compressed file whose text one run refuses (binary data inside
+/// zstd) is refused by `plan` and by each of its pieces in the same words,
+/// as a plain file is. A piece never looked at the decompressed bytes: it
+/// audited the binary data as text, exit 0.
+#[test]
+fn a_piece_refuses_what_one_run_refuses_inside_a_compression() {
+    let t = tempdir();
+    let mut text: Vec<u8> = (0..64u8).map(|i| 1 + i % 8).collect();
+    text.extend(b"\n\n[Event \"x\"]\n\n1. e4 *\n".repeat(20));
+    let (z, starts) = pzstd(&text, 176);
+    let file = write(t.path(), "bin.pgn.zst", &z);
+    let said = format!(
+        "pgn-audit: {}: refused: binary data inside zstd, not PGN text",
+        s(&file)
+    );
+    let out = t.path().join("out");
+    assert_eq!(error_of(&run(&[s(&file), "--quiet"], &out)), said);
+    let o = bin()
+        .args(["plan", s(&file), "--piece-size", "100"])
+        .output()
+        .unwrap();
+    assert_eq!((o.status.code(), error_of(&o)), (Some(2), said.clone()));
+    for piece in [
+        format!("0..{}", starts[1]),
+        format!("{}..{}", starts[1], z.len()),
+    ] {
+        let o = run(&[s(&file), "--piece", &piece, "--quiet"], &out);
+        assert_eq!((o.status.code(), error_of(&o)), (Some(2), said.clone()));
+    }
+    // zstd inside zstd: one run reads both layers, a piece one.
+    let twice = write(
+        t.path(),
+        "twice.pgn.zst",
+        &zstd::encode_all(&z[..], 3).unwrap(),
+    );
+    let o = run(&[s(&twice), "--piece", "0..10", "--quiet"], &out);
+    assert_eq!(
+        error_of(&o),
+        format!(
+            "pgn-audit: {}: zstd inside zstd cannot be cut into pieces: audit it whole",
+            s(&twice)
+        )
+    );
+}
+
+/// A zstd file of frames joined one after the other, as `zstd` in a loop
+/// or python's zstandard write them (no pzstd announcements; a frame with
+/// its content size and checksum, one without, a raw and an RLE block, a
+/// skippable frame between), is cut at its frame starts like a pzstd
+/// file, and its pieces merge to one run. It was one piece, and `--piece`
+/// at its second frame was refused.
+#[test]
+fn frames_without_announcements_are_walked_block_by_block() {
+    let t = tempdir();
+    let games: Vec<String> = sample_games().into_iter().take(60).collect();
+    let mut z = Vec::new();
+    let mut starts = Vec::new();
+    for (k, chunk) in games.chunks(12).enumerate() {
+        starts.push(z.len() as u64);
+        let text = chunk.join("\n\n") + "\n\n";
+        let mut encoder = zstd::stream::Encoder::new(Vec::new(), 3).unwrap();
+        encoder.include_checksum(k % 2 == 0).unwrap();
+        encoder.include_contentsize(k % 2 == 1).unwrap();
+        encoder.set_pledged_src_size(None).unwrap();
+        std::io::Write::write_all(&mut encoder, text.as_bytes()).unwrap();
+        z.extend(encoder.finish().unwrap());
+        if k == 2 {
+            // A skippable frame of 5 bytes, then a frame of one RLE block
+            // of blank lines.
+            z.extend_from_slice(&0x184D_2A5Bu32.to_le_bytes());
+            z.extend_from_slice(&5u32.to_le_bytes());
+            z.extend_from_slice(b"notes");
+            starts.push(z.len() as u64);
+            z.extend(zstd::encode_all(&[b'\n'; 4000][..], 19).unwrap());
+            starts.push(z.len() as u64);
+            z.extend(zstd::encode_all(&b"[Event \"raw\"]\n\n1. e4 *\n\n"[..], -5).unwrap());
+        }
+    }
+    let file = write(t.path(), "joined.pgn.zst", &z);
+    let planned = plan(&file, 1);
+    let walked: Vec<u64> = planned
+        .iter()
+        .map(|p| p.split_once("..").unwrap().0.parse().unwrap())
+        .collect();
+    for start in &starts {
+        assert!(walked.contains(start), "{start} not in {planned:?}");
+    }
+    let single = t.path().join("single");
+    run_ok(&[s(&file), "--quiet"], &single);
+    assert_eq!(summary(&single)["games"], 61);
+    let runs = audit_pieces(&file, &planned, t.path(), &[]);
+    for (dir, code) in &runs {
+        assert_eq!(*code, 0, "{}", dir.display());
+    }
+    let merged = t.path().join("merged");
+    let dirs: Vec<PathBuf> = runs.into_iter().map(|(d, _)| d).collect();
+    let o = merge(&dirs, &merged);
+    assert_eq!(o.status.code(), Some(0), "{}", error_of(&o));
+    assert_same(&single, &merged);
+}
+
 /// `data` as pzstd writes it: frames of `step` bytes of text, each
 /// announced by a skippable frame that holds its size.
 pub(crate) fn pzstd(data: &[u8], step: usize) -> (Vec<u8>, Vec<u64>) {
@@ -704,6 +805,16 @@ proptest! {
         bounds.extend(cuts);
         bounds.push(bytes.len() as u64);
         let pieces: Vec<String> = bounds.windows(2).map(|w| format!("{}..{}", w[0], w[1])).collect();
+        // A file one run refuses (binary data from the fuzz corpus first)
+        // is refused by every piece in the same words: no folder to merge.
+        if error_lines(&single_run).iter().any(|l| l.contains(": refused: ")) {
+            for piece in &pieces {
+                let o = run(&[s(&file), "--piece", piece, "--quiet"], &t.path().join("refused"));
+                prop_assert_eq!(o.status.code(), Some(2));
+                prop_assert_eq!(error_lines(&o), error_lines(&single_run));
+            }
+            return Ok(());
+        }
         for threads in ["1", "2"] {
             let root = t.path().join(format!("j{threads}"));
             let runs = audit_pieces(&file, &pieces, &root, &["--split", "-j", threads]);

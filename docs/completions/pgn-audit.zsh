@@ -76,7 +76,7 @@ _arguments "${_arguments_options[@]}" : \
 ;;
 (plan)
 _arguments "${_arguments_options[@]}" : \
-'(--text-estimate)--piece-size=[About how many bytes (as stored) each piece holds. A plain file is cut anywhere (each piece starts reading at the first game after its start); a pzstd or Lichess zstd file at frame starts; any other compressed file is one piece]:BYTES:_default' \
+'(--text-estimate)--piece-size=[About how many bytes (as stored) each piece holds. A plain file is cut anywhere (each piece starts reading at the first game after its start); a zstd file of several frames (pzstd'\''s, Lichess'\''s, or frames joined one after another) at frame starts; any other compressed file is one piece]:BYTES:_default' \
 '--max-window=[With \`--text-estimate\`\: the largest zstd window the file may ask for, in MiB, as the audit'\''s \`--max-window\` (a file that asks for more is estimated from nothing\: 0)]:MIB:_default' \
 '--text-estimate[Print, instead of pieces, about how many bytes of text the file holds\: a plain file its size, a zstd file its size times what its first 8 MiB decompress to over 8 MiB, any other file its size. The Dask driver plans its default pieces from it]' \
 '-h[Print help]' \

@@ -53,7 +53,9 @@
 //! decoder says where the bounds end in its output: where a frame ends
 //! exactly at the end bound. A `pzstd` or Lichess file announces every
 //! frame with a skippable frame holding its size, which a plan walks with
-//! one seek per frame and no decompression. A read error ends the piece
+//! one seek per frame and no decompression; frames joined without
+//! announcements are walked block by block, one read a block. A read
+//! error ends the piece
 //! after every byte before it is handed out, as it ends one run.
 
 use std::fs::File;
@@ -129,9 +131,8 @@ struct Cuts {
 }
 
 /// How a file may be cut, told by its magic bytes (read as opening it
-/// reads them, [`super::Head`]) and, for zstd, by a walk over its `pzstd`
-/// frame announcements.
-fn cuts(path: &Path, name: &str) -> Result<Cuts, PathError> {
+/// reads them, [`super::Head`]) and, for zstd, by a walk over its frames.
+fn cuts(path: &Path, name: &str, window: MaxWindow) -> Result<Cuts, PathError> {
     let err = |e: io::Error| PathError::io(name, e);
     let mut file = File::open(path).map_err(err)?;
     let meta = file.metadata().map_err(err)?;
@@ -165,6 +166,9 @@ fn cuts(path: &Path, name: &str) -> Result<Cuts, PathError> {
         }
         super::Head::Stored(compression) => compression,
     };
+    if compression != Compression::None {
+        refuse_text(name, path, compression, size, window)?;
+    }
     let points = match compression {
         Compression::None => None,
         Compression::Zstd => Some(frame_starts(&mut file, size).map_err(err)?),
@@ -196,30 +200,45 @@ const PZSTD_MAGIC: u32 = 0x184D_2A50;
 /// A zstd frame's magic number.
 const ZSTD_MAGIC: u32 = 0xFD2F_B528;
 
-/// The frame starts of a zstd file, and its size: every frame that a
-/// `pzstd` skippable frame announces (its 12 bytes, then a zstd frame's
-/// magic number, then the announced size) is walked with one seek; the
-/// walk stops at anything else, whose rest is one piece.
+/// The frame starts of a zstd file, and its size. A frame that a `pzstd`
+/// skippable frame announces (its 12 bytes, then a zstd frame's magic
+/// number, then the announced size) is passed with one seek; any other
+/// zstd frame block by block (one read of a block's 3-byte header a
+/// block: `zstd` in a loop, or python's zstandard, joins frames without
+/// announcements), and a skippable frame by its size. The walk stops at
+/// anything else, whose rest is one piece.
 fn frame_starts(file: &mut File, size: u64) -> io::Result<Vec<u64>> {
     let mut starts = vec![0];
     let mut at = 0u64;
     while at < size {
         file.seek(SeekFrom::Start(at))?;
         let mut header = [0u8; 16];
-        if read_full(file, &mut header)? < header.len() {
+        let got = read_full(file, &mut header)?;
+        if got < 8 {
             break;
         }
         let word =
             |k: usize| u32::from_le_bytes([header[k], header[k + 1], header[k + 2], header[k + 3]]);
-        if word(0) != PZSTD_MAGIC || word(4) != 4 || word(12) != ZSTD_MAGIC {
-            break;
+        let next = if got == header.len()
+            && word(0) == PZSTD_MAGIC
+            && word(4) == 4
+            && word(12) == ZSTD_MAGIC
+        {
+            Some(at + 12 + u64::from(word(8)))
+        } else if word(0) & 0xFFFF_FFF0 == PZSTD_MAGIC {
+            Some(at + 8 + u64::from(word(4)))
+        } else if word(0) == ZSTD_MAGIC {
+            frame_end(file, at, &header[4..], size)?
+        } else {
+            None
+        };
+        match next {
+            Some(next) if next > at && next <= size && frame_at(file, next, size)? => {
+                at = next;
+                starts.push(at);
+            }
+            _ => break,
         }
-        let next = at + 12 + u64::from(word(8));
-        if next > size {
-            break;
-        }
-        at = next;
-        starts.push(at);
     }
     if starts.last() != Some(&size) {
         starts.push(size);
@@ -227,12 +246,76 @@ fn frame_starts(file: &mut File, size: u64) -> io::Result<Vec<u64>> {
     Ok(starts)
 }
 
+/// Whether `at` is the file's end or the start of a frame (a zstd or a
+/// skippable one): a walk that a damaged header led astray does not cut
+/// there.
+fn frame_at(file: &mut File, at: u64, size: u64) -> io::Result<bool> {
+    if at == size {
+        return Ok(true);
+    }
+    file.seek(SeekFrom::Start(at))?;
+    let mut magic = [0u8; 4];
+    if read_full(file, &mut magic)? < 4 {
+        return Ok(false);
+    }
+    let magic = u32::from_le_bytes(magic);
+    Ok(magic == ZSTD_MAGIC || magic & 0xFFFF_FFF0 == PZSTD_MAGIC)
+}
+
+/// Where the zstd frame at `at` ends, walked block by block from its
+/// header (`descriptor`: the bytes after its magic number, the frame
+/// header descriptor first; RFC 8878 3.1.1): `None` where it is not whole
+/// within `size` or a block is of the reserved type.
+fn frame_end(file: &mut File, at: u64, descriptor: &[u8], size: u64) -> io::Result<Option<u64>> {
+    let fhd = descriptor[0];
+    let single_segment = fhd & 0x20 != 0;
+    let checksum = if fhd & 0x04 != 0 { 4 } else { 0 };
+    let dictionary = [0, 1, 2, 4][usize::from(fhd & 0x03)];
+    let content_size = match fhd >> 6 {
+        0 => u64::from(single_segment),
+        1 => 2,
+        2 => 4,
+        _ => 8,
+    };
+    let window = u64::from(!single_segment);
+    let mut block = at + 4 + 1 + window + dictionary + content_size;
+    loop {
+        if block + 3 > size {
+            return Ok(None);
+        }
+        file.seek(SeekFrom::Start(block))?;
+        let mut head = [0u8; 3];
+        if read_full(file, &mut head)? < 3 {
+            return Ok(None);
+        }
+        let bits = u32::from_le_bytes([head[0], head[1], head[2], 0]);
+        let last = bits & 1 != 0;
+        let length = match (bits >> 1) & 3 {
+            // Raw and compressed blocks hold their size; an RLE block
+            // one byte.
+            0 | 2 => u64::from(bits >> 3),
+            1 => 1,
+            _ => return Ok(None),
+        };
+        block += 3 + length;
+        if last {
+            let end = block + checksum;
+            return Ok((end <= size).then_some(end));
+        }
+    }
+}
+
 /// The pieces of the file at `path` (named `name` in messages), each of
 /// about `piece_size` bytes as stored: a plain file cut anywhere, a
 /// `pzstd` file at the frame start at or after each multiple, any other
 /// compressed file whole.
-pub fn plan(path: &Path, name: &str, piece_size: u64) -> Result<Vec<Bounds>, PathError> {
-    let cuts = cuts(path, name)?;
+pub fn plan(
+    path: &Path,
+    name: &str,
+    piece_size: u64,
+    window: MaxWindow,
+) -> Result<Vec<Bounds>, PathError> {
+    let cuts = cuts(path, name, window)?;
     Ok(cut(cuts.size, cuts.points.as_deref(), piece_size.max(1)))
 }
 
@@ -246,7 +329,7 @@ const SAMPLE_STORED: u64 = 8 << 20;
 /// one file compresses 5 times and another, of games that repeat, 40
 /// times); any other file, which is never cut, its size.
 pub fn text_estimate(path: &Path, name: &str, window: MaxWindow) -> Result<u64, PathError> {
-    let cuts = cuts(path, name)?;
+    let cuts = cuts(path, name, window)?;
     if cuts.compression != Compression::Zstd || cuts.size == 0 {
         return Ok(cuts.size);
     }
@@ -305,7 +388,7 @@ pub fn open(
         ));
     };
     let fail = |cause: String| PathError::new(source.name.clone(), cause);
-    let cuts = cuts(path, &source.name)?;
+    let cuts = cuts(path, &source.name, window)?;
     cuts.check(bounds)
         .map_err(|what| fail(format!("--piece {bounds}: {what}")))?;
     let err = |e: io::Error| fail(io_cause(&e));
@@ -347,6 +430,51 @@ pub fn open(
         file: None,
         decoded: None,
     })
+}
+
+/// Refuses, in one run's words, a compressed file whose text one run
+/// refuses (binary data, a Parquet file or a zip archive inside it, a
+/// format that is not PGN text), told from its first decompressed bytes,
+/// whichever piece is asked for: every piece of it is refused alike, as
+/// one run refuses the file. A second compression inside it is refused
+/// too: a piece reads one layer. A read error in those bytes is left to
+/// the piece that meets it.
+fn refuse_text(
+    name: &str,
+    path: &Path,
+    compression: Compression,
+    size: u64,
+    window: MaxWindow,
+) -> Result<(), PathError> {
+    let err = |e: io::Error| PathError::io(name, e);
+    let raw = BufReader::new(super::Counting {
+        inner: File::open(path).map_err(err)?,
+        count: Arc::new(AtomicU64::new(0)),
+    });
+    let length = Arc::new(AtomicU64::new(UNKNOWN));
+    let Ok(mut stream) = bounded_stream(raw, compression, size, &length, window) else {
+        return Ok(());
+    };
+    let (head, sniffed, _) = super::sniff(&mut stream);
+    let head = &head[..sniffed];
+    let inside = super::within(&[compression]);
+    let refused = |cause: String| Err(PathError::new(name.to_owned(), cause));
+    if super::table::is_parquet(head) {
+        return refused(format!(
+            "refused: a Parquet file inside {inside}: a Parquet file is read as it is stored, not decompressed"
+        ));
+    }
+    match super::Head::of(head) {
+        super::Head::Zip => refused(format!("refused: a zip archive inside {inside}")),
+        super::Head::Refused(format) => {
+            refused(super::refusal(format, &format!(" inside {inside}")))
+        }
+        super::Head::Stored(Compression::None) => Ok(()),
+        super::Head::Stored(twice) => refused(format!(
+            "{} inside {inside} cannot be cut into pieces: audit it whole",
+            twice.name()
+        )),
+    }
 }
 
 impl Cuts {

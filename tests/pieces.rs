@@ -381,6 +381,18 @@ pub(crate) fn pzstd(data: &[u8], step: usize) -> (Vec<u8>, Vec<u64>) {
     (out, starts)
 }
 
+/// `data` in zstd frames of `step` bytes of text joined one after another,
+/// as `zstd` in a loop writes them: no announcements.
+pub(crate) fn joined_frames(data: &[u8], step: usize) -> (Vec<u8>, Vec<u64>) {
+    let mut out = Vec::new();
+    let mut starts = Vec::new();
+    for piece in data.chunks(step) {
+        starts.push(out.len() as u64);
+        out.extend(zstd::encode_all(piece, 3).unwrap());
+    }
+    (out, starts)
+}
+
 #[test]
 fn pieces_of_a_pzstd_file_are_frames_and_merge_to_the_single_run() {
     let t = tempdir();
@@ -701,9 +713,10 @@ pub(crate) fn files() -> Vec<Vec<u8>> {
     found
 }
 
-/// One drawn input: text from parts, stored plain or as pzstd frames of
-/// `frame` bytes (maybe damaged at `damage`, flipped or cut there), cut at
-/// `cuts` (fractions of the stored size).
+/// One drawn input: text from parts, stored plain or as zstd frames of
+/// `frame` bytes (pzstd's for an even `frame`, joined without
+/// announcements for an odd one; maybe damaged at `damage`, flipped or
+/// cut there), cut at `cuts` (fractions of the stored size).
 #[derive(Debug, Clone)]
 pub(crate) struct Case {
     pub(crate) parts: Vec<(u8, usize)>,
@@ -745,7 +758,13 @@ pub(crate) fn stored(case: &Case, games: &[String], files: &[Vec<u8>]) -> (Vec<u
         let points = (0..=text.len() as u64).collect();
         return (text, points);
     };
-    let (mut z, mut starts) = pzstd(&text, frame);
+    // An odd frame size: frames joined without pzstd's announcements,
+    // which the plan walks block by block.
+    let (mut z, mut starts) = if frame % 2 == 1 {
+        joined_frames(&text, frame)
+    } else {
+        pzstd(&text, frame)
+    };
     if let Some((flip, at)) = case.damage
         && !z.is_empty()
     {

@@ -538,7 +538,10 @@ fn a_dropped_right_is_written_as_the_fen_wrote_it() {
 /// in the first set in which every move is legal. It stayed an
 /// `illegal_move`: a set was tried only where a letter English does not
 /// use stopped the reading. A game whose English reading is legal stays
-/// English, and one that no set reads stays its English `illegal_move`.
+/// English, and one that no set reads stays its English `illegal_move`,
+/// also where the French reading would be a castle (`Rg1`, `Rxc8`: a rook
+/// move onto a castling king's square is no castle; it was read as `Kg1`
+/// and reported as an unplayable castle).
 #[test]
 fn a_game_whose_only_letter_is_the_french_king_is_read_in_french() {
     let from = "[SetUp \"1\"]\n[FEN \"8/4P1k1/8/8/8/8/8/4K3 w - - 0 1\"]\n[Result \"*\"]\n\n";
@@ -546,7 +549,10 @@ fn a_game_whose_only_letter_is_the_french_king_is_read_in_french() {
     let text = format!(
         "[Event \"Roi\"]\n{from}1. Rd2 Rf6 2. Re3 Rf5 *\n\n\
          [Event \"Rook\"]\n{rook}1. Ra2 Kf6 *\n\n\
-         [Event \"Neither\"]\n{from}1. Rd2 Rf6 2. Rd5 *\n"
+         [Event \"Neither\"]\n{from}1. Rd2 Rf6 2. Rd5 *\n\n\
+         [Event \"Rg1\"]\n\n1. Rg1 *\n\n\
+         [Event \"Rxc8\"]\n\n1. h4 Rxc8 *\n\n\
+         [Event \"FEN Rg1\"]\n[SetUp \"1\"]\n[FEN \"4k3/8/8/8/8/8/8/4K1NR w K - 0 1\"]\n\n1. Rg1 *\n"
     );
     let (_t, out) = audit(&text);
     assert_eq!(
@@ -559,15 +565,15 @@ fn a_game_whose_only_letter_is_the_french_king_is_read_in_french() {
         ])
     );
     assert_eq!(
-        pick(&out, "errors.csv", &ERRORS),
-        strings(&[&[
-            "3",
-            "1",
-            "Rd2",
-            "illegal_move",
-            "White has no rook to play Rd2"
-        ]])
+        pick(&out, "errors.csv", &["game", "ply", "san", "kind"]),
+        strings(&[
+            &["3", "1", "Rd2", "illegal_move"],
+            &["4", "1", "Rg1", "illegal_move"],
+            &["5", "2", "Rxc8", "illegal_move"],
+            &["6", "1", "Rg1", "illegal_move"],
+        ])
     );
+    assert!(pick(&out, "castling.csv", &["game"]).is_empty());
 }
 
 /// (v3) A game whose only foreign piece letters name the piece a pawn

@@ -51,19 +51,24 @@ fn foreign_reading(game: &Game, english: &GameReport) -> Option<GameReport> {
     if game.letters != PieceLetters::English {
         return None;
     }
-    let letter = match english.error.as_ref() {
-        Some(e) if e.kind == ErrorKind::IllegalMove && e.san.starts_with('R') => b'R',
-        _ => foreign_letter(game.syntax_error.as_ref()?.token.as_bytes())?,
+    // An English `R` is a rook: read as a king only where that makes every
+    // move legal, not where it would make an illegal castle (`Rg1`).
+    let (letter, strict) = match english.error.as_ref() {
+        Some(e) if e.kind == ErrorKind::IllegalMove && e.san.starts_with('R') => (b'R', true),
+        _ => (
+            foreign_letter(game.syntax_error.as_ref()?.token.as_bytes())?,
+            false,
+        ),
     };
     PieceLetters::FOREIGN
         .into_iter()
         .filter(|letters| letters.has(letter))
         .find_map(|letters| {
             let report = audit_traced(&game.read_in(letters), None);
-            let read = report
-                .error
-                .as_ref()
-                .is_none_or(|e| e.kind == ErrorKind::UnplayableCastle);
+            let read = match report.error.as_ref() {
+                None => !strict || report.castling.is_empty(),
+                Some(e) => !strict && e.kind == ErrorKind::UnplayableCastle,
+            };
             read.then_some(report)
         })
 }

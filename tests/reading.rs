@@ -763,6 +763,34 @@ fn sloppy_forms_of_books_and_other_programs_are_read() {
     );
 }
 
+/// A check mark written apart from its move (`Bb4 +`, as a Russian
+/// annotated collection writes it) is that move's, as `e8 =Q` is its
+/// promotion: no quirk where it is right, the usual one where it is
+/// wrong. It was a `parse_error`. A mark after a move that has one, or
+/// after the result, is still no move.
+#[test]
+fn a_check_mark_apart_from_its_move_is_the_moves() {
+    let text = "[Event \"apart\"]\n\n1. e4 e5 2. Nf3 d6 3. Bb5 + c6 4. Bxc6 + Nxc6 *\n\n\
+        [Event \"wrong\"]\n\n1. e4 e5 2. Nf3 # Nc6 *\n\n\
+        [Event \"twice\"]\n\n1. e4 e5 2. Nf3 d6 3. Bb5+ + c6 *\n";
+    let (_t, out) = audit(text);
+    assert_eq!(
+        pick(&out, "quirks.csv", &QUIRKS),
+        strings(&[&["2", "wrong", "3", "Nf3 #", "wrong_check_mark", "Nf3"]])
+    );
+    assert_eq!(
+        pick(&out, "errors.csv", &ERRORS),
+        strings(&[&[
+            "3",
+            "6",
+            "+",
+            "parse_error",
+            "not a move, move number or result"
+        ]])
+    );
+    assert_eq!(summary(&out)["clean"], 2);
+}
+
 /// A game pasted from a forum between `[pgn]` and `[/pgn]`: one game, its
 /// `[pgn]` line skipped with a quirk. The closing `[/pgn]`, a tag line that
 /// holds no tag with nothing after it, is no game (it was a second game,

@@ -308,6 +308,23 @@ fn read_tokens<const ENGLISH: bool>(
                     i = end;
                     continue;
                 }
+                // `Bb4 +`: a check mark written apart from its move, with
+                // nothing but blanks between, is that move's.
+                if matches!(c, b'+' | b'#')
+                    && !result_seen
+                    && let Some((suffix @ Some(_), forms)) = check_mark_of(token)
+                    && let Some(last) = out.moves.last_mut()
+                    && last.suffix.is_none()
+                    && bytes[last.end as usize..i]
+                        .iter()
+                        .all(u8::is_ascii_whitespace)
+                {
+                    last.suffix = suffix;
+                    last.mended.insert(forms);
+                    last.end = offset(end);
+                    i = end;
+                    continue;
+                }
                 // (v3) `e8 =Q`: the promotion piece written apart from its
                 // pawn's move to the last rank is still its promotion.
                 if c == b'='

@@ -763,6 +763,42 @@ fn sloppy_forms_of_books_and_other_programs_are_read() {
     );
 }
 
+/// A tag line that lost its `[` (`Date "1983.10.23"]`, as a wiki page and
+/// a tournament file on GitHub have it) is a tag line that cannot be
+/// read: skipped with the quirk `unreadable_tag_line`, the game audited,
+/// inside a tag section and at its start alike. Inside, it was a
+/// `parse_error` and the tags after it a second game; at the start, it was
+/// dropped as prose, with no quirk.
+#[test]
+fn a_tag_line_without_its_bracket_is_skipped_with_a_quirk() {
+    let text = "[Event \"WCCC 1983\"]\n[Site \"New York\"]\nDate \"1983.10.23\"]\n\
+        [Round \"3\"]\n[Result \"1-0\"]\n\n1. e4 e5 2. Ke2 Ke7 3. Ke1 Ke8 4. Nf3 Nf6 5. Bc4 Bc5 6. O-O 1-0\n\n\
+        Event \"TSCT2017\"]\n[Site \"Leuven\"]\n[Result \"*\"]\n\n1. e4 e5 2. Ke2 Ke7 3. Ke1 Ke8 4. Nf3 Nf6 5. Bc4 Bc5 6. O-O *\n\n\
+        The next game was not played.\n\n\
+        [Event \"last\"]\n\n1. d4 *\n";
+    let (_t, out) = audit(text);
+    assert_eq!(summary(&out)["games"], 3);
+    assert_eq!(
+        pick(
+            &out,
+            "castling.csv",
+            &["game", "event", "site", "ply", "reasons"]
+        ),
+        strings(&[
+            &["1", "WCCC 1983", "New York", "11", "king_moved"],
+            &["2", "", "Leuven", "11", "king_moved"],
+        ])
+    );
+    assert_eq!(
+        pick(&out, "quirks.csv", &["game", "ply", "san", "quirk"]),
+        strings(&[
+            &["1", "0", "Date \"1983.10.23\"]", "unreadable_tag_line"],
+            &["2", "0", "Event \"TSCT2017\"]", "unreadable_tag_line"],
+        ])
+    );
+    assert!(pick(&out, "errors.csv", &["game"]).is_empty());
+}
+
 /// A check mark written apart from its move (`Bb4 +`, as a Russian
 /// annotated collection writes it) is that move's, as `e8 =Q` is its
 /// promotion: no quirk where it is right, the usual one where it is

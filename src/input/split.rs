@@ -449,9 +449,11 @@ impl Splitter {
     /// Whether the line's first bytes decide what it is: inside an open
     /// comment, a tag line or `1.` starts a new game; after the result, a
     /// move starts one; before a game's first tag, move or result, they
-    /// tell prose from the game's first line.
+    /// tell prose from the game's first line; in a tag section, a tag line
+    /// that lost its `[` from the movetext.
     fn needs_head(&self) -> bool {
         !self.reading.content
+            || self.state == State::Tags { blank: false }
             || (matches!(self.state, State::Movetext { .. })
                 && (self.reading.comment || self.reading.result))
     }
@@ -464,8 +466,14 @@ impl Splitter {
         let ends_before = line.ends_before;
         let first = head[0];
         let escape = at == line.start && first == b'%';
+        // A tag line that lost its `[` (`Date "1983.10.23"]`), between
+        // games or in a tag section: a tag line that cannot be read.
+        let bracketless = matches!(self.state, State::Between | State::Tags { blank: false })
+            && first != b'['
+            && is_bracketless(head);
         // (role, starts a game)
         let (role, starts) = match self.state {
+            _ if bracketless => (Role::Tags, self.state == State::Between),
             State::Movetext { blank } if self.reading.comment => {
                 if is_tag_line(head) {
                     (Role::Tags, true)
@@ -519,7 +527,11 @@ impl Splitter {
         let content = !starts && self.reading.content;
         line.prose = role == Role::Movetext && !content && is_prose(head);
         if role == Role::Tags {
-            line.tag = TagScan::Unread;
+            line.tag = if bracketless {
+                TagScan::Done
+            } else {
+                TagScan::Unread
+            };
         }
         if !starts {
             if !self.reading.real {
@@ -601,6 +613,18 @@ impl Splitter {
             end: self.end,
             ended: reading.result && reading.closed,
         })
+    }
+}
+
+/// Whether the line that `head` starts (its first [`HEAD`] bytes, or all
+/// of them up to the end of the input) is a tag line that lost its `[`;
+/// a line longer than that is not taken for one.
+fn is_bracketless(head: &[u8]) -> bool {
+    let head = &head[..head.len().min(HEAD)];
+    match memchr::memchr2(b'\n', b'\r', head) {
+        Some(end) => pgn_audit_lex::is_bracketless_tag_line(&head[..end]),
+        None if head.len() < HEAD => pgn_audit_lex::is_bracketless_tag_line(head),
+        None => false,
     }
 }
 

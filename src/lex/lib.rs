@@ -81,6 +81,27 @@ const fn byte_set(list: &[u8]) -> [bool; 256] {
 /// longest start it tells (`Qh4xe1`, a move number's digits and dot).
 pub const MOVE_HEAD: usize = 8;
 
+/// Whether `line` (one line, without its line end) is a tag line that
+/// lost its `[`: a tag name (a letter, then letters, digits and `_`),
+/// blanks, a quoted value, and `]` at the end (`Date "1983.10.23"]`).
+pub fn is_bracketless_tag_line(line: &[u8]) -> bool {
+    let line = line.trim_ascii();
+    let name = line
+        .iter()
+        .take_while(|b| b.is_ascii_alphanumeric() || **b == b'_')
+        .count();
+    let blanks = line[name..]
+        .iter()
+        .take_while(|b| **b == b' ' || **b == b'\t')
+        .count();
+    name > 0
+        && line[0].is_ascii_alphabetic()
+        && blanks > 0
+        && line.get(name + blanks) == Some(&b'"')
+        && line.len() >= name + blanks + 3
+        && line.ends_with(b"\"]")
+}
+
 /// Whether `text` begins with a move number (digits and a dot: `12.`,
 /// `1...`) or a move: a castle (`O-O`, `0-0`, `o-o`), or a piece letter
 /// (English, or the German, French, Spanish and Dutch ones the reader

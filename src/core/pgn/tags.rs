@@ -100,6 +100,21 @@ pub(super) fn read_tags(bytes: &[u8]) -> (Tags, usize) {
                 pos += indent + line_len(&rest[indent..]);
                 continue;
             }
+            // A tag line that lost its `[` (`Date "1983.10.23"]`): one
+            // that cannot be read, skipped with a quirk.
+            let line = &rest[indent..indent + line_len(&rest[indent..])];
+            if at_line_start(bytes, pos + indent)
+                && pgn_audit_lex::is_bracketless_tag_line(line.trim_ascii_end())
+            {
+                let start = pos + indent;
+                tags.quirks.push(TagQuirk {
+                    kind: TagQuirkKind::Unreadable,
+                    start: offset(start),
+                    end: offset(start + line.trim_ascii_end().len()),
+                });
+                pos = start + line.len();
+                continue;
+            }
             return (tags, pos);
         }
         let line_start = pos + indent;

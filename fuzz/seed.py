@@ -27,6 +27,11 @@ extra = [
     b'[FEN "8/4P1k1/8/8/8/8/7p/4K3 w - - 0 1"]\n\n1. e8 =Q Kh6 2. Qh8+ Kg5 3. Kd2 h1 =D+ *\n',
     b'[pgn]\n[White "A"]\n\n1. b2-b3 e7-e5 2. Bc1-b2 d7-d6 3. e2-e4 =Q *\n[/pgn]\n\n[Annotator]\n[Eve',
     b'[FEN "8/8/8/8/8/8/2R5/k6K w - - 0 1"]\n[Result "1-0"]\n[Termination "Time forfeit"]\n\n1. Rb2 1-0\n',
+    # A tag line without its [, a check mark apart, French R moves and a
+    # rook onto a castling square, a frozen pawn stack, a tab in a claim.
+    b'[Event "a"]\nDate "1983.10.23"]\n[Site "b"]\n\n1. e4 e5 2. Bb5 + c6 3. Rg1 *\n\nRound "1"]\n\n1. d4 *\n',
+    b'[FEN "8/4P1k1/8/8/8/8/8/4K3 w - - 0 1"]\n\n1. Rd2 Rf6 2. Re3 *\n',
+    b'[FEN "8/8/6p1/6P1/6P1/6PK/6PP/k7 w - - 0 1"]\n[Result "1-0"]\n\n1. Kh4 Kb1 2. Kh3 Ka1 {50\tmoves} 1-0\n',
 ]
 for i, e in enumerate(extra):
     for d in ('audit_game', 'audit_bytes'):

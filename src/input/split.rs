@@ -469,7 +469,7 @@ impl Splitter {
         // A tag line that lost its `[` (`Date "1983.10.23"]`), between
         // games or in a tag section: a tag line that cannot be read.
         let bracketless = matches!(self.state, State::Between | State::Tags { blank: false })
-            && first != b'['
+            && first.is_ascii_alphabetic()
             && is_bracketless(head);
         // (role, starts a game)
         let (role, starts) = match self.state {

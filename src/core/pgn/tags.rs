@@ -101,10 +101,12 @@ pub(super) fn read_tags(bytes: &[u8]) -> (Tags, usize) {
                 continue;
             }
             // A tag line that lost its `[` (`Date "1983.10.23"]`): one
-            // that cannot be read, skipped with a quirk.
-            let line = &rest[indent..indent + line_len(&rest[indent..])];
-            if at_line_start(bytes, pos + indent)
-                && pgn_audit_lex::is_bracketless_tag_line(line.trim_ascii_end())
+            // that cannot be read, skipped with a quirk. Only a line of
+            // fewer than `BRACKETLESS_MAX` bytes, as the splitter judges it.
+            if rest.get(indent).is_some_and(u8::is_ascii_alphabetic)
+                && at_line_start(bytes, pos + indent)
+                && let Some(line) = short_line(&rest[indent..])
+                && pgn_audit_lex::is_bracketless_tag_line(line)
             {
                 let start = pos + indent;
                 tags.quirks.push(TagQuirk {
@@ -112,7 +114,7 @@ pub(super) fn read_tags(bytes: &[u8]) -> (Tags, usize) {
                     start: offset(start),
                     end: offset(start + line.trim_ascii_end().len()),
                 });
-                pos = start + line.len();
+                pos = start + line_len(&rest[indent..]);
                 continue;
             }
             return (tags, pos);
@@ -122,6 +124,21 @@ pub(super) fn read_tags(bytes: &[u8]) -> (Tags, usize) {
             line_end = line_start + line_len(&bytes[line_start..]);
         }
         pos = line_start + read_tag_line(&bytes[line_start..line_end], line_start, &mut tags);
+    }
+}
+
+/// The most bytes of a line (its line end not counted) that can be a tag
+/// line that lost its `[`: the splitter judges one on its first 256.
+const BRACKETLESS_MAX: usize = 255;
+
+/// The line that `text` starts, without its line end, where it is no
+/// longer than [`BRACKETLESS_MAX`] bytes.
+fn short_line(text: &[u8]) -> Option<&[u8]> {
+    let head = &text[..text.len().min(BRACKETLESS_MAX + 1)];
+    match memchr::memchr2(b'\n', b'\r', head) {
+        Some(end) => Some(&head[..end]),
+        None if head.len() == text.len() => Some(head),
+        None => None,
     }
 }
 

@@ -298,10 +298,7 @@ fn read_tokens<const ENGLISH: bool>(
                             last.suffix = suffix;
                         }
                         // Written with its move (`exd6 e.p.`): part of it.
-                        if bytes[last.end as usize..i]
-                            .iter()
-                            .all(u8::is_ascii_whitespace)
-                        {
+                        if apart_by_blanks(bytes, last.end, i) {
                             last.end = offset(end);
                         }
                     }
@@ -315,9 +312,7 @@ fn read_tokens<const ENGLISH: bool>(
                     && let Some((suffix @ Some(_), forms)) = check_mark_of(token)
                     && let Some(last) = out.moves.last_mut()
                     && last.suffix.is_none()
-                    && bytes[last.end as usize..i]
-                        .iter()
-                        .all(u8::is_ascii_whitespace)
+                    && apart_by_blanks(bytes, last.end, i)
                 {
                     last.suffix = suffix;
                     last.mended.insert(forms);
@@ -339,9 +334,7 @@ fn read_tokens<const ENGLISH: bool>(
                     } = &mut last.san
                     && matches!(to.rank(), Rank::First | Rank::Eighth)
                     && last.suffix.is_none()
-                    && bytes[last.end as usize..i]
-                        .iter()
-                        .all(u8::is_ascii_whitespace)
+                    && apart_by_blanks(bytes, last.end, i)
                 {
                     *promotion = Some(role);
                     last.suffix = suffix;
@@ -558,6 +551,13 @@ fn split_marks(token: &[u8]) -> (&[u8], &[u8]) {
         .take_while(|&&b| b == b'+' || b == b'#')
         .count();
     token.split_at(token.len() - marks)
+}
+
+/// Whether nothing but blanks stands between a move that ends at `end` and
+/// the token at `i`: a mark written apart from its move (`exd6 e.p.`,
+/// `e8 =Q`, `Bb4 +`) is that move's only then.
+fn apart_by_blanks(bytes: &[u8], end: u32, i: usize) -> bool {
+    bytes[end as usize..i].iter().all(u8::is_ascii_whitespace)
 }
 
 /// An `e.p.` or `ep` written apart from its move (`exd6 e.p.`), with the

@@ -31,6 +31,15 @@ fn main() {
         let _ = std::fs::write(&installed, b"");
     }
     println!("cargo::rerun-if-changed={}", installed.display());
+    let venv_python = |name: &str| {
+        Path::new(&root)
+            .join("target")
+            .join(name)
+            .join("bin/python")
+            .to_string_lossy()
+            .into_owned()
+    };
+    let (readme_venv, package_venv) = (venv_python("readme-venv"), venv_python("readme-pyvenv"));
     let pydeps = pydeps.to_string_lossy();
     println!("cargo::rustc-env=PGN_AUDIT_PYTHON={python}");
     println!("cargo::rustc-env=PGN_AUDIT_PYTHONPATH={pydeps}");
@@ -62,11 +71,18 @@ fn main() {
             "oracle_dask",
             &[(py, &["-c", "import distributed, dask_jobqueue"])],
         ),
-        // The README's Python steps: a virtual environment of the python3
-        // on PATH, as the README makes it (pip then installs from PyPI).
+        // The README's Python steps, which tests/setup-oracles runs into
+        // two virtual environments: the loading examples' and the Dask
+        // driver's, and the package's own install.
         (
             "oracle_venv",
-            &[("python3", &["-c", "import ensurepip, venv"])],
+            &[
+                (
+                    &readme_venv,
+                    &["-c", "import pandas, duckdb, distributed, dask_jobqueue"],
+                ),
+                (&package_venv, &["-c", "import pgn_audit, polars"]),
+            ],
         ),
         // The browser test: Debian's chromium and chromedriver, driven by
         // selenium; Pillow reads its screenshots.

@@ -8,14 +8,21 @@
 //! kept in memory.
 
 pub mod embedded;
+mod game;
+mod merge;
 mod ordered;
+mod plan;
 mod reader;
 mod signals;
 mod sink;
+mod sources;
 mod worker;
 
+pub(crate) use merge::run_merge;
+pub(crate) use plan::run_plan;
+pub(crate) use sources::run_sources;
+
 use std::io::{self, IsTerminal};
-use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::AtomicU64;
@@ -29,10 +36,8 @@ use signals::Signals;
 use sink::{Sink, Stat, Tell};
 use worker::Audited;
 
-use crate::cli::{AuditArgs, MergeArgs, PlanArgs, ReportFormat, SourcesArgs};
-use pgn_audit_core::Game;
-use pgn_audit_core::audit;
-use pgn_audit_input::{self as input, Origin, PathError, Source};
+use crate::cli::{AuditArgs, ReportFormat};
+use pgn_audit_input::{self as input, Input, Origin, PathError, Source};
 use pgn_audit_report::{FileStat, Format, MergeError, Options, PieceInfo, Reports, Summary};
 
 /// How a run ends: its exit status.
@@ -143,8 +148,8 @@ const CHUNK_BYTES_VAR: &str = "PGN_AUDIT_CHUNK_BYTES";
 #[derive(Debug, Clone)]
 pub(crate) struct Config {
     /// The inputs as given: files, folders, `-` for standard input (OS
-    /// strings: a file name need not be UTF-8).
-    pub(crate) inputs: Vec<PathBuf>,
+    /// strings: a file name need not be UTF-8), or text in memory.
+    pub(crate) inputs: Vec<Input>,
     /// The output folder (`-o`).
     pub(crate) out: PathBuf,
     /// Worker threads: `-j` or every core, at most 4 per core (8 on any
@@ -185,7 +190,7 @@ impl Config {
         let asked = args.threads.map_or(cores, usize::from);
         let threads = asked.min(most_threads(cores));
         Config {
-            inputs: args.inputs,
+            inputs: path_inputs(&args.inputs),
             out: args.out,
             threads,
             threads_asked: (asked > threads).then_some(asked),
@@ -207,6 +212,11 @@ impl Config {
                 .unwrap_or(input::CHUNK_BYTES),
         }
     }
+}
+
+/// The command line's inputs, each a path.
+fn path_inputs(paths: &[PathBuf]) -> Vec<Input> {
+    paths.iter().cloned().map(Input::Path).collect()
 }
 
 /// The most worker threads a run starts on a machine with `cores` cores:
@@ -380,7 +390,7 @@ fn stat_sources(sources: &[Source]) -> Vec<Stat> {
                 Some((q, stat)) if q == p => stat.clone(),
                 _ => last.insert((p, FileStat::of(p))).1.clone(),
             },
-            Origin::Stdin | Origin::Unreadable(_) => FileStat::default(),
+            Origin::Stdin | Origin::Unreadable(_) | Origin::Memory(_) => FileStat::default(),
         })
         .collect()
 }
@@ -391,9 +401,10 @@ fn raw_size(sources: &[Source], stats: &[Stat]) -> Option<u64> {
     sources
         .iter()
         .zip(stats)
-        .map(|(s, stat)| match s.origin {
+        .map(|(s, stat)| match &s.origin {
             Origin::File(_) => stat.size,
             Origin::Unreadable(_) => Some(0),
+            Origin::Memory(text) => Some(text.bytes().len() as u64),
             Origin::Stdin | Origin::ZipMember { .. } => None,
         })
         .sum()
@@ -576,186 +587,33 @@ fn check_out_folder(out: &Path) -> Result<(), Failure> {
     }
 }
 
-/// Runs `pgn-audit plan`: prints the pieces of a file, one `START..END` a
-/// line; says why it failed, if it did.
-pub(crate) fn run_plan(args: &PlanArgs) -> Exit {
-    let name = args.file.to_string_lossy();
-    let planned = match args.piece_size {
-        Some(size) => input::piece::plan(
-            &args.file,
-            &name,
-            size,
-            input::MaxWindow::mib(args.max_window),
-        )
-        .map(|pieces| pieces.iter().map(|p| format!("{p}\n")).collect::<String>()),
-        None => {
-            input::piece::text_estimate(&args.file, &name, input::MaxWindow::mib(args.max_window))
-                .map(|text| format!("{text}\n"))
-        }
-    };
-    match planned {
-        Ok(text) => print(&text),
-        Err(e) => {
-            say(&e.to_string());
-            Exit::Input
-        }
-    }
-}
-
-/// Runs `pgn-audit sources`: prints the sources an audit of the same
-/// inputs and output folder reads, in its order, one JSON object a line;
-/// says why they cannot be read, as the audit says it, if they cannot.
-/// A source that cannot be read at all (a missing input, a folder that
-/// cannot be listed) is said as the audit says it, in one line, and gets
-/// no JSON line; the others are still printed, and the exit status is the
-/// audit's, 2.
-pub(crate) fn run_sources(args: &SourcesArgs) -> Exit {
-    let resolved = check_out_folder(&args.out)
-        .and_then(|()| Ok(input::collect_sources(&args.inputs, &args.out)?));
-    let sources = match resolved {
-        Ok(sources) => sources,
-        Err(e) => {
-            say(&e.to_string());
-            return e.exit();
-        }
-    };
-    let stats = stat_sources(&sources);
-    let mut text = String::new();
-    let mut unreadable = false;
-    for (source, stat) in sources.iter().zip(stats) {
-        let path = match &source.origin {
-            Origin::File(p) | Origin::ZipMember { archive: p, .. } => Some(p.to_string_lossy()),
-            Origin::Stdin => None,
-            Origin::Unreadable(cause) => {
-                say(&PathError::new(&source.name, cause.clone()).to_string());
-                unreadable = true;
-                continue;
-            }
-        };
-        let line = serde_json::json!({
-            "source": source.name,
-            "path": path,
-            "format": source.stored_format(),
-            "size": stat.size,
-            "modified": stat.modified,
-            "modified_ns": stat.modified_ns,
-        });
-        text.push_str(&line.to_string());
-        text.push('\n');
-    }
-    match print(&text) {
-        Exit::Completed if unreadable => Exit::Input,
-        exit => exit,
-    }
-}
-
-/// Writes `text` on standard output. A reader that is gone (`| head -1`)
-/// took what it wanted: that is no error.
-fn print(text: &str) -> Exit {
-    match io::Write::write_all(&mut io::stdout().lock(), text.as_bytes()) {
-        Ok(()) => Exit::Completed,
-        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Exit::Completed,
-        Err(e) => {
-            say(&format!("standard output: {}", input::io_cause(&e)));
-            Exit::Input
-        }
-    }
-}
-
-/// Runs `pgn-audit merge`; says why it failed, if it did.
-pub(crate) fn run_merge(args: &MergeArgs) -> Exit {
-    merge_folders(args).unwrap_or_else(|e| {
-        say(&e.to_string());
-        e.exit()
-    })
-}
-
-/// The merge's stages: the signal handler, the folders read and checked,
-/// then the merged folder written (a signal before it is touched ends the
-/// process at once with 130; after, it stops the merge, which leaves no
-/// report behind, and exits 130).
-fn merge_folders(args: &MergeArgs) -> Result<Exit, Failure> {
-    let signals = Signals::install()?;
-    check_out_folder(&args.out)?;
-    let merged = pgn_audit_report::merge(
-        &args.dirs,
-        &args.out,
-        || signals.begin_reports(),
-        &signals.interrupted,
-    );
-    let summary = match merged {
-        Err(MergeError::Interrupted) => return Err(Failure::MergeInterrupted(args.out.clone())),
-        merged => merged?,
-    };
-    // A source that a read error ended is said as the one run over the
-    // same inputs says it, and the merge exits as that run does: the
-    // merged reports hold only what was read of it.
-    let mut read_errors = 0;
-    for detail in &summary.source_details {
-        if let Some(error) = &detail.error {
-            say(&format!("{}: {error}", detail.name));
-            read_errors += 1;
-        }
-    }
-    if !args.quiet {
-        to_stderr(&summary.table(&args.out, crate::progress::table_width()));
-    }
-    Ok(if read_errors > 0 {
-        Exit::Input
-    } else {
-        Exit::Completed
-    })
-}
-
-/// The whole-input path without files or threads: `data` cut into chunks
-/// of about `chunk_bytes` and each chunk into games exactly as a source is
-/// (a stretch without sync points into batches, by one splitter), every
-/// game read and audited (a panic is not caught here: this is what the
-/// fuzzer and the property tests drive).
+/// The whole-input path over bytes in memory, for the fuzzer and the
+/// tests: `data` read as one source named `<bytes>` (decompressed, refused
+/// or cut into games exactly as standard input is), through the stages of
+/// a run at two workers with chunks of about `chunk_bytes` (0: cut
+/// into batches by one splitter), every game audited by the workers'
+/// function and counted by the reports kept in memory. Its summary's
+/// times are zero, so that two runs of the same data compare equal.
 pub fn audit_bytes(data: &[u8], chunk_bytes: usize) -> Summary {
-    let mut summary = Summary::default();
-    let mut add = |game: &[u8]| {
-        let report = audit::audit_game(&Game::parse(game));
-        let class = report.class();
-        summary.add_game(&report, class);
+    let run = embedded::Embedded {
+        inputs: vec![Input::Memory {
+            name: "<bytes>".to_owned(),
+            text: input::Memory::new(data.to_vec()),
+        }],
+        chunk_bytes: Some(chunk_bytes),
+        threads: Some(2),
+        quirks: true,
+        progress: false,
     };
-    let _ = input::read_chunks(
-        data,
-        chunk_bytes,
-        || None,
-        |portion| {
-            match portion {
-                input::Portion::Chunk(chunk) => {
-                    let text = &chunk.bytes[..chunk.len];
-                    let mut games = input::ChunkGames::new(chunk.base);
-                    let mut found = Vec::new();
-                    while games.next_games(text, 4096, &mut found) {
-                        for g in found.drain(..) {
-                            add(chunk_text(text, chunk.base, g.span));
-                        }
-                    }
-                    for g in found {
-                        add(chunk_text(text, chunk.base, g.span));
-                    }
-                }
-                input::Portion::Batch(batch) => {
-                    for span in &batch.games {
-                        add(&batch.bytes[batch.range(*span)]);
-                    }
-                }
-                input::Portion::StretchLines(_) => {}
-            }
-            ControlFlow::Continue(())
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    match run.run(&stop) {
+        Ok(finished) => Summary {
+            seconds: 0.0,
+            helpmate_seconds: 0.0,
+            ..finished.summary
         },
-    );
-    summary.bytes = data.len() as u64;
-    summary
-}
-
-/// The text of the game `span` of a chunk whose text `text` starts at `base`.
-fn chunk_text(text: &[u8], base: u64, span: input::GameSpan) -> &[u8] {
-    let at = |offset: u64| usize::try_from(offset - base).unwrap_or(usize::MAX);
-    &text[at(span.start)..at(span.end)]
+        Err(e) => panic!("the audit of bytes in memory cannot run: {e}"),
+    }
 }
 
 #[cfg(test)]

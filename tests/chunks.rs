@@ -255,3 +255,67 @@ proptest! {
         prop_assert!(checked.is_ok(), "{:?}: {}", Case::clone(&case), checked.unwrap_err());
     }
 }
+
+/// Every caller audits a game by one path: the command line over a file,
+/// and `audit_bytes` (which the fuzzer and the property tests drive) over
+/// the same bytes in memory at any chunk size, count the same games the
+/// same way, a game over the cap and one that the input breaks off
+/// included.
+#[test]
+fn the_command_line_and_audit_bytes_give_the_same_summary() {
+    let t = tempdir();
+    // A game whose comment passes the cap, then a small one.
+    let mut scratch = b"[Event \"long\"]\n\n1. e4 { ".to_vec();
+    scratch.resize(3 << 20, b'x');
+    scratch.extend_from_slice(b" } e5 *\n\n[Event \"small\"]\n\n1. d4 d5 *\n");
+    let (frames, _) = pzstd(&damaged(), 10_000);
+    let gz = gzip(&damaged());
+    let inputs: Vec<(&str, Vec<u8>)> = vec![
+        ("scratch.pgn", scratch),
+        ("hostile.pgn", hostile_text()),
+        ("capped.pgn", capped_text()),
+        ("damaged.pgn", damaged()),
+        ("cut.pgn.zst", frames[..frames.len() * 2 / 3].to_vec()),
+        ("cut.pgn.gz", gz[..gz.len() * 3 / 5].to_vec()),
+    ];
+    // The counts of a summary, and its one source's bytes, games and
+    // read error.
+    let counts = |mut s: serde_json::Value| {
+        let mut detail = s["source_details"][0].take();
+        let o = s.as_object_mut().unwrap();
+        for volatile in [
+            "seconds",
+            "helpmate_seconds",
+            "threads",
+            "sources",
+            "source_details",
+            "options",
+        ] {
+            o.remove(volatile);
+        }
+        (
+            s,
+            detail["bytes"].take(),
+            detail["games"].take(),
+            detail["error"].take(),
+        )
+    };
+    for (name, bytes) in inputs {
+        let file = write(t.path(), name, &bytes);
+        let out = t.path().join(format!("{name}.out"));
+        let _ = run(&[s(&file), "--quiet", "--no-html"], &out);
+        let cli = counts(summary(&out));
+        for chunk in [0, 4093, 1 << 20] {
+            let json = pgn_audit::app::audit_bytes(&bytes, chunk)
+                .to_json()
+                .unwrap();
+            let memory = counts(serde_json::from_str(&json).unwrap());
+            assert_eq!(memory, cli, "{name} in chunks of {chunk}");
+        }
+    }
+    let scratch = summary(&t.path().join("scratch.pgn.out"));
+    assert_eq!(
+        (scratch["clean"].as_u64(), scratch["incomplete"].as_u64()),
+        (Some(1), Some(1))
+    );
+}

@@ -170,9 +170,10 @@ fn sigterm_while_standard_input_stalls() {
 
 /// A FIFO that no program writes, named after a file: the file is read
 /// and audited first, and a signal while the run waits on the FIFO leaves
-/// the file's games in the reports. The FIFO was opened ahead of the file
-/// (sources are opened two ahead), which held the file back too: the
-/// interrupted run had no game.
+/// the file's games in the reports, and the FIFO as the source being read,
+/// with no game. The FIFO was opened ahead of the file (sources are opened
+/// two ahead), which held the file back too: the interrupted run had no
+/// game.
 #[test]
 fn a_fifo_opened_in_its_turn_holds_no_source_before_it_back() {
     let t = tempdir();
@@ -199,5 +200,7 @@ fn a_fifo_opened_in_its_turn_holds_no_source_before_it_back() {
     let sm = summary(&out);
     assert_eq!(sm["interrupted"], true);
     assert_eq!(sm["games"], 1);
-    assert_eq!(sm["sources"], serde_json::json!([s(&file)]));
+    assert_eq!(sm["sources"], serde_json::json!([s(&file), s(&fifo)]));
+    assert_eq!(sm["source_details"][1]["games"], 0);
+    assert_eq!(sm["source_details"][1]["error"], serde_json::Value::Null);
 }

@@ -128,17 +128,11 @@ fn finding_a_game_prints_it() {
 /// Runs one of the README's shell lines from the repository root, its
 /// virtual environment `.venv` at `venv`.
 fn run_sh(line: &str, venv: &Path) {
-    run_sh_with(line, venv, &[]);
-}
-
-/// Runs one of the README's shell lines as [`run_sh`] does, with `env` set.
-fn run_sh_with(line: &str, venv: &Path, env: &[(&str, &Path)]) {
     let line = line.replace(".venv", &venv.to_string_lossy());
     let run = Command::new("sh")
         .arg("-c")
         .arg(&line)
         .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .envs(env.iter().copied())
         .output()
         .expect("run sh");
     assert!(
@@ -146,6 +140,19 @@ fn run_sh_with(line: &str, venv: &Path, env: &[(&str, &Path)]) {
         "{line}\n{}{}",
         String::from_utf8_lossy(&run.stdout),
         String::from_utf8_lossy(&run.stderr)
+    );
+}
+
+/// One of the README's install lines is run by tests/setup-oracles as it
+/// stands, its `.venv` being `venv` there: the tests reach no network.
+fn set_up_by_oracles(line: &str, venv: &str) {
+    let script =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/setup-oracles"))
+            .unwrap();
+    let line = line.replace(".venv", venv);
+    assert!(
+        script.lines().any(|l| l.contains(&line)),
+        "tests/setup-oracles runs {line:?}"
     );
 }
 
@@ -175,12 +182,11 @@ fn sh_lines(heading: &str) -> Vec<String> {
 /// pip out of Debian's own Python), where the pandas and DuckDB examples
 /// print what the README shows and the Dask LocalCluster line, on
 /// corpora/, writes the reports of one run. `.venv` is
-/// target/readme-venv here, kept between runs (pip then finds every
-/// requirement satisfied).
+/// target/readme-venv here, made by tests/setup-oracles.
 #[test]
 #[cfg_attr(
     not(oracle_venv),
-    ignore = "needs python3 -m venv (apt-get install python3-venv) and PyPI"
+    ignore = "needs the README's virtual environments: python3-venv, then tests/setup-oracles"
 )]
 fn python_steps_work_in_a_virtual_environment() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -196,7 +202,7 @@ fn python_steps_work_in_a_virtual_environment() {
         ]
     );
     for line in &steps {
-        run_sh(line, &venv);
+        set_up_by_oracles(line, "target/readme-venv");
     }
     let t = tempdir();
     let run = Command::new(env!("CARGO_BIN_EXE_pgn-audit"))
@@ -258,7 +264,7 @@ fn python_steps_work_in_a_virtual_environment() {
         ]
     );
     for line in &steps[..2] {
-        run_sh(line, &venv);
+        set_up_by_oracles(line, "target/readme-venv");
     }
     let dask = t.path().join("dask");
     let one = t.path().join("one");
@@ -287,23 +293,18 @@ fn python_steps_work_in_a_virtual_environment() {
     }
 }
 
-/// The README's install of the Python package (issue 29), its lines run as
-/// they stand into a virtual environment of their own, made anew: pip
-/// builds the crate (its Cargo target folder, target/readme-pip, kept
-/// between runs so that only what changed is compiled again), and there
-/// `pgn_audit.audit("corpora/")` gives the castling table of the command
-/// line's castling.csv, row for row.
+/// The README's install of the Python package, its lines run as they stand
+/// by tests/setup-oracles into a virtual environment of their own, made
+/// anew (pip builds the crate): there `pgn_audit.audit("corpora/")` gives
+/// the castling table of the command line's castling.csv, row for row.
 #[test]
 #[cfg_attr(
     not(oracle_venv),
-    ignore = "needs python3 -m venv (apt-get install python3-venv), Rust and PyPI"
+    ignore = "needs the README's virtual environments: python3-venv, then tests/setup-oracles"
 )]
 fn the_python_package_installs_as_the_readme_says() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let venv = root.join("target/readme-pyvenv");
-    if venv.exists() {
-        std::fs::remove_dir_all(&venv).unwrap();
-    }
     let steps = sh_lines("### In Python: the reports as Arrow tables");
     assert_eq!(
         steps,
@@ -312,9 +313,8 @@ fn the_python_package_installs_as_the_readme_says() {
             ".venv/bin/pip install ./src/python polars"
         ]
     );
-    let cargo_target = root.join("target/readme-pip");
     for line in &steps {
-        run_sh_with(line, &venv, &[("CARGO_TARGET_DIR", &cargo_target)]);
+        set_up_by_oracles(line, "target/readme-pyvenv");
     }
     let t = tempdir();
     let run = Command::new(env!("CARGO_BIN_EXE_pgn-audit"))

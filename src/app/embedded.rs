@@ -1,10 +1,11 @@
 //! The audit run inside another program's process (the Python package,
-//! issue 29): the stages of `pgn-audit INPUT...`, their reports kept in
-//! memory as Arrow tables ([`Reports::in_memory`]) instead of a folder,
-//! with no signal handler of its own (the program owns the process's
-//! signals and stops the run with a flag), and nothing said on standard
-//! error but the progress bar where it is asked for: the read errors are
-//! handed back.
+//! the tests, the fuzzer): the stages of `pgn-audit INPUT...`, their
+//! reports kept in memory as Arrow tables ([`Reports::in_memory`]) instead
+//! of a folder, with no signal handler of its own (the program owns the
+//! process's signals and stops the run with a flag), and nothing said on
+//! standard error but the progress bar where it is asked for: the read
+//! errors are handed back. Inputs may be text held in memory
+//! ([`Input::Memory`]), read as standard input is.
 
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
@@ -12,21 +13,25 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
+use super::game::audit_game_text;
 use super::signals::Signals;
+use super::worker::batch_end;
 use super::{Config, Stages, Tell, most_threads, raw_size, start_pool, stat_sources};
 use pgn_audit_core::audit::GameClass;
-use pgn_audit_input::{self as input, Origin};
-use pgn_audit_report::{GameId, Reports, Tables};
+use pgn_audit_input::{self as input, Input};
+use pgn_audit_report::{GameId, Reports, Summary, Tables};
 
 /// An audit of `inputs`, as `pgn-audit INPUT...` runs it (with `--quirks`
 /// where `quirks`).
 #[derive(Debug, Clone, Default)]
 pub struct Embedded {
-    /// The inputs, as the command line takes them.
-    pub inputs: Vec<PathBuf>,
-    /// The `source` column of those of `inputs` that are named otherwise
-    /// than by their path: (path, name).
-    pub names: Vec<(PathBuf, String)>,
+    /// The inputs: paths as the command line takes them, or text in memory.
+    pub inputs: Vec<Input>,
+    /// About how many bytes of text go into a chunk of a source
+    /// ([`input::CHUNK_BYTES`] where `None`; 0 cuts every source into
+    /// games on the reader thread): the reports are the same whatever it
+    /// is, which the tests check.
+    pub chunk_bytes: Option<usize>,
     /// Worker threads (`-j`); every core by default.
     pub threads: Option<usize>,
     /// `--quirks`: the quirks table too.
@@ -40,8 +45,8 @@ pub struct Embedded {
 pub struct Finished {
     /// The reports' rows.
     pub tables: Tables,
-    /// summary.json's text.
-    pub summary: String,
+    /// summary.json's counts.
+    pub summary: Summary,
     /// The stop flag ended the run: the tables hold the games read before.
     pub interrupted: bool,
     /// What the command line says, after `pgn-audit: `, of each source that
@@ -73,19 +78,12 @@ impl Embedded {
             piece: None,
             window: input::MaxWindow::default(),
             format: pgn_audit_report::Format::Parquet,
-            chunk_bytes: input::CHUNK_BYTES,
+            chunk_bytes: self.chunk_bytes.unwrap_or(input::CHUNK_BYTES),
         };
         let failed = |e: &dyn std::fmt::Display| input::printable(&e.to_string()).into_owned();
         // No output folder: the empty path names none.
-        let mut sources =
+        let sources =
             input::collect_sources(&config.inputs, Path::new("")).map_err(|e| failed(&e))?;
-        for source in &mut sources {
-            if let Origin::File(path) = &source.origin
-                && let Some((_, name)) = self.names.iter().find(|(p, _)| p == path)
-            {
-                source.name.clone_from(name);
-            }
-        }
         let stats = stat_sources(&sources);
         let pool = start_pool(config.threads).map_err(|e| failed(&e))?;
         signals.begin_reports();
@@ -108,7 +106,7 @@ impl Embedded {
             .ok_or("internal error: the reports kept in memory were lost")?;
         Ok(Finished {
             tables,
-            summary: summary.to_json().map_err(|e| failed(&e))?,
+            summary,
             interrupted: signals.signalled(),
             read_errors,
         })
@@ -130,8 +128,10 @@ pub struct OneGame {
 }
 
 /// Audits the one game of `text`, as a run over a source named `<text>`
-/// that holds it (a panic while reading it is its parse_error, as in a
-/// run). `Err` says why `text` is not one game.
+/// that holds it: cut by the reader's splitter and audited by the
+/// workers' function (a panic while reading it is its parse_error, a game
+/// over the cap is marked so, as in a run). `Err` says why `text` is not
+/// one game.
 pub fn audit_one_game(text: &[u8]) -> Result<OneGame, String> {
     let mut reports = Reports::in_memory(true);
     let mut games = 0_u64;
@@ -145,7 +145,7 @@ pub fn audit_one_game(text: &[u8]) -> Result<OneGame, String> {
             for (k, span) in batch.games.iter().enumerate() {
                 games += 1;
                 let bytes = &batch.bytes[batch.range(*span)];
-                let (tags, report) = super::worker::audit_caught(bytes);
+                let (tags, report) = audit_game_text(bytes, batch_end(&batch, k, None));
                 let id = GameId {
                     source: "<text>",
                     game: games,

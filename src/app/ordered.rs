@@ -243,10 +243,16 @@ pub(super) enum Ended {
     /// The reader returned and every message it numbered was handed on.
     Complete,
     /// `stop` was set and every message numbered so far was handed on.
-    /// The reader may be stuck in a read (standard input that gives
-    /// nothing more): it is left to the end of the process.
+    /// The reader, which stops reading then, has ended, or is stuck in a
+    /// read past [`STOP_GRACE`] (standard input that gives nothing more):
+    /// it is left to the end of the process.
     Stopped,
 }
+
+/// How long a stopped stage waits for its reader to end once every message
+/// is handed on: a FIFO's reading looks at the stop flag this often and
+/// more, so that no thread of a stopped run is left reading it.
+const STOP_GRACE: Duration = Duration::from_millis(250);
 
 /// Runs `read` on a thread of its own and hands the messages it numbers to
 /// `write`, in their order, on this thread. `capacity` slots bound the
@@ -282,6 +288,7 @@ pub(super) fn in_order<T: Send + 'static>(
         missing: inbox.order.handed() + 1,
         numbered: issued.load(Ordering::SeqCst),
     };
+    let mut all_handed_at: Option<std::time::Instant> = None;
     loop {
         match rx.recv_timeout(Duration::from_millis(50)) {
             Ok(n) => inbox.take(n, &mut write),
@@ -290,7 +297,12 @@ pub(super) fn in_order<T: Send + 'static>(
                 if inbox.lost {
                     return Err(lost(&inbox));
                 }
-                if inbox.order.handed() == issued.load(Ordering::SeqCst) {
+                if inbox.order.handed() == issued.load(Ordering::SeqCst)
+                    && all_handed_at
+                        .get_or_insert_with(std::time::Instant::now)
+                        .elapsed()
+                        >= STOP_GRACE
+                {
                     return Ok(Ended::Stopped);
                 }
             }
@@ -308,7 +320,10 @@ pub(super) fn in_order<T: Send + 'static>(
     {
         return Err(lost(&inbox));
     }
-    Ok(Ended::Complete)
+    Ok(match stop.load(Ordering::SeqCst) {
+        true => Ended::Stopped,
+        false => Ended::Complete,
+    })
 }
 
 /// The text a panic was raised with.

@@ -271,13 +271,15 @@ impl Reader {
     }
 
     /// Whether source `index` opens without waiting: a regular file (its
-    /// size was taken at the start), a zip archive's member, or one that
-    /// cannot be read.
+    /// size was taken at the start), a zip archive's member, text in
+    /// memory, or one that cannot be read.
     fn opens_at_once(&self, index: usize) -> bool {
         self.sizes[index].is_some()
             || matches!(
                 self.sources[index].origin,
-                input::Origin::ZipMember { .. } | input::Origin::Unreadable(_)
+                input::Origin::ZipMember { .. }
+                    | input::Origin::Unreadable(_)
+                    | input::Origin::Memory(_)
             )
     }
 
@@ -289,6 +291,7 @@ impl Reader {
             self.raw_read.clone(),
             &self.pool,
             self.pool.current_num_threads(),
+            &self.interrupted,
         )
     }
 

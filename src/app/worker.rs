@@ -1,22 +1,21 @@
 //! What a worker of the pool does: cuts its chunk of a source into games
-//! ([`ChunkJob`]) or takes a batch the reader cut, and reads and audits
-//! each game. A panic while reading or auditing a game becomes an error
-//! row for that game, and a game whose text stops short of its end (the
-//! source broke off in it, or it passed the game cap) gets a parse_error
-//! that says so.
+//! ([`ChunkJob`]) or takes a batch the reader cut, and audits each game
+//! ([`super::game`]).
 
 use std::ops::Range;
 use std::sync::Arc;
 
 use super::Message;
+use super::game::{TextEnd, audit_game_text};
 use super::ordered::Ticket;
-use pgn_audit_core::audit::{self, ErrorKind, GameError, GameReport};
-use pgn_audit_core::{Game, Tags};
+use pgn_audit_core::Tags;
+use pgn_audit_core::audit::GameReport;
 use pgn_audit_input::{self as input, Batch, ChunkGame, ChunkGames};
 
-/// At most how many games of a chunk are audited and sent at a time: the
-/// results waiting to be written stay bounded however small the games are.
-const PART_GAMES: usize = 4096;
+/// At most how many games of a chunk are audited and sent at a time: as
+/// many as a batch holds, so that the results waiting to be written stay
+/// bounded however small the games are.
+const PART_GAMES: usize = input::BATCH_GAMES;
 
 /// One audited game, ready to be written; the writer numbers it.
 pub(super) struct Audited {
@@ -106,12 +105,12 @@ fn audit_chunk_game(
     };
     let (from, to) = (at(g.span.start), at(g.span.end));
     let bytes = &text[from..to];
-    let (tags, mut report) = audit_caught(bytes);
-    if g.capped {
-        mark_capped(&mut report, bytes);
-    } else if let Some(cause) = cut.filter(|_| !g.span.ended) {
-        mark_broken_off(&mut report, bytes, cause);
-    }
+    let end = match cut.filter(|_| !g.span.ended) {
+        _ if g.capped => TextEnd::Capped,
+        Some(cause) => TextEnd::BrokenOff(cause),
+        None => TextEnd::Whole,
+    };
+    let (tags, report) = audit_game_text(bytes, end);
     Audited {
         offset: g.span.start,
         line: g.line,
@@ -124,7 +123,6 @@ fn audit_chunk_game(
 /// Audits one batch that the reader cut. `cut` is the read error that
 /// broke the source inside the batch's last game.
 pub(super) fn audit_batch(batch: &Batch, cut: Option<&str>) -> Vec<Audited> {
-    let last = batch.games.len().wrapping_sub(1);
     batch
         .games
         .iter()
@@ -133,12 +131,7 @@ pub(super) fn audit_batch(batch: &Batch, cut: Option<&str>) -> Vec<Audited> {
             let range = batch.range(*span);
             let range = (range.start, range.end);
             let bytes = &batch.bytes[range.0..range.1];
-            let (tags, mut report) = audit_caught(bytes);
-            if batch.capped && k == last {
-                mark_capped(&mut report, bytes);
-            } else if let Some(cause) = cut.filter(|_| k == last) {
-                mark_broken_off(&mut report, bytes, cause);
-            }
+            let (tags, report) = audit_game_text(bytes, batch_end(batch, k, cut));
             Audited {
                 offset: batch.offsets.get(k).copied().unwrap_or(span.start),
                 line: batch.lines[k],
@@ -150,74 +143,13 @@ pub(super) fn audit_batch(batch: &Batch, cut: Option<&str>) -> Vec<Audited> {
         .collect()
 }
 
-/// A game longer than the cap: the rest of it was skipped.
-fn mark_capped(report: &mut GameReport, bytes: &[u8]) {
-    mark_cut(
-        report,
-        bytes,
-        format!(
-            "the game is longer than {} MiB; the rest of it, up to the next game, was skipped",
-            input::GAME_CAP >> 20
-        ),
-    );
-}
-
-/// A game that the source's read error `cause` broke off.
-fn mark_broken_off(report: &mut GameReport, bytes: &[u8], cause: &str) {
-    mark_cut(
-        report,
-        bytes,
-        format!("the input breaks off in this game: {cause}"),
-    );
-}
-
-/// Reads and audits one game; a panic becomes a parse_error at ply 0.
-pub(super) fn audit_caught(bytes: &[u8]) -> (Tags, GameReport) {
-    std::panic::catch_unwind(|| {
-        let game = Game::parse(bytes);
-        let report = audit::audit_game_caught(&game);
-        (game.tags, report)
-    })
-    .unwrap_or_else(|_| {
-        let report = GameReport {
-            error: Some(GameError {
-                ply: 0,
-                san: String::new(),
-                kind: ErrorKind::ParseError,
-                detail: "internal error: reading this game panicked".to_owned(),
-                fen: String::new(),
-            }),
-            ..GameReport::default()
-        };
-        (Tags::default(), report)
-    })
-}
-
-/// A game whose text stops short of its end (the source's read error broke
-/// it off, or it is longer than the cap and the rest was skipped): whatever
-/// its end says (a cut move or comment, or nothing amiss) is replaced by a
-/// parse_error with `detail`. An error found before the cut stays. Its
-/// `fen` is the position the game's `bytes` reached before the cut.
-fn mark_cut(report: &mut GameReport, bytes: &[u8], detail: String) {
-    let ply = report.plies + 1;
-    let (san, fen) = match report.error.take() {
-        Some(e) if e.kind != ErrorKind::ParseError || e.ply != ply => {
-            report.error = Some(e);
-            return;
-        }
-        Some(e) => (e.san, e.fen),
-        None => {
-            let fen =
-                std::panic::catch_unwind(|| audit::fen_after(&Game::parse(bytes), report.plies));
-            (String::new(), fen.ok().flatten().unwrap_or_default())
-        }
-    };
-    report.claims.clear();
-    report.error = Some(GameError {
-        ply,
-        san,
-        kind: ErrorKind::ParseError,
-        detail,
-        fen,
-    });
+/// How game `k` of a batch that the reader cut ends: the batch's last game
+/// may pass the cap, or be broken off by the read error `cut`.
+pub(super) fn batch_end<'a>(batch: &Batch, k: usize, cut: Option<&'a str>) -> TextEnd<'a> {
+    let last = k + 1 == batch.games.len();
+    match cut {
+        _ if last && batch.capped => TextEnd::Capped,
+        Some(cause) if last => TextEnd::BrokenOff(cause),
+        _ => TextEnd::Whole,
+    }
 }

@@ -143,6 +143,7 @@ pub(crate) fn refusal(origin: &Origin) -> String {
         Origin::File(_) => "refused: a zip archive on a pipe (give its path)".to_owned(),
         Origin::ZipMember { .. } => "refused: a zip archive inside a zip archive".to_owned(),
         Origin::Stdin => "refused: a zip archive on standard input (give its path)".to_owned(),
+        Origin::Memory(_) => "refused: a zip archive in memory (give its path)".to_owned(),
         Origin::Unreadable(cause) => cause.clone(),
     }
 }

@@ -11,19 +11,14 @@
 use std::io::{self, Read};
 use std::ops::{ControlFlow, Range};
 
-use super::split::{GameSpan, Splitter};
+use super::split::{GAME_CAP, GameSpan, Splitter};
 
 /// About how many bytes of games go into one batch.
 pub const BATCH_BYTES: usize = 1 << 20;
 
 /// At most how many games go into one batch, so that the results of the
 /// batches in flight stay bounded however small the games are.
-pub(crate) const BATCH_GAMES: usize = 4096;
-
-/// At most how many bytes of one game are read: a longer game is audited
-/// as far as its first `GAME_CAP` bytes go (cut after their last blank or
-/// line end), then gets a `parse_error`.
-pub const GAME_CAP: usize = 2 << 20;
+pub const BATCH_GAMES: usize = 4096;
 
 /// The limits a source is read with.
 #[derive(Clone, Copy, Debug)]

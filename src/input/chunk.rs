@@ -30,11 +30,9 @@
 use std::io::{self, Read};
 use std::ops::ControlFlow;
 
-use super::batch::{
-    BATCH_BYTES, Batch, GAME_CAP, LineCount, buf_index, kept_text, read_batches_at,
-};
+use super::batch::{BATCH_BYTES, Batch, LineCount, buf_index, kept_text, read_batches_at};
 use super::piece::SyncScan;
-use super::split::{GameSpan, HEAD, Splitter, is_tag_line};
+use super::split::{GAME_CAP, GameSpan, HEAD, Splitter, is_tag_line};
 
 /// About how many bytes of text go into one chunk.
 pub const CHUNK_BYTES: usize = 1 << 20;

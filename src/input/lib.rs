@@ -16,6 +16,7 @@ mod batch;
 mod chunk;
 mod decode;
 mod decoded;
+mod fifo;
 mod file_chunks;
 mod nul;
 pub mod piece;
@@ -23,7 +24,7 @@ mod split;
 mod table;
 
 pub use archive::Member;
-pub use batch::{BATCH_BYTES, Batch, GAME_CAP, read_batches, read_batches_at};
+pub use batch::{BATCH_BYTES, BATCH_GAMES, Batch, read_batches, read_batches_at};
 pub use chunk::{
     CHUNK_BYTES, Chunk, ChunkGame, ChunkGames, Chunker, ChunksRead, Portion, Step, UntilSync,
     read_chunks, read_chunks_from,
@@ -32,14 +33,14 @@ pub use decode::{MaxWindow, PieceBuffers};
 pub use decoded::{Decoded, PieceChunk, Pieces};
 pub use file_chunks::{ChunkRead, Cut, FileCut, FileCuts, RegularFile};
 pub use nul::{NUL_RUN_LIMIT, NulRun};
-pub use split::{GameSpan, Splitter};
+pub use split::{GAME_CAP, GameSpan, Splitter};
 pub use table::{GroupReader, ParquetSource};
 
 use std::fs::File;
 use std::io::{self, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 /// Where a source's bytes come from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -60,6 +61,87 @@ pub enum Origin {
         /// The member's entry, read when the archive was listed.
         member: archive::Member,
     },
+    /// Text held in memory by the program that runs the audit (the Python
+    /// package's `bytes` and `str` inputs, the tests' and the fuzzer's
+    /// data), read as standard input is.
+    Memory(Memory),
+}
+
+/// Bytes held in memory and shared, not copied, with the reader: a
+/// source's whole text, compressed or not.
+#[derive(Clone)]
+pub struct Memory(Arc<dyn AsRef<[u8]> + Send + Sync>);
+
+impl Memory {
+    /// Holds `bytes` (a `Vec<u8>`, or a buffer another program owns).
+    pub fn new(bytes: impl AsRef<[u8]> + Send + Sync + 'static) -> Memory {
+        Memory(Arc::new(bytes))
+    }
+
+    /// The bytes.
+    pub fn bytes(&self) -> &[u8] {
+        (*self.0).as_ref()
+    }
+
+    /// A reader of the bytes from their start.
+    fn reader(&self) -> MemoryReader {
+        MemoryReader {
+            memory: self.clone(),
+            at: 0,
+        }
+    }
+}
+
+impl std::fmt::Debug for Memory {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Memory({} bytes)", self.bytes().len())
+    }
+}
+
+/// Two holdings are the same source where they hold the same buffer.
+impl PartialEq for Memory {
+    fn eq(&self, other: &Memory) -> bool {
+        std::ptr::addr_eq(Arc::as_ptr(&self.0), Arc::as_ptr(&other.0))
+    }
+}
+
+impl Eq for Memory {}
+
+/// Reads a [`Memory`] in order.
+struct MemoryReader {
+    memory: Memory,
+    at: usize,
+}
+
+impl Read for MemoryReader {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let rest = self.memory.bytes().get(self.at..).unwrap_or_default();
+        let n = rest.len().min(buf.len());
+        buf[..n].copy_from_slice(&rest[..n]);
+        self.at += n;
+        Ok(n)
+    }
+}
+
+/// One input as the caller names it: a path (a file, a folder, `-` for
+/// standard input), or text in memory with the name its reports give it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Input {
+    /// A path, as the command line takes it.
+    Path(PathBuf),
+    /// Text in memory, named `name` in the `source` column.
+    Memory {
+        /// The `source` column.
+        name: String,
+        /// The text.
+        text: Memory,
+    },
+}
+
+impl From<PathBuf> for Input {
+    fn from(path: PathBuf) -> Input {
+        Input::Path(path)
+    }
 }
 
 /// One PGN source, named as the reports name it.
@@ -82,7 +164,7 @@ impl Source {
         let path = match &self.origin {
             Origin::File(path) => path,
             Origin::ZipMember { .. } => return Some("zip"),
-            Origin::Stdin | Origin::Unreadable(_) => return None,
+            Origin::Stdin | Origin::Unreadable(_) | Origin::Memory(_) => return None,
         };
         let (head, sniffed, end) = sniff(&mut File::open(path).ok()?);
         if let Sniffed::Failed(_) = end {
@@ -170,11 +252,21 @@ fn is_pgn_name(path: &Path) -> bool {
 /// clears and never reads (a directory walk skips it), are errors. Paths
 /// are OS strings; a source's name is its path written lossily (U+FFFD
 /// for bytes that are not UTF-8).
-pub fn collect_sources(inputs: &[PathBuf], out: &Path) -> Result<Vec<Source>, PathError> {
+pub fn collect_sources(inputs: &[Input], out: &Path) -> Result<Vec<Source>, PathError> {
     let out = OutFolderId::of(out);
     let mut sources = Vec::new();
     let mut seen = ReadOnce::default();
-    for path in inputs {
+    for input in inputs {
+        let path = match input {
+            Input::Path(path) => path,
+            Input::Memory { name, text } => {
+                sources.push(Source {
+                    name: name.clone(),
+                    origin: Origin::Memory(text.clone()),
+                });
+                continue;
+            }
+        };
         let input = path.to_string_lossy().into_owned();
         if path.as_os_str() == "-" {
             seen.stdin(&input)?;
@@ -537,6 +629,12 @@ pub struct Opened {
     pub decoded: Option<Decoded>,
 }
 
+/// Whether `path` names a FIFO, read as [`fifo::Fifo`] reads it.
+fn is_fifo(path: &Path) -> bool {
+    use std::os::unix::fs::FileTypeExt;
+    std::fs::metadata(path).is_ok_and(|m| m.file_type().is_fifo())
+}
+
 /// How many layers of compression a source may have: a zstd stream inside
 /// a gzip file is decompressed twice; a third layer is refused.
 const LAYERS: usize = 2;
@@ -554,6 +652,7 @@ const LAYERS: usize = 2;
 /// `size` is the file's size as the run started: a file that ends before
 /// it (truncated while it is read, or replaced by a shorter one) fails with
 /// a read error at its end, so that no part of it passes for the whole.
+/// `stop` set ends the reading of a FIFO that waits for its writer.
 pub fn open(
     source: &Source,
     size: Option<u64>,
@@ -561,10 +660,12 @@ pub fn open(
     raw_read: Arc<AtomicU64>,
     pool: &Arc<rayon::ThreadPool>,
     threads: usize,
+    stop: &Arc<AtomicBool>,
 ) -> Result<Opened, PathError> {
     let err = |e: io::Error| PathError::io(&source.name, e);
     let mut regular = None;
     let raw: Box<dyn Read + Send> = match &source.origin {
+        Origin::File(p) if is_fifo(p) => Box::new(fifo::Fifo::open(p, stop.clone()).map_err(err)?),
         Origin::File(p) => {
             let file = File::open(p).map_err(err)?;
             regular = size
@@ -580,6 +681,7 @@ pub fn open(
             }
         }
         Origin::Stdin => Box::new(io::stdin()),
+        Origin::Memory(text) => Box::new(text.reader()),
         Origin::Unreadable(cause) => return Err(PathError::new(&source.name, cause.clone())),
         Origin::ZipMember { archive, member } => {
             Box::new(archive::member_reader(archive, member).map_err(err)?)
@@ -967,7 +1069,10 @@ mod tests {
         assert_eq!(e.to_string(), "no/such/file.pgn: no such file or directory");
         let source = std::error::Error::source(&e).and_then(|s| s.downcast_ref::<io::Error>());
         assert_eq!(source.map(io::Error::kind), Some(io::ErrorKind::NotFound));
-        let twice = collect_sources(&["-".into(), "-".into()], Path::new("reports"));
+        let twice = collect_sources(
+            &[Input::Path("-".into()), Input::Path("-".into())],
+            Path::new("reports"),
+        );
         let e = twice.unwrap_err();
         assert_eq!(
             e.to_string(),
@@ -980,7 +1085,11 @@ mod tests {
     /// stops every source.
     #[test]
     fn a_missing_input_is_an_unreadable_source() {
-        let sources = collect_sources(&["no/such/file.pgn".into()], Path::new("reports")).unwrap();
+        let sources = collect_sources(
+            &[Input::Path("no/such/file.pgn".into())],
+            Path::new("reports"),
+        )
+        .unwrap();
         assert_eq!(
             sources,
             [Source {

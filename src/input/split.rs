@@ -184,7 +184,7 @@ pub struct Splitter {
     /// A line of comments longer than this, before a game's first tag,
     /// move or result, is a game: the caller keeps the bytes of such a line
     /// as a game's while it is read, and has started to drop them past its
-    /// game cap ([`super::batch::GAME_CAP`]).
+    /// game cap ([`GAME_CAP`]).
     block_cap: u64,
 }
 
@@ -196,9 +196,14 @@ impl Default for Splitter {
 
 const BOM: &[u8] = b"\xef\xbb\xbf";
 
+/// At most how many bytes of one game are read: a longer game is audited
+/// as far as its first `GAME_CAP` bytes go (cut after their last blank or
+/// line end), then gets a `parse_error`.
+pub const GAME_CAP: usize = 2 << 20;
+
 /// Inside an open comment, how many bytes of a line after its indentation
 /// are looked at to tell whether it starts a new game (a tag line, or `1.`).
-pub(super) const HEAD: usize = 256;
+pub(super) const HEAD: usize = pgn_audit_lex::LINE_HEAD;
 
 /// A tag line shorter than this (from its first byte to its line end) that
 /// ends with `"]` is all tags, as the tag reader reads it; a longer one is
@@ -226,9 +231,9 @@ impl Line {
 
 impl Splitter {
     /// A splitter at the start of a source, for games capped at
-    /// [`GAME_CAP`](super::batch::GAME_CAP) bytes.
+    /// [`GAME_CAP`] bytes.
     pub fn new() -> Splitter {
-        Splitter::with_block_cap(super::batch::GAME_CAP as u64)
+        Splitter::with_block_cap(GAME_CAP as u64)
     }
 
     /// A splitter for a caller that caps games at `cap` bytes.
@@ -1413,7 +1418,7 @@ mod tests {
         out
     }
 
-    /// Issue 25, point 1: a game span says whether the game ended by its
+    /// A game span says whether the game ended by its
     /// result token (outside comments and variations) and a line end, for
     /// every result token, `½-½` included.
     #[test]

@@ -81,6 +81,12 @@ const fn byte_set(list: &[u8]) -> [bool; 256] {
 /// longest start it tells (`Qh4xe1`, a move number's digits and dot).
 pub const MOVE_HEAD: usize = 8;
 
+/// How many first bytes of a line are looked at to tell what it starts
+/// (a tag line, one that lost its `[`, a move number after an open
+/// comment): a line longer than this is judged on these bytes alone, and
+/// a tag line that lost its `[` is no longer than `LINE_HEAD - 1` bytes.
+pub const LINE_HEAD: usize = 256;
+
 /// Whether `line` (one line, without its line end) is a tag line that
 /// lost its `[`: a tag name (a letter, then letters, digits and `_`),
 /// blanks, a quoted value, and `]` at the end (`Date "1983.10.23"]`).

@@ -1,4 +1,4 @@
-//! The Python package `pgn_audit` (issue 29): the command line's audit run
+//! The Python package `pgn_audit`: the command line's audit run
 //! in the caller's process, its reports handed over as Arrow tables
 //! through the Arrow PyCapsule interface (`__arrow_c_stream__`), so that
 //! pyarrow, polars, DuckDB and pandas take them without a copy.
@@ -24,9 +24,11 @@ use arrow_array::ffi_stream::FFI_ArrowArrayStream;
 use arrow_array::{Array, Int64Array, RecordBatch, RecordBatchIterator, StringArray};
 use pyo3::exceptions::{PyException, PyKeyboardInterrupt, PyValueError};
 use pyo3::prelude::*;
+use pyo3::pybacked::PyBackedBytes;
 use pyo3::types::{PyBytes, PyCapsule, PyDict, PyList, PyString};
 
 use pgn_audit::app::embedded::{self, Embedded, Finished};
+use pgn_audit_input::{Input, Memory};
 use pgn_audit_report::{ArrowTable, Tables};
 
 pyo3::create_exception!(
@@ -163,12 +165,6 @@ impl Audit {
     }
 }
 
-/// One input of `audit` as given: a path, or PGN text.
-enum Input {
-    Path(PathBuf),
-    Text(Vec<u8>),
-}
-
 /// Whether a `str` input is PGN text rather than a path: it holds a line
 /// end or starts with a tag (`[`); no path of a PGN file does either in
 /// practice, and a path that did can be given as `pathlib.Path`.
@@ -178,15 +174,25 @@ fn is_text(s: &str) -> bool {
 
 /// The inputs as given: one input or a list of them, each a path (`str`
 /// or `os.PathLike`) or PGN text (`bytes`, or a `str` that [`is_text`]).
+/// Text is named `<text 1>`, `<text 2>`, … in the reports, and read from
+/// the caller's own buffer (a `bytes` object is not copied).
 fn inputs(given: &Bound<'_, PyAny>) -> PyResult<Vec<Input>> {
-    let one = |item: &Bound<'_, PyAny>| -> PyResult<Input> {
+    let mut texts = 0;
+    let mut one = |item: &Bound<'_, PyAny>| -> PyResult<Input> {
+        let mut text = |held: Memory| {
+            texts += 1;
+            Input::Memory {
+                name: format!("<text {texts}>"),
+                text: held,
+            }
+        };
         if let Ok(b) = item.cast::<PyBytes>() {
-            return Ok(Input::Text(b.as_bytes().to_vec()));
+            return Ok(text(Memory::new(PyBackedBytes::from(b.clone()))));
         }
         if let Ok(s) = item.cast::<PyString>() {
             let s: String = s.extract()?;
             return Ok(match is_text(&s) {
-                true => Input::Text(s.into_bytes()),
+                true => text(Memory::new(s.into_bytes())),
                 false => Input::Path(PathBuf::from(s)),
             });
         }
@@ -219,30 +225,13 @@ fn audit(
     if threads == Some(0) {
         return Err(PyValueError::new_err("threads must be at least 1"));
     }
-    // PGN text is written to files of a folder of its own, named
-    // `<text 1>`, `<text 2>`, … in the reports.
-    let folder = tempfile::tempdir().map_err(|e| AuditError::new_err(e.to_string()))?;
-    let mut run = Embedded {
-        inputs: Vec::new(),
-        names: Vec::new(),
+    let run = Embedded {
+        inputs: given,
+        chunk_bytes: None,
         threads,
         quirks,
         progress,
     };
-    for input in given {
-        match input {
-            Input::Path(p) => run.inputs.push(p),
-            Input::Text(bytes) => {
-                let n = run.names.len() + 1;
-                let file = folder.path().join(format!("text-{n}.pgn"));
-                std::fs::write(&file, bytes).map_err(|e| {
-                    AuditError::new_err(format!("{}: {e}", folder.path().display()))
-                })?;
-                run.names.push((file.clone(), format!("<text {n}>")));
-                run.inputs.push(file);
-            }
-        }
-    }
     let stop = Arc::new(AtomicBool::new(false));
     let (done, ended) = mpsc::channel();
     let worker_stop = stop.clone();
@@ -276,7 +265,6 @@ fn audit(
         }
     };
     py.detach(move || worker.join()).ok();
-    drop(folder);
     let Finished {
         tables,
         summary,
@@ -286,6 +274,9 @@ fn audit(
     if interrupted {
         return Err(PyKeyboardInterrupt::new_err("the audit was interrupted"));
     }
+    let summary = summary
+        .to_json()
+        .map_err(|e| AuditError::new_err(format!("internal error: {e}")))?;
     let audit = Audit::new(py, tables, &summary)?;
     if read_errors.is_empty() {
         return Ok(audit);

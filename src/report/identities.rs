@@ -14,7 +14,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use crate::Format;
-use crate::merge::{MergeError, fail};
+use crate::merge_error::{MergeError, fail};
 use crate::rows::{
     self, CastlingRow, ClaimRow, ErrorRow, Identity, MissedDrawRow, QuirkRow, ReadError, ReportRow,
     ResultRow, position,

@@ -24,6 +24,7 @@ pub mod cells;
 mod folder;
 mod identities;
 mod merge;
+mod merge_error;
 mod page;
 pub mod rows;
 mod summary;

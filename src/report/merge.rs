@@ -12,6 +12,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::folder::{OutFolder, Temporary};
+pub use crate::merge_error::MergeError;
+use crate::merge_error::fail;
 use crate::page::{HtmlReport, OnPage};
 use crate::rows::{
     self, CastlingRow, ClaimRow, ErrorRow, Identity, MissedDrawRow, QuirkRow, ReadError, ReportRow,
@@ -21,24 +23,6 @@ use crate::summary::VERSION;
 use crate::table::{self, ParquetOut, RowReader};
 use crate::{Findings, Format, Options, PieceInfo, SourceDetail, Summary};
 use pgn_audit_input::PathError;
-
-/// Why a merge cannot be done.
-#[derive(Debug, thiserror::Error)]
-pub enum MergeError {
-    /// A folder given to merge, or one of its files, that cannot be
-    /// merged, or the merged folder that cannot be written: one line,
-    /// `PATH: CAUSE`.
-    #[error(transparent)]
-    Refused(#[from] PathError),
-    /// A signal stopped the merge while it wrote: no report was completed.
-    #[error("interrupted")]
-    Interrupted,
-}
-
-/// A refusal of `path`: one line, `PATH: CAUSE`.
-pub(crate) fn fail(path: &Path, cause: impl Into<String>) -> MergeError {
-    PathError::new(path, cause).into()
-}
 
 /// The split PGN files, present in every folder or in none.
 const SPLIT: [&str; 2] = ["clean.pgn", "rejected.pgn"];

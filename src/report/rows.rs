@@ -724,7 +724,7 @@ mod tests {
     use crate::cells::Code;
     use pgn_audit_core::audit::{CastlingReason, QuirkCode, Variant};
 
-    /// Item 15 and 14 of issue 23: what would break a line is U+FFFD;
+    /// What would break a line is U+FFFD;
     /// with ExcelSafe, what a spreadsheet would run gets a `'`.
     #[test]
     fn text_cells_replace_line_breakers_and_quote_formulas_when_asked() {

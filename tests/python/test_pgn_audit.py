@@ -142,6 +142,40 @@ def test_audit_game_gives_karpov_miles_false_claim():
     assert [{**row, "source": "<text>"} for row in table] == report["claims"]
 
 
+def test_audit_game_and_audit_give_the_same_rows_for_any_game():
+    """audit_game runs the workers' function, so a game over the 2 MiB cap
+    is incomplete with the cap's parse_error, as audit() says."""
+    long = "[Event \"long\"]\n\n1. e4 { " + "x" * (3 << 20) + " } e5 *\n"
+    damaged = '[Event "cut"]\n\n1. e4 e5 2. Nf3 {unclosed'
+    for text in [long, damaged, karpov_miles(), "1. e4 e5 2. Ke2 Ke7 3. Ke1 Ke8 4. O-O *\n"]:
+        one = pgn_audit.audit_game(text)
+        whole = pgn_audit.audit(text.encode(), quirks=True)
+        assert whole.summary["games"] == 1
+        assert whole.summary[one["class"]] == 1
+        for name in REPORTS:
+            rows = pyarrow.table(getattr(whole, name)).to_pylist()
+            assert [{**row, "source": "<text>"} for row in rows] == one[name], name
+    errors = pgn_audit.audit_game(long)["errors"]
+    assert [(e["kind"], e["detail"]) for e in errors] == [
+        ("parse_error", "the game is longer than 2 MiB; the rest of it, up to the next game, was skipped")
+    ]
+
+
+def test_a_bytes_input_is_read_from_the_callers_buffer():
+    """150 MB of text given as bytes is read where the caller holds it:
+    the process's peak memory grows by far less than the text."""
+    import resource
+
+    game = sample_games()[0].encode() + b"\n\n"
+    text = game * ((150 << 20) // len(game))
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    a = pgn_audit.audit(text, threads=2)
+    grown = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) << 10
+    assert a.summary["games"] == len(text) // len(game)
+    assert a.summary["bytes"] == len(text)
+    assert grown < 75 << 20, f"peak memory grew by {grown >> 20} MiB"
+
+
 def test_audit_game_takes_one_game():
     two = karpov_miles() + "\n\n" + sample_games()[0]
     with pytest.raises(ValueError, match="holds 2 games"):
@@ -163,6 +197,38 @@ def test_a_missing_file_raises_with_the_cli_message(binary, tmp_path):
     assert e.value.audit.summary["games"] == alone.summary["games"] == 4
     assert pyarrow.table(e.value.audit.claims) == pyarrow.table(alone.claims)
     assert e.value.audit.claims.num_rows > 0
+
+
+def test_an_interrupted_audit_of_a_fifo_leaves_no_thread(tmp_path):
+    """Ctrl-C while audit() waits for a FIFO's writer raises
+    KeyboardInterrupt and leaves no thread of the package behind: the
+    next audit() of the same FIFO reads all of its 20,000 games."""
+    import os
+
+    fifo = tmp_path / "games.pgn"
+    os.mkfifo(fifo)
+    tasks = lambda: len(os.listdir("/proc/self/task"))
+    before = tasks()
+    timer = threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT))
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):
+        pgn_audit.audit(str(fifo), threads=2)
+    timer.join()
+    deadline = time.monotonic() + 2
+    while tasks() > before and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert tasks() == before, "a thread of the interrupted audit is left"
+    game = b'[Event "x"]\n\n1. e4 e5 2. Nf3 Nc6 *\n\n'
+
+    def write():
+        with open(fifo, "wb") as f:
+            f.write(game * 20_000)
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    a = pgn_audit.audit(str(fifo), threads=2)
+    writer.join()
+    assert a.summary["games"] == 20_000
 
 
 def test_ctrl_c_stops_a_large_audit_within_a_second():

@@ -589,7 +589,7 @@ mod tests {
         assert_eq!(names.announced(8, "Kd8".parse().unwrap()), "30.Kd8");
     }
 
-    /// Issue 26: a claim's detail begins with its position, named by the
+    /// A claim's detail begins with its position, named by the
     /// move that made it; the page reads the move back from there, as it
     /// was written.
     #[test]

@@ -391,7 +391,7 @@ mod tests {
     }
 
     /// Chess960: the rook of the right, and another rook in the way
-    /// (issue 14, point 1: "the rook on f1 stands in the way").
+    /// ("the rook on f1 stands in the way").
     #[test]
     fn chess960_rooks() {
         // King b1, rooks a1 and c1 (position 959): the a-side right is

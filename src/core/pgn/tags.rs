@@ -128,8 +128,8 @@ pub(super) fn read_tags(bytes: &[u8]) -> (Tags, usize) {
 }
 
 /// The most bytes of a line (its line end not counted) that can be a tag
-/// line that lost its `[`: the splitter judges one on its first 256.
-const BRACKETLESS_MAX: usize = 255;
+/// line that lost its `[`, as the splitter judges one.
+const BRACKETLESS_MAX: usize = pgn_audit_lex::LINE_HEAD - 1;
 
 /// The line that `text` starts, without its line end, where it is no
 /// longer than [`BRACKETLESS_MAX`] bytes.

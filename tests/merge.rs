@@ -286,6 +286,30 @@ fn a_row_of_the_wrong_width_is_refused() {
     assert!(!out.join("summary.json").exists());
 }
 
+/// A report file cut short (its last 40 bytes lost, the last row ending
+/// inside its FEN with no line end) is refused, not merged as whole.
+#[test]
+fn a_report_cut_short_is_refused() {
+    let t = tempdir();
+    let files = parts(t.path());
+    let (a, b) = (t.path().join("a"), t.path().join("b"));
+    run_ok(&[s(&files[0])], &a);
+    run_ok(&[s(&files[1])], &b);
+    let errors = b.join("errors.csv");
+    let text = std::fs::read(&errors).unwrap();
+    assert!(text.len() > 100 && text.ends_with(b"\n"));
+    std::fs::write(&errors, &text[..text.len() - 40]).unwrap();
+    let out = t.path().join("out");
+    assert_eq!(
+        error_of(&merge(&[&a, &b], &out)),
+        format!(
+            "pgn-audit: merge: {}: the file does not end with a line end: it was cut short",
+            s(&errors)
+        )
+    );
+    assert!(!out.join("summary.json").exists());
+}
+
 /// merge streams the folders' rows: its memory does not grow with them.
 /// Two real shards (summary and rows that agree, as merge checks), each
 /// with an errors.csv and a rejected.pgn of about 150 MB.

@@ -210,10 +210,33 @@ pub(crate) enum RowReader {
     },
 }
 
+/// Whether the file at `path` is empty or ends with `\n`.
+fn ends_with_line_end(path: &Path) -> Result<bool, String> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut file = std::fs::File::open(path).map_err(|e| pgn_audit_input::io_cause(&e))?;
+    let len = file
+        .metadata()
+        .map_err(|e| pgn_audit_input::io_cause(&e))?
+        .len();
+    if len == 0 {
+        return Ok(true);
+    }
+    let mut last = [0u8];
+    file.seek(SeekFrom::End(-1))
+        .and_then(|_| file.read_exact(&mut last))
+        .map_err(|e| pgn_audit_input::io_cause(&e))?;
+    Ok(last[0] == b'\n')
+}
+
 impl RowReader {
     /// Opens the report of `R` at `path` (in `format`) at its first row.
+    /// A CSV report that does not end with a line end was cut short (every
+    /// row a run writes ends with one): it is refused, not read as whole.
     pub(crate) fn open<R: ReportRow>(path: &Path, format: Format) -> Result<RowReader, String> {
         match format {
+            Format::Csv if !ends_with_line_end(path)? => {
+                Err("the file does not end with a line end: it was cut short".to_owned())
+            }
             Format::Csv => csv::ReaderBuilder::new()
                 .has_headers(true)
                 .flexible(true)

@@ -17,6 +17,7 @@ mod chunk;
 mod decode;
 mod decoded;
 mod file_chunks;
+mod footer;
 mod nul;
 pub mod piece;
 mod split;
@@ -33,7 +34,7 @@ pub use decoded::{Decoded, PieceChunk, Pieces};
 pub use file_chunks::{ChunkRead, Cut, FileCut, FileCuts, RegularFile};
 pub use nul::{NUL_RUN_LIMIT, NulRun};
 pub use split::{GameSpan, Splitter};
-pub use table::{GroupReader, ParquetSource};
+pub use table::{GroupReader, MAX_SCHEMA_DEPTH, MAX_TAG_COLUMNS, ParquetSource};
 
 use std::fs::File;
 use std::io::{self, BufReader, Read};

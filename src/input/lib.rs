@@ -18,6 +18,7 @@ mod decode;
 mod decoded;
 mod fifo;
 mod file_chunks;
+mod footer;
 mod nul;
 pub mod piece;
 mod split;
@@ -34,7 +35,7 @@ pub use decoded::{Decoded, PieceChunk, Pieces};
 pub use file_chunks::{ChunkRead, Cut, FileCut, FileCuts, RegularFile};
 pub use nul::{NUL_RUN_LIMIT, NulRun};
 pub use split::{GAME_CAP, GameSpan, Splitter};
-pub use table::{GroupReader, ParquetSource};
+pub use table::{GroupReader, MAX_SCHEMA_DEPTH, MAX_TAG_COLUMNS, ParquetSource};
 
 use std::fs::File;
 use std::io::{self, BufReader, Read};

@@ -11,9 +11,12 @@
 //! a thread of its own; the batches are audited in parallel as a PGN
 //! source's are.
 
+use std::cell::Cell;
+use std::collections::HashMap;
 use std::fs::File;
-use std::sync::Arc;
+use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Once};
 
 use arrow_array::cast::AsArray;
 use arrow_array::temporal_conversions::{as_date, as_datetime, as_time};
@@ -32,9 +35,12 @@ use parquet::arrow::arrow_reader::{
     ArrowReaderMetadata, ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder,
 };
 use parquet::errors::ParquetError;
+use parquet::file::FOOTER_SIZE;
+use parquet::file::metadata::{FooterTail, ParquetMetaDataReader};
 use parquet::file::reader::{ChunkReader, Length};
 
 use crate::batch::BATCH_GAMES;
+use crate::footer::{self, Depth};
 use crate::split::GameSpan;
 use crate::{BATCH_BYTES, Batch, GAME_CAP, PathError};
 
@@ -43,6 +49,20 @@ const MOVETEXT: &str = "movetext";
 
 /// Rows decoded at a time.
 const ROWS_AT_A_TIME: usize = 1024;
+
+/// How many columns of a Parquet file may be read as tags: each is
+/// decoded with buffers of its own, so that memory grows with their
+/// number (20 rows of 10,000 text columns took 186 MiB). A table of games
+/// has a few dozen (the Lichess table 17); a file with more is refused.
+pub const MAX_TAG_COLUMNS: usize = 256;
+
+/// How many levels a Parquet file's columns may nest (a struct in a
+/// struct …, a top-level column at level 1): a deeper schema is refused
+/// before it is decoded, whose decoding recurses once a level (a
+/// thousand levels overflow a thread's stack). A table of games does not
+/// nest (the Lichess table's columns are all at the top); 64 is the
+/// depth to which the parquet crate itself skips nested Thrift fields.
+pub const MAX_SCHEMA_DEPTH: usize = 64;
 
 /// The magic bytes a Parquet file starts (and ends) with.
 pub(crate) fn is_parquet(head: &[u8]) -> bool {
@@ -124,15 +144,65 @@ fn is_tag_name(name: &str) -> bool {
 
 impl ParquetSource {
     /// Opens the Parquet file `file` of the source `name`: its footer is
-    /// read and it must have a text column `movetext`.
+    /// read, its schema no deeper than [`MAX_SCHEMA_DEPTH`], and it must
+    /// have one text column `movetext` and no other column of its name,
+    /// no two tag columns of one name, and at most [`MAX_TAG_COLUMNS`]
+    /// tag columns.
     pub(crate) fn open(name: &str, file: File) -> Result<ParquetSource, PathError> {
-        let metadata = ArrowReaderMetadata::load(&file, Default::default())
-            .map_err(|e| PathError::new(name, format!("not a readable Parquet file: {e}")))?;
+        let len = file.metadata().map_err(|e| PathError::io(name, e))?.len();
+        let file = Positioned {
+            file: Arc::new(file),
+            len,
+        };
+        let unreadable =
+            |cause: &str| PathError::new(name, format!("not a readable Parquet file: {cause}"));
+        let footer = read_footer(&file).map_err(|e| unreadable(&e))?;
+        match footer::schema_depth(&footer, MAX_SCHEMA_DEPTH) {
+            Some(Depth::Levels(_)) => {}
+            Some(Depth::Beyond) => {
+                return Err(PathError::new(
+                    name,
+                    format!(
+                        "refused: a Parquet file whose columns nest deeper than {MAX_SCHEMA_DEPTH} levels, not a table of games"
+                    ),
+                ));
+            }
+            None => return Err(unreadable("its footer's schema cannot be read")),
+        }
+        let metadata = quietly(|| {
+            let metadata = ParquetMetaDataReader::decode_metadata(&footer)?;
+            ArrowReaderMetadata::try_new(Arc::new(metadata), Default::default())
+        })
+        .and_then(|decoded| decoded.map_err(|e| read_cause(&e)))
+        .map_err(|e| unreadable(&e))?;
+        drop(footer);
         let schema = metadata.schema();
+        let fields = schema.fields();
+        let mut named: HashMap<&str, usize> = HashMap::new();
+        for field in fields {
+            *named.entry(field.name()).or_default() += 1;
+        }
         let mut tags = Vec::new();
         let mut movetext = None;
-        for (i, field) in schema.fields().iter().enumerate() {
-            if field.name() == MOVETEXT {
+        for (i, field) in fields.iter().enumerate() {
+            let is_movetext = field.name() == MOVETEXT;
+            let is_tag =
+                !is_movetext && is_tag_type(field.data_type()) && is_tag_name(field.name());
+            let times = named[field.name().as_str()];
+            if (is_movetext || is_tag) && times > 1 {
+                return Err(PathError::new(
+                    name,
+                    format!(
+                        "refused: a Parquet file with {times} columns named {}: which one holds the games' {} is not known",
+                        field.name(),
+                        match is_movetext {
+                            true => "moves",
+                            false => "tag",
+                        }
+                    ),
+                ));
+            }
+            if is_movetext {
                 if !is_text(field.data_type()) {
                     return Err(PathError::new(
                         name,
@@ -143,7 +213,7 @@ impl ParquetSource {
                     ));
                 }
                 movetext = Some(i);
-            } else if is_tag_type(field.data_type()) && is_tag_name(field.name()) {
+            } else if is_tag {
                 tags.push((i, field.name().clone()));
             }
         }
@@ -153,12 +223,17 @@ impl ParquetSource {
                 "refused: a Parquet file without a movetext column, not a table of games",
             ));
         };
-        let len = file.metadata().map_err(|e| PathError::io(name, e))?.len();
+        if tags.len() > MAX_TAG_COLUMNS {
+            return Err(PathError::new(
+                name,
+                format!(
+                    "refused: a Parquet file with {} tag columns, more than {MAX_TAG_COLUMNS}: not a table of games",
+                    tags.len()
+                ),
+            ));
+        }
         Ok(ParquetSource {
-            file: Positioned {
-                file: Arc::new(file),
-                len,
-            },
+            file,
             metadata,
             tags,
             movetext,
@@ -218,12 +293,14 @@ impl ParquetSource {
         );
         let roots = self.tags.iter().map(|(i, _)| *i).chain([self.movetext]);
         let mask = ProjectionMask::roots(builder.parquet_schema(), roots);
-        builder
-            .with_projection(mask)
-            .with_row_groups(vec![group])
-            .with_batch_size(ROWS_AT_A_TIME)
-            .build()
-            .map_err(|e| e.to_string())
+        quietly(|| {
+            builder
+                .with_projection(mask)
+                .with_row_groups(vec![group])
+                .with_batch_size(ROWS_AT_A_TIME)
+                .build()
+        })?
+        .map_err(|e| read_cause(&e))
     }
 
     /// Writes the rows of `batch` (its columns: the tag and movetext
@@ -295,10 +372,15 @@ impl GroupReader {
         raw_read: &AtomicU64,
         mut emit: impl FnMut(Batch),
     ) -> Option<(u64, Option<String>)> {
+        let group = self.group;
         let read = match self.rows.as_mut()? {
-            Ok(rows) => rows.next().map(|rows| rows.map_err(|e| e.to_string())),
+            Ok(rows) => match quietly(|| rows.next()) {
+                Ok(read) => read.map(|rows| rows.map_err(|e| read_cause(&e))),
+                Err(panic) => Some(Err(panic)),
+            },
             Err(e) => Some(Err(e.clone())),
-        };
+        }
+        .map(|read| read.map_err(|e| format!("row group {group}: {e}")));
         let error = match read {
             Some(Ok(rows)) => {
                 self.table.add_rows(&rows, &mut self.text, &mut emit);
@@ -332,6 +414,85 @@ impl Batch {
         }
         self
     }
+}
+
+/// The parquet crate's words for a page whose bytes fail the CRC-32 in
+/// its header.
+const CRC_MISMATCH: &str = "Page CRC checksum mismatch";
+
+/// The cause of a read error as the parquet crate says it, less the
+/// names of the crate's error types ("Parquet argument error: Parquet
+/// error: "), a failed checksum in words of its own.
+fn read_cause(e: &impl std::fmt::Display) -> String {
+    let text = e.to_string();
+    let cause = text
+        .strip_prefix("Parquet argument error: ")
+        .unwrap_or(&text);
+    let cause = cause.strip_prefix("Parquet error: ").unwrap_or(cause);
+    match cause {
+        CRC_MISMATCH => "a page fails its checksum (CRC-32): the file is damaged".to_owned(),
+        cause => cause.to_owned(),
+    }
+}
+
+/// The Thrift bytes of the file's metadata, read by the length its last
+/// eight bytes give.
+fn read_footer(file: &Positioned) -> Result<Bytes, String> {
+    let size = FOOTER_SIZE as u64;
+    if file.len < size {
+        return Err(format!("{} bytes, too short for a footer", file.len));
+    }
+    let tail = file
+        .get_bytes(file.len - size, FOOTER_SIZE)
+        .map_err(|e| e.to_string())?;
+    let tail = FooterTail::try_from(tail.as_ref()).map_err(|e| e.to_string())?;
+    if tail.is_encrypted_footer() {
+        return Err("its footer is encrypted".to_owned());
+    }
+    let len = tail.metadata_length();
+    if len as u64 > file.len - size {
+        return Err(format!(
+            "its footer's length, {len} bytes, is more than the file holds"
+        ));
+    }
+    file.get_bytes(file.len - size - len as u64, len)
+        .map_err(|e| e.to_string())
+}
+
+thread_local! {
+    /// The thread runs [`quietly`]: a panic in it is said by its caller.
+    static QUIET: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Runs `f`, one of the parquet and Arrow crates' decoders, its panic its
+/// error: they trust some of the lengths and offsets a damaged file gives
+/// and panic where those do not hold ("offset + len out of bounds"). The
+/// panic hook says nothing of such a panic (the caller says it as one
+/// line), nor of one raised after it on another thread, so that standard
+/// error does not depend on the thread count; any other panic is said as
+/// the hook before this one said it.
+pub(crate) fn quietly<T>(f: impl FnOnce() -> T) -> Result<T, String> {
+    static HOOK: Once = Once::new();
+    HOOK.call_once(|| {
+        let hook = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !QUIET.get() {
+                hook(info);
+            }
+        }));
+    });
+    let was = QUIET.replace(true);
+    let result = std::panic::catch_unwind(AssertUnwindSafe(f));
+    QUIET.set(was);
+    result.map_err(|panic| {
+        let text = panic
+            .downcast_ref::<&str>()
+            .copied()
+            .or_else(|| panic.downcast_ref::<String>().map(String::as_str))
+            .unwrap_or("(no message)");
+        let lines: Vec<&str> = text.lines().map(str::trim).collect();
+        format!("the decoder failed: {}", lines.join(" "))
+    })
 }
 
 /// A Parquet file read by position (`pread`): parquet's reader of a

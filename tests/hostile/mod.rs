@@ -20,6 +20,7 @@ mod reading;
 mod runtime;
 mod shards;
 mod sources;
+mod tables;
 mod threads;
 mod variant;
 

@@ -130,8 +130,8 @@ def resolve(binary, inputs, out):
     (`path`), with the sources it holds as the reports name them (a zip
     archive's members; else the file itself), its format, size and
     modification time. pgn-audit's own lines (`pgn-audit: PATH: cause`,
-    warnings) are passed on; an input it cannot read refuses the run, as
-    one run says it."""
+    warnings) are passed on; an input it cannot read or refuses (a 7z
+    archive, binary data) refuses the run, as one run says it."""
     got = subprocess.run([binary, "sources", "-o", out, "--", *inputs],
                          stdin=subprocess.DEVNULL, capture_output=True, text=True)
     sys.stderr.write(got.stderr)

@@ -7,15 +7,15 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 
 use clap::error::{ContextKind, ContextValue, ErrorKind};
-use clap::{Args, CommandFactory, Parser, Subcommand};
+use clap::{ArgGroup, Args, CommandFactory, Parser, Subcommand};
 
 /// What `--help` says after the options: what a run writes and where, and
 /// the exit status.
 const AUDIT_NOTE: &str = "The reports go into the output folder (default reports/): \
-castling.csv, claims.csv, missed_draws.csv, errors.csv, results.csv (NAME.parquet with \
---format parquet), summary.json and, \
-unless --no-html, report.html, the page to open in a browser. The reports of an earlier \
-run in that folder are removed first. A dead position (FIDE 5.2.2) and a loss on time \
+castling.csv, claims.csv, missed_draws.csv, errors.csv, results.csv, with --quirks \
+quirks.csv (NAME.parquet with --format parquet), with --split clean.pgn and rejected.pgn, \
+summary.json and, unless --no-html, report.html, the page to open in a browser. The \
+reports of an earlier run in that folder are removed first. A dead position (FIDE 5.2.2) and a loss on time \
 against a side that cannot mate (6.9) are judged by insufficient material or by a \
 helpmate analysis (chasolver); the basis column says which.
 
@@ -164,8 +164,9 @@ pub(crate) enum Command {
     Plan(PlanArgs),
     /// Prints the sources an audit of the same inputs reads, in its order,
     /// one JSON object a line: `source` (as the reports name it), `path`
-    /// (the file that holds it), `format`, `size`, `modified` (as
-    /// summary.json writes it) and `modified_ns`.
+    /// (the file that holds it), `format` (plain, zstd, gzip, bzip2, xz,
+    /// parquet or zip), `size`, `modified` (as summary.json writes it) and
+    /// `modified_ns`.
     Sources(SourcesArgs),
 }
 
@@ -270,8 +271,10 @@ pub(crate) struct MergeArgs {
     pub(crate) quiet: bool,
 }
 
-/// `pgn-audit plan`: the pieces of one file, for `--piece`.
+/// `pgn-audit plan`: the pieces of one file, for `--piece`; one of
+/// `--piece-size` and `--text-estimate` says what to print.
 #[derive(Debug, Args)]
+#[command(group(ArgGroup::new("what").required(true).args(["piece_size", "text_estimate"])))]
 pub(crate) struct PlanArgs {
     /// A PGN file, plain or compressed.
     #[arg(value_name = "FILE")]
@@ -285,9 +288,7 @@ pub(crate) struct PlanArgs {
     #[arg(
         long,
         value_name = "BYTES",
-        value_parser = clap::value_parser!(u64).range(1..),
-        required_unless_present = "text_estimate",
-        conflicts_with = "text_estimate"
+        value_parser = clap::value_parser!(u64).range(1..)
     )]
     pub(crate) piece_size: Option<u64>,
 
@@ -309,8 +310,10 @@ pub(crate) struct PlanArgs {
 /// `pgn-audit sources`: the sources an audit of these inputs reads.
 #[derive(Debug, Args)]
 pub(crate) struct SourcesArgs {
-    /// The inputs, as an audit takes them: PGN files, zip archives,
-    /// directories, or - for standard input.
+    /// The inputs, as an audit takes them: PGN files (plain or compressed),
+    /// Parquet tables of games, zip archives, directories, or - for
+    /// standard input. A file the audit refuses is said as it says it
+    /// (exit 2), and gets no line.
     #[arg(required = true, value_name = "INPUT")]
     pub(crate) inputs: Vec<PathBuf>,
 

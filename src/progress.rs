@@ -1,11 +1,14 @@
-//! The progress bar on standard error: games, MiB, games/s and, when the
-//! input size is known, an ETA. Shown only when standard error is a
-//! terminal, and not with `--quiet`. Also the width of the summary table.
+//! The progress bar on standard error: the bytes read as stored (a
+//! compressed file's compressed bytes, which is what its size counts; the
+//! summary's MiB are the text they decompress to), games, games/s and,
+//! when the input size is known and a rate has been measured, an ETA.
+//! Shown only when standard error is a terminal, and not with `--quiet`.
+//! Also the width of the summary table.
 
 use std::io::IsTerminal;
 use std::time::Duration;
 
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::{HumanDuration, ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 
 /// The summary table's width when standard error is not a terminal (a
 /// file, a pipe, a CI log).
@@ -30,17 +33,30 @@ pub(crate) fn bar(total: Option<u64>, quiet: bool) -> ProgressBar {
     let bar = match total {
         Some(t) => ProgressBar::with_draw_target(Some(t), ProgressDrawTarget::stderr()).with_style(
             ProgressStyle::with_template(
-                "{bar:30} {binary_bytes}/{binary_total_bytes} {msg} ETA {eta}",
+                "{bar:30} read {binary_bytes} of {binary_total_bytes} stored, {msg}{eta_known}",
             )
+            .map(|style| style.with_key("eta_known", eta_known))
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
         ),
         None => ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr()).with_style(
-            ProgressStyle::with_template("{spinner} {binary_bytes} {msg}")
+            ProgressStyle::with_template("{spinner} read {binary_bytes} stored, {msg}")
                 .unwrap_or_else(|_| ProgressStyle::default_spinner()),
         ),
     };
     bar.enable_steady_tick(Duration::from_millis(200));
     bar
+}
+
+/// How long bytes are read before their rate gives an ETA: the first
+/// reads (the magic bytes, a file's first chunk) say nothing of the rate.
+const RATE_AFTER: Duration = Duration::from_secs(1);
+
+/// `  ETA 12s` once bytes have been read at a measured rate; nothing
+/// before (an estimate from no rate would read `ETA 0s`).
+fn eta_known(state: &ProgressState, w: &mut dyn std::fmt::Write) {
+    if state.pos() > 0 && state.per_sec() > 0.0 && state.elapsed() >= RATE_AFTER {
+        let _ = write!(w, "  ETA {:#}", HumanDuration(state.eta()));
+    }
 }
 
 /// The message part: games and games/s.

@@ -832,6 +832,57 @@ fn sources_prints_what_an_audit_of_the_same_inputs_reads() {
     }
 }
 
+/// `sources` says what the audit says of a file it refuses (binary data,
+/// a 7z archive, an HTML page, a 7z archive inside gzip): the same `pgn-audit: PATH: refused: …` lines
+/// on standard error, in the same order, no JSON line for them, the other
+/// sources printed, and the audit's exit status, 2.
+#[test]
+fn sources_says_the_refusals_of_the_audit() {
+    let t = tempdir();
+    let game = "[Event \"e\"]\n[Result \"*\"]\n\n1. e4 *\n";
+    let dir = t.path().join("games");
+    std::fs::create_dir_all(&dir).unwrap();
+    write(&dir, "a.pgn", game.as_bytes());
+    let mut binary = b"\x01\x02\x03\x04\x05\x06\x07\x08\x0e\x0f".to_vec();
+    binary.extend(std::iter::repeat_n(0x11, 100));
+    write(&dir, "b.pgn", &binary);
+    write(&dir, "c.pgn", b"7z\xbc\xaf\x27\x1c\0\x04 and more");
+    write(
+        &dir,
+        "d.pgn",
+        b"<!DOCTYPE html>\n<html><body>1. e4 e5</body></html>\n",
+    );
+    write(
+        &dir,
+        "e.pgn.gz",
+        &gzip(b"7z\xbc\xaf\x27\x1c\0\x04 and more"),
+    );
+    write(&dir, "f.pgn", game.as_bytes());
+    let out = t.path().join("reports");
+    let (status, lines, err) = sources(&["games", "-o", s(&out)], t.path());
+    let named: Vec<&str> = lines
+        .iter()
+        .map(|l| l["source"].as_str().unwrap())
+        .collect();
+    assert_eq!(named, ["games/a.pgn", "games/f.pgn"]);
+    assert_eq!(
+        (status, err.as_str()),
+        (
+            Some(2),
+            "pgn-audit: games/b.pgn: refused: binary data, not PGN text\n\
+             pgn-audit: games/c.pgn: refused: a 7z archive, not PGN text\n\
+             pgn-audit: games/d.pgn: refused: an HTML page, not PGN text\n\
+             pgn-audit: games/e.pgn.gz: refused: a 7z archive inside gzip, not PGN text\n"
+        )
+    );
+    let o = bin()
+        .current_dir(t.path())
+        .args(["games", "-o", s(&out), "--quiet"])
+        .output()
+        .unwrap();
+    assert_eq!((o.status.code(), stderr(&o)), (Some(2), err));
+}
+
 /// `sources` says what an audit says of inputs it cannot read (one line,
 /// exit 2, nothing printed), and names standard input without reading it.
 #[test]
@@ -949,4 +1000,64 @@ fn help_says_the_statuses_and_the_thread_limit_plainly() {
         "{help}"
     );
     assert!(!help.contains("101"), "{help}");
+}
+
+/// The progress bar of a compressed input says that it counts the bytes
+/// as stored (`read 1.2 MiB of 3.4 MiB stored`), which the summary's MiB
+/// of text are not, and shows no ETA before a rate is measured: a frame
+/// at 0 bytes read says none (it read `ETA 0s`).
+#[test]
+fn the_progress_bar_says_stored_bytes_and_no_eta_without_a_rate() {
+    let t = tempdir();
+    let sample = std::fs::read(SAMPLE).unwrap();
+    let text: Vec<u8> = (0..20)
+        .flat_map(|_| sample.iter().copied().chain(*b"\n"))
+        .collect();
+    let input = write(t.path(), "games.pgn.gz", &gzip(&text));
+    let mut cmd = bin();
+    cmd.args([s(&input), "-j", "1", "-o", s(&t.path().join("r"))])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null());
+    let (mut child, terminal) = Terminal::spawn(cmd);
+    assert_eq!(child.wait().unwrap().code(), Some(0));
+    let shown = terminal.finish();
+    let frames: Vec<&str> = shown
+        .split(['\r', '\n'])
+        .filter(|f| f.contains(" stored, "))
+        .collect();
+    assert!(!frames.is_empty(), "{shown}");
+    let stored = std::fs::metadata(&input).unwrap().len();
+    let total = format!("of {} stored, ", indicatif::BinaryBytes(stored));
+    assert!(
+        frames.iter().all(|f| f.contains(&total)),
+        "{total}: {frames:?}"
+    );
+    for frame in frames.iter().filter(|f| f.contains("read 0 B of")) {
+        assert!(!frame.contains("ETA"), "{frame}");
+    }
+}
+
+/// `plan FILE` with neither `--piece-size` nor `--text-estimate` says that
+/// one of them is needed, and with both that they do not go together.
+#[test]
+fn plan_needs_one_of_piece_size_and_text_estimate() {
+    let t = tempdir();
+    let file = write(t.path(), "games.pgn", b"1. e4 *\n");
+    let o = bin().args(["plan", s(&file)]).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        stderr(&o),
+        "pgn-audit: the following required arguments were not provided: \
+         <--piece-size <BYTES>|--text-estimate>\n"
+    );
+    let o = bin()
+        .args(["plan", s(&file), "--piece-size", "9", "--text-estimate"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("'--piece-size <BYTES>' cannot be used with '--text-estimate'"),
+        "{}",
+        stderr(&o)
+    );
 }

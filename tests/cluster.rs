@@ -1370,3 +1370,164 @@ fn the_default_plan_gives_every_core_of_the_cluster_pieces() {
     let per = games_per_worker(&shards, &name);
     assert_eq!(per.len(), 2, "both workers audit pieces: {per:?}");
 }
+
+/// `--format parquet` is passed to every task, and the driver merges the
+/// Parquet shards into the Parquet reports of one run (a file in two
+/// pieces among them); `--excel-safe` is refused with it, as by pgn-audit.
+#[test]
+#[cfg_attr(
+    not(oracle_dask),
+    ignore = "needs dask.distributed: run tests/setup-oracles"
+)]
+fn the_driver_writes_parquet_reports_with_format_parquet() {
+    let t = tempdir();
+    let files = inputs(t.path());
+    let single = t.path().join("single");
+    let mut single_args: Vec<&str> = files.iter().map(String::as_str).collect();
+    single_args.extend(["--format", "parquet"]);
+    run_ok(&single_args, &single);
+    assert!(single.join("castling.parquet").exists());
+    let cluster = Cluster::start(t.path(), 2, 1);
+    let out = t.path().join("merged");
+    let mut args = vec!["--format".to_owned(), "parquet".to_owned()];
+    args.extend(["--piece-size".to_owned(), "20000".to_owned()]);
+    args.extend(files.iter().cloned());
+    drive(&cluster.file, &pgn_audit(), &out, &args);
+    assert!(shard_folders(&out).len() > files.len());
+    assert_same_run(&single, &out);
+    assert_eq!(summary(&out)["options"]["format"], "parquet");
+
+    let o = python()
+        .arg(DRIVER)
+        .args(["--format", "parquet", "--excel-safe", "-o"])
+        .arg(t.path().join("refused"))
+        .args(&files)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains(
+            "--excel-safe: Parquet reports hold typed values, not spreadsheet text: \
+             use it with --format csv"
+        ),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!t.path().join("refused").exists());
+}
+
+/// Every option of the driver says what it does in `--help` (`--binary`
+/// and `--retries` did not).
+#[test]
+fn every_option_of_the_driver_has_help() {
+    let o = python().arg(DRIVER).arg("--help").output().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let help = String::from_utf8(o.stdout).unwrap();
+    let options = help.split("options:\n").nth(1).unwrap();
+    let lines: Vec<&str> = options.lines().collect();
+    let mut named = 0;
+    for (i, line) in lines.iter().enumerate() {
+        if !line.starts_with("  -") {
+            continue;
+        }
+        named += 1;
+        // The help follows the option on its line, after two blanks, or
+        // on the next line, indented further.
+        let same_line = line.trim_start().contains("  ");
+        let next_line = lines
+            .get(i + 1)
+            .is_some_and(|next| next.starts_with("          ") && !next.trim().is_empty());
+        assert!(same_line || next_line, "no help: {line}\n{help}");
+    }
+    assert!(named >= 20, "{help}");
+    for option in [
+        "--binary BINARY",
+        "--retries RETRIES",
+        "--format {csv,parquet}",
+    ] {
+        assert!(help.contains(option), "{option}\n{help}");
+    }
+}
+
+/// `--slurm` without the cores of a job in Dask's configuration is refused
+/// with a line that names the key and where it goes; with them but no
+/// walltime, the job script has dask-jobqueue's default time limit,
+/// 00:30:00, and the driver says so.
+#[test]
+#[cfg_attr(
+    not(oracle_dask),
+    ignore = "needs dask.distributed and dask-jobqueue: run tests/setup-oracles"
+)]
+fn slurm_without_configuration_says_what_to_set() {
+    let t = tempdir();
+    let o = slurm_dry_run(t.path(), &[]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        stderr(&o),
+        "dask_audit: --slurm: no cores per job in Dask's configuration \
+         (jobqueue.slurm.cores, as in ~/.config/dask/jobqueue.yaml: the README's Dask section \
+         has a sample)\n"
+    );
+    let o = slurm_dry_run(t.path(), &[("CORES", "8"), ("MEMORY", "16GB")]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let script = String::from_utf8(o.stdout.clone()).unwrap();
+    assert!(script.contains("\n#SBATCH -t 00:30:00\n"), "{script}");
+    assert_eq!(
+        stderr(&o),
+        "dask_audit: --slurm: each job ends after dask-jobqueue's default time limit, \
+         00:30:00 (set jobqueue.slurm.walltime for a longer run)\n"
+    );
+}
+
+/// The README's sample jobqueue.yaml, as Dask reads it from a
+/// configuration folder: the job script has its partition, account,
+/// cores, memory and time limit, and one worker advertising 8 cores.
+#[test]
+#[cfg_attr(
+    not(oracle_dask),
+    ignore = "needs dask.distributed and dask-jobqueue: run tests/setup-oracles"
+)]
+fn the_readme_s_sample_jobqueue_yaml_makes_its_jobs() {
+    let readme = include_str!("../README.md");
+    let yaml = readme
+        .split("```yaml\n")
+        .nth(1)
+        .and_then(|rest| rest.split("```\n").next())
+        .expect("the README has a sample jobqueue.yaml");
+    let t = tempdir();
+    write(t.path(), "a.pgn", pgn(&sample_games()[..5]).as_bytes());
+    let config = t.path().join("dask");
+    std::fs::create_dir(&config).unwrap();
+    write(&config, "jobqueue.yaml", yaml.as_bytes());
+    let o = python()
+        .current_dir(t.path())
+        .arg(DRIVER)
+        .args(["--slurm", "3", "--slurm-dry-run", "--binary"])
+        .arg(pgn_audit())
+        .args(["-o", "merged", "a.pgn"])
+        .env("DASK_CONFIG", &config)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!((o.status.code(), stderr(&o).as_str()), (Some(0), ""));
+    let script = String::from_utf8(o.stdout).unwrap();
+    let sbatch: Vec<&str> = script
+        .lines()
+        .filter(|l| l.starts_with("#SBATCH"))
+        .collect();
+    assert_eq!(
+        sbatch,
+        [
+            "#SBATCH -J dask-worker",
+            "#SBATCH -p long",
+            "#SBATCH -A chess-lab",
+            "#SBATCH -n 1",
+            "#SBATCH --cpus-per-task=8",
+            "#SBATCH --mem=15G",
+            "#SBATCH -t 12:00:00",
+        ],
+        "{script}"
+    );
+    assert!(script.contains("--resources cores=8"), "{script}");
+}

@@ -174,6 +174,108 @@ fn tagged(roff: &mut Roff, items: &[(&str, &str)]) {
     }
 }
 
+/// How an option or input of `cmd` is written in a synopsis: `-o <DIR>`,
+/// `--split`, `<INPUT>...` where it repeats.
+fn usage_of(arg: &clap::Arg) -> String {
+    let value = arg
+        .get_value_names()
+        .and_then(|names| names.first())
+        .map(|name| format!("<{name}>"))
+        .unwrap_or_else(|| format!("<{}>", arg.get_id().as_str().to_uppercase()));
+    let repeats = arg.get_num_args().is_some_and(|n| n.max_values() > 1)
+        || matches!(arg.get_action(), clap::ArgAction::Append);
+    if arg.is_positional() {
+        return if repeats {
+            format!("{value}...")
+        } else {
+            value
+        };
+    }
+    let name = match (arg.get_short(), arg.get_long()) {
+        (Some(short), _) => format!("-{short}"),
+        (None, Some(long)) => format!("--{long}"),
+        (None, None) => unreachable!("an option has a name"),
+    };
+    if arg.get_action().takes_values() {
+        format!("{name} {value}")
+    } else {
+        name
+    }
+}
+
+/// The synopsis of `cmd` as a person types it, `words` first (`pgn-audit
+/// merge`): the optional options in brackets, the inputs, the required
+/// options, and a required choice of options as `{A | B}` (help and
+/// version left out: every command has them).
+fn synopsis_line(cmd: &clap::Command, words: &str) -> Vec<Inline> {
+    // The required choices only: clap's derive gives every struct of
+    // arguments a group of its own, which is no choice.
+    let grouped: Vec<Vec<String>> = cmd
+        .get_groups()
+        .filter(|g| g.is_required_set())
+        .map(|g| g.get_args().map(|id| id.as_str().to_owned()).collect())
+        .collect();
+    let in_group = |arg: &clap::Arg| {
+        grouped
+            .iter()
+            .any(|ids| ids.iter().any(|id| id == arg.get_id().as_str()))
+    };
+    let shown: Vec<&clap::Arg> = cmd
+        .get_arguments()
+        .filter(|a| !a.is_hide_set() && !["help", "version"].contains(&a.get_id().as_str()))
+        .collect();
+    let mut line = vec![bold(words)];
+    let mut say = |text: String| line.push(roman(format!(" {text}")));
+    for arg in shown
+        .iter()
+        .filter(|a| !a.is_positional() && !a.is_required_set() && !in_group(a))
+    {
+        say(format!("[{}]", usage_of(arg)));
+    }
+    for arg in shown.iter().filter(|a| a.is_positional()) {
+        say(usage_of(arg));
+    }
+    for arg in shown
+        .iter()
+        .filter(|a| !a.is_positional() && a.is_required_set())
+    {
+        say(usage_of(arg));
+    }
+    for ids in &grouped {
+        let choices: Vec<String> = shown
+            .iter()
+            .filter(|a| ids.iter().any(|id| id == a.get_id().as_str()))
+            .map(|a| usage_of(a))
+            .collect();
+        say(format!("{{{}}}", choices.join(" | ")));
+    }
+    line
+}
+
+/// The SYNOPSIS section of the command `words` names (`pgn-audit`, or
+/// `pgn-audit merge`); for pgn-audit itself, a line for each subcommand
+/// after its own.
+fn synopsis(words: &str) -> String {
+    let mut cli = Cli::command();
+    cli.build();
+    let mut roff = Roff::new();
+    roff.control("SH", ["SYNOPSIS"]);
+    match words.strip_prefix("pgn-audit ") {
+        Some(sub) => {
+            roff.text(synopsis_line(cli.find_subcommand(sub).unwrap(), words));
+        }
+        None => {
+            roff.text(synopsis_line(&cli, words));
+            for sub in ["merge", "plan", "sources"] {
+                roff.control("br", []);
+                let cmd = cli.find_subcommand(sub).unwrap();
+                roff.text(synopsis_line(cmd, &format!("{words} {sub}")));
+            }
+        }
+    }
+    body(&roff)
+}
+
 /// pgn-audit(1): the CLI definition's synopsis, options and subcommands
 /// (the help subcommand, which has no page, left out), with the sections
 /// a manual has.
@@ -182,7 +284,7 @@ fn main_page() -> Vec<u8> {
     let mut page = Roff::new().render();
     page += &section(|w| man.render_title(w));
     page += &section(|w| man.render_name_section(w));
-    page += &section(|w| man.render_synopsis_section(w));
+    page += &synopsis("pgn-audit");
     let mut description = Roff::new();
     description.control("SH", ["DESCRIPTION"]);
     for (i, paragraph) in DESCRIPTION.iter().enumerate() {
@@ -221,13 +323,22 @@ fn subcommand_page(sub: &'static str, name: &'static str) -> Vec<u8> {
         .unwrap()
         .clone()
         .name(name);
-    let mut page = Vec::new();
-    clap_mangen::Man::new(cmd).render(&mut page).unwrap();
+    let extra = cmd.get_after_help().is_some();
+    let man = clap_mangen::Man::new(cmd);
+    let mut page = Roff::new().render();
+    page += &section(|w| man.render_title(w));
+    page += &section(|w| man.render_name_section(w));
+    page += &synopsis(&format!("pgn-audit {sub}"));
+    page += &section(|w| man.render_description_section(w));
+    page += &section(|w| man.render_options_section(w));
+    if extra {
+        page += &section(|w| man.render_extra_section(w));
+    }
     let mut also = Roff::new();
     also.control("SH", ["SEE ALSO"]);
     also.text([roman("pgn-audit(1), pgn-audit-reports(5)")]);
-    page.extend(body(&also).into_bytes());
-    page
+    page += &body(&also);
+    page.into_bytes()
 }
 
 /// The inline text of a Markdown block as roff: code and strong text in
@@ -567,7 +678,11 @@ fn the_readme_installs_the_manual() {
         .lines()
         .filter(|l| l.starts_with("install -Dm644 "))
         .collect();
-    assert_eq!(install.len(), 2, "man1 and man5");
+    assert_eq!(
+        install.len(),
+        5,
+        "man1, man5 and the completions of three shells"
+    );
     assert!(readme.contains("\ncargo install --locked --path . "));
     assert!(readme.contains("apt-get install chromium chromium-driver"));
     let home = tempdir();
@@ -596,6 +711,166 @@ fn the_readme_installs_the_manual() {
         assert!(
             home.path().join(".cargo/share/man").join(page).exists(),
             "{page}"
+        );
+    }
+    for completion in [
+        ".local/share/bash-completion/completions/pgn-audit",
+        ".local/share/zsh/site-functions/_pgn-audit",
+        ".config/fish/completions/pgn-audit.fish",
+    ] {
+        assert!(home.path().join(completion).exists(), "{completion}");
+    }
+}
+
+/// The synopses read as a person types the commands: `pgn-audit merge`,
+/// not a command `pgn-audit-merge`, and `...` where an input repeats.
+#[test]
+fn the_synopses_name_the_commands_as_typed() {
+    let main = plain(&main_page());
+    for line in [
+        "pgn-audit\\fR [-o <DIR>] [-j <N>] [--split] [--quirks]",
+        "<INPUT>...",
+        "pgn-audit merge\\fR [--quiet] <REPORT_DIR>... -o <OUT>",
+        "pgn-audit plan\\fR [--max-window <MIB>] <FILE> {--piece-size <BYTES> | --text-estimate}",
+        "pgn-audit sources\\fR [-o <DIR>] <INPUT>...",
+    ] {
+        assert!(main.contains(line), "{line}\n{main}");
+    }
+    let merge = plain(&subcommand_page("merge", "pgn-audit-merge"));
+    assert!(
+        merge
+            .contains(".SH SYNOPSIS\n\\fBpgn-audit merge\\fR [--quiet] <REPORT_DIR>... -o <OUT>\n"),
+        "{merge}"
+    );
+    for (sub, name) in [
+        ("audit", "pgn-audit-audit"),
+        ("merge", "pgn-audit-merge"),
+        ("plan", "pgn-audit-plan"),
+        ("sources", "pgn-audit-sources"),
+    ] {
+        let page = plain(&subcommand_page(sub, name));
+        let synopsis = page.split(".SH SYNOPSIS\n").nth(1).unwrap();
+        let synopsis = synopsis.split(".SH").next().unwrap();
+        assert!(!synopsis.contains(name), "{synopsis}");
+        assert!(
+            synopsis.starts_with(&format!("\\fBpgn-audit {sub}\\fR")),
+            "{synopsis}"
+        );
+    }
+}
+
+/// The long options of `pgn-audit audit`, as clap defines them.
+fn audit_options() -> Vec<String> {
+    let mut cli = Cli::command();
+    cli.build();
+    cli.find_subcommand("audit")
+        .unwrap()
+        .get_arguments()
+        .filter_map(|a| a.get_long())
+        .filter(|long| !["help", "version"].contains(long))
+        .map(|long| format!("--{long}"))
+        .collect()
+}
+
+/// `pgn-audit sources`' formats, in the words of `--help` and the README.
+const SOURCE_FORMATS: [&str; 7] = ["plain", "zstd", "gzip", "bzip2", "xz", "parquet", "zip"];
+
+/// Where the README, `--help` and the man pages say the same thing, they
+/// say it alike: the README's options table has a row for every option of
+/// `pgn-audit audit` and none other; every report file the manual names
+/// is named by `--help` and by the README; `sources`' formats are the same
+/// list in its `--help` and the README; and every `refused: …` message the
+/// README quotes is one the binary prints.
+#[test]
+fn the_readme_help_and_manual_agree() {
+    let readme = include_str!("../README.md");
+    // The options table, under ## Usage.
+    let usage = readme.split("\n## Usage\n").nth(1).unwrap();
+    let usage = usage.split("\n#").next().unwrap();
+    let mut rows: Vec<String> = usage
+        .lines()
+        .filter_map(|l| l.strip_prefix("| `").filter(|cell| cell.starts_with('-')))
+        .map(|cell| {
+            let cell = cell.split('`').next().unwrap();
+            let long = cell.split(", ").last().unwrap();
+            long.split(' ').next().unwrap().to_owned()
+        })
+        .collect();
+    rows.sort();
+    let mut options = audit_options();
+    options.sort();
+    assert_eq!(rows, options, "the README's options table");
+    // The report files.
+    let help = String::from_utf8(bin().args(["audit", "--help"]).output().unwrap().stdout).unwrap();
+    let help_words = help.split_whitespace().collect::<Vec<_>>().join(" ");
+    for (file, _) in FILES.iter().filter(|(f, _)| !f.starts_with('.')) {
+        assert!(help_words.contains(file), "--help names {file}: {help}");
+        assert!(
+            readme.contains(&format!("`{file}`")),
+            "the README names {file}"
+        );
+        assert!(
+            plain(&main_page()).contains(file),
+            "the manual names {file}"
+        );
+    }
+    // sources' formats.
+    let listed: Vec<String> = SOURCE_FORMATS.iter().map(|f| format!("`{f}`")).collect();
+    let readme_list = format!(
+        "{} or {}",
+        listed[..listed.len() - 1].join(", "),
+        listed[listed.len() - 1]
+    );
+    let readme_words = readme.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(readme_words.contains(&readme_list), "{readme_list}");
+    let help_list = format!(
+        "{} or {}",
+        SOURCE_FORMATS[..SOURCE_FORMATS.len() - 1].join(", "),
+        SOURCE_FORMATS[SOURCE_FORMATS.len() - 1]
+    );
+    let sources_help =
+        String::from_utf8(bin().args(["sources", "--help"]).output().unwrap().stdout).unwrap();
+    let sources_help = sources_help
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(sources_help.contains(&help_list), "{sources_help}");
+    let page = plain(&subcommand_page("sources", "pgn-audit-sources"));
+    assert!(
+        page.split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .contains(&help_list)
+    );
+    // The refusals the README quotes, each printed by the binary for one
+    // of these files.
+    let t = tempdir();
+    let refused: [(&str, &[u8]); 5] = [
+        ("x.pgn", b"7z\xbc\xaf\x27\x1c\0\x04 and more"),
+        ("y.pgn", b"<!DOCTYPE html>\n<html></html>\n"),
+        ("z.pgn", b"Rar!\x1a\x07\0 and more"),
+        ("u.pgn", b"\xff\xfe[\0E\0v\0e\0n\0t\0"),
+        ("b.pgn", b"\x01\x02\x03\x04\x05\x06\x07\x08\x0e\x0f\x10\x11"),
+    ];
+    for (name, bytes) in refused {
+        write(t.path(), name, bytes);
+    }
+    let o = bin()
+        .current_dir(t.path())
+        .args(["--quiet", "-o", "r", "."])
+        .output()
+        .unwrap();
+    let said = String::from_utf8(o.stderr).unwrap();
+    let quotes: Vec<String> = readme_words
+        .split('`')
+        .filter(|q| q.contains("refused: "))
+        .map(|q| q[q.find("refused: ").unwrap()..].to_owned())
+        .collect();
+    assert!(!quotes.is_empty());
+    for quote in quotes {
+        assert!(
+            said.contains(&quote),
+            "the README quotes {quote:?}; the binary says\n{said}"
         );
     }
 }

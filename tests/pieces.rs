@@ -547,8 +547,8 @@ fn bounds_a_file_cannot_be_cut_at_are_refused() {
 
 /// Issue 25: a file's first bytes are read one way, whatever asks. A file
 /// the audit refuses (binary data, UTF-16 text, a zip archive) is refused
-/// by `plan` and by `--piece` with the audit's words, never cut into
-/// pieces, and `sources` gives it no format.
+/// by `plan`, by `--piece` and by `sources` with the audit's words, never
+/// cut into pieces, and `sources` prints no line for it.
 #[test]
 fn plan_and_pieces_refuse_what_the_audit_refuses_in_its_words() {
     let t = tempdir();
@@ -579,8 +579,9 @@ fn plan_and_pieces_refuse_what_the_audit_refuses_in_its_words() {
         assert!(o.stdout.is_empty());
         assert_eq!(error_of(&run(&[s(&file), "--piece", "0..100"], &out)), said);
         let o = bin().args(["sources", s(&file)]).output().unwrap();
-        let line: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-        assert_eq!(line["format"], serde_json::Value::Null, "{name}");
+        assert_eq!(o.status.code(), Some(2), "{name}: {o:?}");
+        assert_eq!(error_of(&o), said);
+        assert!(o.stdout.is_empty());
     }
     let file = write(t.path(), "x.zip", &zip);
     let o = bin()

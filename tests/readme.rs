@@ -310,7 +310,7 @@ fn the_python_package_installs_as_the_readme_says() {
         steps,
         [
             "python3 -m venv .venv",
-            ".venv/bin/pip install ./src/python polars"
+            ".venv/bin/pip install ./src/python polars pandas pyarrow"
         ]
     );
     for line in &steps {
@@ -325,11 +325,12 @@ fn the_python_package_installs_as_the_readme_says() {
         .expect("run pgn-audit");
     assert_eq!(run.status.code(), Some(0));
     let castles = records(t.path(), "castling.csv");
-    let script = "import polars, pgn_audit\n\
+    let script = "import pandas, polars, pgn_audit\n\
         a = pgn_audit.audit('corpora/')\n\
         castling = polars.DataFrame(a.castling)\n\
         print(castling.height, a.summary['games'])\n\
-        print(castling.row(0, named=True)['offset'])";
+        print(castling.row(0, named=True)['offset'])\n\
+        print(len(pandas.DataFrame.from_arrow(a.castling)))";
     let o = Command::new(venv.join("bin/python"))
         .args(["-c", script])
         .current_dir(root)
@@ -340,6 +341,11 @@ fn the_python_package_installs_as_the_readme_says() {
     assert!(!castles.is_empty());
     assert_eq!(
         String::from_utf8(o.stdout).unwrap(),
-        format!("{} {games}\n{}\n", castles.len(), castles[0]["offset"])
+        format!(
+            "{} {games}\n{}\n{}\n",
+            castles.len(),
+            castles[0]["offset"],
+            castles.len()
+        )
     );
 }

@@ -76,7 +76,7 @@ _arguments "${_arguments_options[@]}" : \
 ;;
 (plan)
 _arguments "${_arguments_options[@]}" : \
-'(--text-estimate)--piece-size=[About how many bytes (as stored) each piece holds. A plain file is cut anywhere (each piece starts reading at the first game after its start); a zstd file of several frames (pzstd'\''s, Lichess'\''s, or frames joined one after another) at frame starts; any other compressed file is one piece]:BYTES:_default' \
+'--piece-size=[About how many bytes (as stored) each piece holds. A plain file is cut anywhere (each piece starts reading at the first game after its start); a zstd file of several frames (pzstd'\''s, Lichess'\''s, or frames joined one after another) at frame starts; any other compressed file is one piece]:BYTES:_default' \
 '--max-window=[With \`--text-estimate\`\: the largest zstd window the file may ask for, in MiB, as the audit'\''s \`--max-window\` (a file that asks for more is estimated from nothing\: 0)]:MIB:_default' \
 '--text-estimate[Print, instead of pieces, about how many bytes of text the file holds\: a plain file its size, a zstd file its size times what its first 8 MiB decompress to over 8 MiB, any other file its size. The Dask driver plans its default pieces from it]' \
 '-h[Print help]' \
@@ -90,7 +90,7 @@ _arguments "${_arguments_options[@]}" : \
 '--out=[The output folder the audit would write\: a directory walk skips it, and an input inside it is refused, as in the audit]:DIR:_files' \
 '-h[Print help]' \
 '--help[Print help]' \
-'*::inputs -- The inputs, as an audit takes them\: PGN files, zip archives, directories, or - for standard input:_files' \
+'*::inputs -- The inputs, as an audit takes them\: PGN files (plain or compressed), Parquet tables of games, zip archives, directories, or - for standard input. A file the audit refuses is said as it says it (exit 2), and gets no line:_files' \
 && ret=0
 ;;
 (help)
@@ -140,7 +140,7 @@ _pgn-audit_commands() {
 'audit:Audits PGN into a report folder (the default\: \`pgn-audit INPUT...\`)' \
 'merge:Merges report folders made from disjoint inputs into the reports of one run over them all' \
 'plan:Prints the pieces a file can be audited in (\`--piece\`), one \`START..END\` a line' \
-'sources:Prints the sources an audit of the same inputs reads, in its order, one JSON object a line\: \`source\` (as the reports name it), \`path\` (the file that holds it), \`format\`, \`size\`, \`modified\` (as summary.json writes it) and \`modified_ns\`' \
+'sources:Prints the sources an audit of the same inputs reads, in its order, one JSON object a line\: \`source\` (as the reports name it), \`path\` (the file that holds it), \`format\` (plain, zstd, gzip, bzip2, xz, parquet or zip), \`size\`, \`modified\` (as summary.json writes it) and \`modified_ns\`' \
 'help:Print this message or the help of the given subcommand(s)' \
     )
     _describe -t commands 'pgn-audit commands' commands "$@"
@@ -156,7 +156,7 @@ _pgn-audit__subcmd__help_commands() {
 'audit:Audits PGN into a report folder (the default\: \`pgn-audit INPUT...\`)' \
 'merge:Merges report folders made from disjoint inputs into the reports of one run over them all' \
 'plan:Prints the pieces a file can be audited in (\`--piece\`), one \`START..END\` a line' \
-'sources:Prints the sources an audit of the same inputs reads, in its order, one JSON object a line\: \`source\` (as the reports name it), \`path\` (the file that holds it), \`format\`, \`size\`, \`modified\` (as summary.json writes it) and \`modified_ns\`' \
+'sources:Prints the sources an audit of the same inputs reads, in its order, one JSON object a line\: \`source\` (as the reports name it), \`path\` (the file that holds it), \`format\` (plain, zstd, gzip, bzip2, xz, parquet or zip), \`size\`, \`modified\` (as summary.json writes it) and \`modified_ns\`' \
 'help:Print this message or the help of the given subcommand(s)' \
     )
     _describe -t commands 'pgn-audit help commands' commands "$@"

@@ -10,8 +10,9 @@ use pgn_audit_input::{self as input, Origin, PathError};
 /// inputs and output folder reads, in its order, one JSON object a line;
 /// says why they cannot be read, as the audit says it, if they cannot.
 /// A source that cannot be read at all (a missing input, a folder that
-/// cannot be listed) is said as the audit says it, in one line, and gets
-/// no JSON line; the others are still printed, and the exit status is the
+/// cannot be listed) or that the audit refuses (a 7z archive, binary data,
+/// an HTML page) is said as the audit says it, in one line, and gets no
+/// JSON line; the others are still printed, and the exit status is the
 /// audit's, 2.
 pub(crate) fn run_sources(args: &SourcesArgs) -> Exit {
     let resolved = check_out_folder(&args.out).and_then(|()| {
@@ -40,6 +41,11 @@ pub(crate) fn run_sources(args: &SourcesArgs) -> Exit {
                 continue;
             }
         };
+        if let Some(refused) = source.refusal(stat.size) {
+            say(&refused.to_string());
+            unreadable = true;
+            continue;
+        }
         let line = serde_json::json!({
             "source": source.name,
             "path": path,

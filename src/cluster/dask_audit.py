@@ -70,6 +70,12 @@ SHARD_NAME = re.compile(r"[0-9]{6}-.")
 #: The exit status of pgn-audit for an input error, and of this driver for
 #: any usage, input or cluster error.
 EXIT_ERROR = 2
+#: The report formats of pgn-audit's `--format`, its default first; `pgn-audit
+#: merge` joins shards of one format into that format.
+FORMATS = ("csv", "parquet")
+#: dask-jobqueue's default time limit of a SLURM job (jobqueue.slurm.walltime),
+#: after which Slurm ends its workers: a run that needs longer sets its own.
+SLURM_DEFAULT_WALLTIME = "00:30:00"
 #: Pieces per core of the cluster that a large file is cut into by
 #: default: several, so that a core that finishes early takes another and
 #: none waits for the last piece of a slower one.
@@ -124,8 +130,8 @@ def resolve(binary, inputs, out):
     (`path`), with the sources it holds as the reports name them (a zip
     archive's members; else the file itself), its format, size and
     modification time. pgn-audit's own lines (`pgn-audit: PATH: cause`,
-    warnings) are passed on; an input it cannot read refuses the run, as
-    one run says it."""
+    warnings) are passed on; an input it cannot read or refuses (a 7z
+    archive, binary data) refuses the run, as one run says it."""
     got = subprocess.run([binary, "sources", "-o", out, "--", *inputs],
                          stdin=subprocess.DEVNULL, capture_output=True, text=True)
     sys.stderr.write(got.stderr)
@@ -471,7 +477,14 @@ def slurm_cluster():
         raise Refused(f"--slurm: needs dask-jobqueue ({e})")
     cores = dask.config.get("jobqueue.slurm.cores", None)
     if not cores:
-        raise Refused("--slurm: no cores per job in Dask's configuration (jobqueue.slurm.cores)")
+        raise Refused("--slurm: no cores per job in Dask's configuration (jobqueue.slurm.cores, "
+                      "as in ~/.config/dask/jobqueue.yaml: the README's Dask section has a "
+                      "sample)")
+    walltime = dask.config.get("jobqueue.slurm.walltime", None)
+    if walltime == SLURM_DEFAULT_WALLTIME:
+        print(f"dask_audit: --slurm: each job ends after dask-jobqueue's default time limit, "
+              f"{walltime} (set jobqueue.slurm.walltime for a longer run)",
+              file=sys.stderr, flush=True)
     processes = dask.config.get("jobqueue.slurm.processes", None) or 1
     extra = list(dask.config.get("jobqueue.slurm.worker-extra-args", None) or [])
     return SLURMCluster(processes=processes, worker_extra_args=[
@@ -544,7 +557,9 @@ def main(argv=None):
     ap.add_argument("--scheduler-file", help="a running scheduler's JSON file")
     ap.add_argument("--slurm", type=int, metavar="JOBS",
                     help="start a dask-jobqueue SLURMCluster of JOBS jobs (queue, account, "
-                         "cores and memory come from dask's jobqueue.yaml config)")
+                         "cores, memory and walltime come from Dask's configuration, "
+                         "~/.config/dask/jobqueue.yaml; a job ends after its walltime, "
+                         f"{SLURM_DEFAULT_WALLTIME} unless it says more)")
     ap.add_argument("--slurm-dry-run", action="store_true",
                     help="print the job script of --slurm's jobs and end, submitting none")
     ap.add_argument("--workers", type=int, default=2, help="LocalCluster workers (default 2)")
@@ -566,14 +581,23 @@ def main(argv=None):
     ap.add_argument("--min-piece-text", type=int, default=MIN_PIECE_TEXT, metavar="BYTES",
                     help="the least text a default piece holds "
                          f"(default {MIN_PIECE_TEXT}, {MIN_PIECE_TEXT >> 20} MiB)")
-    ap.add_argument("--binary", default="pgn-audit")
+    ap.add_argument("--binary", default="pgn-audit",
+                    help="the pgn-audit binary every worker runs, under the same path "
+                         "(default: pgn-audit on PATH); a shard written by another binary "
+                         "(told by its SHA-256) is not reused")
     ap.add_argument("--split", action="store_true", help="pass --split to pgn-audit")
     ap.add_argument("--quirks", action="store_true", help="pass --quirks to pgn-audit")
     ap.add_argument("--no-html", action="store_true", help="pass --no-html to pgn-audit")
     ap.add_argument("--excel-safe", action="store_true", help="pass --excel-safe to pgn-audit")
+    ap.add_argument("--format", choices=FORMATS, default="csv",
+                    help="pass --format to pgn-audit: the row reports as CSV (default) or "
+                         "Parquet files; the shards are merged in that format")
     ap.add_argument("--max-window", type=int, metavar="MIB",
                     help="pass --max-window to pgn-audit (default: its own, 128)")
-    ap.add_argument("--retries", type=int, default=2)
+    ap.add_argument("--retries", type=int, default=2,
+                    help="how many more times a task that fails (its worker died, it timed "
+                         "out, pgn-audit wrote no complete shard) is run before the driver "
+                         "gives up on it and merges nothing (default 2)")
     args = ap.parse_args(argv)
     if args.threads is not None and args.threads < 1:
         ap.error("--threads must be at least 1")
@@ -581,6 +605,11 @@ def main(argv=None):
         ap.error("--piece-size must be at least 1")
     if args.min_piece_text < 1:
         ap.error("--min-piece-text must be at least 1")
+    if args.excel_safe and args.format == "parquet":
+        ap.error("--excel-safe: Parquet reports hold typed values, not spreadsheet text: "
+                 "use it with --format csv")
+    if args.retries < 0:
+        ap.error("--retries must be at least 0")
     if args.slurm_dry_run and not args.slurm:
         ap.error("--slurm-dry-run needs --slurm JOBS")
     try:
@@ -669,10 +698,12 @@ def audit_units(args, cwd, binary, version, out, files, piece_size, connected):
     flags = [f for f, on in (("--split", args.split), ("--quirks", args.quirks),
                              ("--no-html", args.no_html), ("--excel-safe", args.excel_safe))
              if on]
+    if args.format != "csv":
+        flags += ["--format", args.format]
     if args.max_window is not None:
         flags += ["--max-window", str(args.max_window)]
     options = {"split": args.split, "quirks": args.quirks, "html": not args.no_html,
-               "excel_safe": args.excel_safe, "format": "csv",
+               "excel_safe": args.excel_safe, "format": args.format,
                "max_window": max_window(args.max_window)}
     wants, folders = [], []
     for i, unit in enumerate(units):

@@ -182,6 +182,44 @@ impl Source {
     }
 }
 
+impl Source {
+    /// Why an audit refuses this source, said as the audit says it
+    /// (`NAME: refused: a 7z archive, not PGN text`), or why it cannot open
+    /// it: the source is opened as [`open`] opens it (its first bytes, and
+    /// those inside its compression, told apart) and closed again, so that
+    /// `pgn-audit sources` says what the audit would say. `None` for a
+    /// source the audit reads, for standard input and for a file that is
+    /// not a regular file (a pipe is read once, by the audit), and for a
+    /// read error after its first bytes, which the audit meets only as it
+    /// reads. `size` is the file's size as [`open`] takes it.
+    pub fn refusal(&self, size: Option<u64>) -> Option<PathError> {
+        match &self.origin {
+            Origin::File(path) if std::fs::metadata(path).is_ok_and(|m| m.is_file()) => {}
+            Origin::ZipMember { .. } => {}
+            Origin::File(_) | Origin::Stdin | Origin::Unreadable(_) => return None,
+        }
+        static POOL: std::sync::OnceLock<Option<Arc<rayon::ThreadPool>>> =
+            std::sync::OnceLock::new();
+        let pool = POOL.get_or_init(|| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(1)
+                .build()
+                .ok()
+                .map(Arc::new)
+        });
+        let pool = pool.as_ref()?;
+        let opened = open(
+            self,
+            size,
+            MaxWindow::default(),
+            Arc::new(AtomicU64::new(0)),
+            pool,
+            1,
+        );
+        opened.err()
+    }
+}
+
 /// An input that cannot be read, a report that cannot be written, a folder
 /// that cannot be merged: one line, `PATH: CAUSE`, that names the path and
 /// says why.

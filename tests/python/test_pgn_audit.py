@@ -299,3 +299,13 @@ def test_the_readme_notebook_example_runs(monkeypatch, capsys):
     monkeypatch.chdir(ROOT)
     exec(compile(code, "README.md", "exec"), {})
     assert capsys.readouterr().out == shown
+
+
+def test_the_readme_pandas_example_runs(monkeypatch, capsys):
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = re.search(r"### With pandas\n.*?```python\n(.*?)```\n\n```\n(.*?)```", readme, re.S)
+    assert block, "the README has its pandas example and its output"
+    code, shown = block.group(1), block.group(2)
+    monkeypatch.chdir(ROOT)
+    exec(compile(code, "README.md", "exec"), {})
+    assert capsys.readouterr().out == shown

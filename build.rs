@@ -1,5 +1,6 @@
 //! Finds the tests' oracles (python-chess, pyarrow, DuckDB, Dask, Python's
-//! venv, Chromium with chromedriver, selenium and Pillow) once per build,
+//! venv, Chromium with chromedriver, selenium and Pillow, the real
+//! collections in ../shared/collections) once per build,
 //! so that a test whose oracle is missing is marked ignored rather than
 //! passed. With `CI` set every oracle counts as present: its tests run, and
 //! fail if it is in fact missing.
@@ -95,6 +96,14 @@ fn main() {
             ],
         ),
     ];
+    // The real collections the tests read in place, beside the project
+    // (its README.md is watched: cargo would walk thousands of files).
+    let collections = Path::new(&root).join("../shared/collections/README.md");
+    println!("cargo::rerun-if-changed={}", collections.display());
+    println!("cargo::rustc-check-cfg=cfg(collections)");
+    if ci || collections.exists() {
+        println!("cargo::rustc-cfg=collections");
+    }
     for (cfg, checks) in oracles {
         println!("cargo::rustc-check-cfg=cfg({cfg})");
         if ci

@@ -32,6 +32,11 @@ extra = [
     b'[Event "a"]\nDate "1983.10.23"]\n[Site "b"]\n\n1. e4 e5 2. Bb5 + c6 3. Rg1 *\n\nRound "1"]\n\n1. d4 *\n',
     b'[FEN "8/4P1k1/8/8/8/8/8/4K3 w - - 0 1"]\n\n1. Rd2 Rf6 2. Re3 *\n',
     b'[FEN "8/8/6p1/6P1/6P1/6PK/6PP/k7 w - - 0 1"]\n[Result "1-0"]\n\n1. Kh4 Kb1 2. Kh3 Ka1 {50\tmoves} 1-0\n',
+    # A result with no blank before the next game's tag (pgn4web), a run
+    # of asterisks, a drawn game whose comment is wrapped mid-sentence and
+    # one whose sentences a blank line parts.
+    b'[Event"a"][Round "11"]a4(b4$6)a6!?{comment}a5*[Event"b"]h4(g4)h6{c}h5*\n1. e4**[Event "c"]\n\n*****\n',
+    b'[Result "1/2-1/2"]\n\n1. Nf3 Nf6 2. Ng1 Ng8 {no alternative to checking again and\r\ncreating a third repetition.\r\n\r\nDraw by repetition} 1/2-1/2\n',
 ]
 for i, e in enumerate(extra):
     for d in ('audit_game', 'audit_bytes'):

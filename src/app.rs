@@ -100,11 +100,10 @@ enum Failure {
         "--excel-safe: Parquet reports hold typed values, not spreadsheet text: use it with --format csv"
     )]
     ExcelSafeParquet,
-    #[error("cannot start {threads} threads: {source}")]
-    Threads {
-        threads: usize,
-        source: rayon::ThreadPoolBuildError,
-    },
+    /// The OS refused a thread (its limit on threads or processes, memory
+    /// for a stack): the reason it gave.
+    #[error("cannot start a thread: {0}")]
+    Thread(String),
     #[error("cannot write reports: {0}")]
     Output(PathError),
     #[error("merge: {0}")]
@@ -116,10 +115,44 @@ enum Failure {
     #[error("{0}")]
     Piece(String),
     #[error("internal error: cannot install the signal handler: {0}")]
-    Signals(#[from] ctrlc::Error),
+    Signals(ctrlc::Error),
     /// The reader stage failed: the reports are not the whole input.
     #[error("internal error: {0}")]
-    Stage(#[from] StageError),
+    Stage(StageError),
+}
+
+impl Failure {
+    /// A thread that the OS refused to start, for `e`, the error it gave.
+    fn thread(e: &io::Error) -> Failure {
+        Failure::Thread(input::io_cause(e))
+    }
+}
+
+impl From<ctrlc::Error> for Failure {
+    /// The handler's thread refused (`EAGAIN`, or no memory for its stack)
+    /// is a limit of the OS, not a bug.
+    fn from(e: ctrlc::Error) -> Failure {
+        match e {
+            ctrlc::Error::System(e)
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::WouldBlock | io::ErrorKind::OutOfMemory
+                ) =>
+            {
+                Failure::thread(&e)
+            }
+            e => Failure::Signals(e),
+        }
+    }
+}
+
+impl From<StageError> for Failure {
+    fn from(e: StageError) -> Failure {
+        match e {
+            StageError::Spawn(e) => Failure::thread(&e),
+            e => Failure::Stage(e),
+        }
+    }
 }
 
 impl Failure {
@@ -347,7 +380,12 @@ fn start_pool(threads: usize) -> Result<rayon::ThreadPool, Failure> {
         // dropped unsent, makes the run an internal error, not an abort.
         .panic_handler(|_| {})
         .build()
-        .map_err(|source| Failure::Threads { threads, source })
+        .map_err(|e| {
+            match std::error::Error::source(&e).and_then(|s| s.downcast_ref::<io::Error>()) {
+                Some(e) => Failure::thread(e),
+                None => Failure::Thread(e.to_string()),
+            }
+        })
 }
 
 /// The run's report files, created in the output folder (as `.partial`

@@ -20,7 +20,8 @@ against a side that cannot mate (6.9) are judged by insufficient material or by 
 helpmate analysis (chasolver); the basis column says which.
 
 Exit status: 0 when the run completed (findings are not failures); 1 with \
---fail-on-findings when a game is flagged or incomplete; 2 for a usage or input error; \
+--fail-on-findings when a game is flagged or incomplete; 2 for a usage or input error, \
+a report that cannot be written (at its close too) or a thread the OS refuses; \
 130 when interrupted. Any other status is a bug (an internal error): no summary.json is \
 written.";
 

@@ -43,7 +43,7 @@ pub(crate) fn bar(total: Option<u64>, quiet: bool) -> ProgressBar {
                 .unwrap_or_else(|_| ProgressStyle::default_spinner()),
         ),
     };
-    bar.enable_steady_tick(Duration::from_millis(200));
+    tick(&bar);
     bar
 }
 
@@ -57,6 +57,25 @@ fn eta_known(state: &ProgressState, w: &mut dyn std::fmt::Write) {
     if state.pos() > 0 && state.per_sec() > 0.0 && state.elapsed() >= RATE_AFTER {
         let _ = write!(w, "  ETA {:#}", HumanDuration(state.eta()));
     }
+}
+
+/// How often the bar is drawn again while the input gives nothing new.
+const TICK: Duration = Duration::from_millis(200);
+
+/// Draws `bar` again every [`TICK`] until it is finished, on a thread of
+/// its own (indicatif's steady tick panics where its thread cannot
+/// start): where the OS refuses that thread, the bar moves with the input
+/// alone.
+fn tick(bar: &ProgressBar) {
+    let bar = bar.clone();
+    let _ = std::thread::Builder::new()
+        .name("progress".to_owned())
+        .spawn(move || {
+            while !bar.is_finished() {
+                bar.tick();
+                std::thread::sleep(TICK);
+            }
+        });
 }
 
 /// The message part: games and games/s.

@@ -152,6 +152,66 @@ fn a_tag_right_after_the_result_starts_the_next_game() {
     );
 }
 
+/// (v4) `*`, `[`, `]`, `(`, `)`, `{` and `}` end the token before them
+/// without a blank, as pgn4web's test file writes its odd games: `a5*[Event`
+/// is the move `a5`, the result `*` and the next game; `h5*` and
+/// `Nc6*` at a line's end, `0-1[` and `)*` likewise.
+#[test]
+fn tokens_that_pgn_delimits_itself_need_no_blank() {
+    let text = "[Event\"a\"][Round \"11\"]a4(b4$6)a6!?{comment}a5*[Event\"b\"][Round \"12\"]h4(g4)h6{comment}h5*\n\
+        [Event \"c\"]\n\n1.e4 e5 2.Nf3 Nc6*\n\n\
+        [Event \"d\"]\n\n1.f3 e5 2.g4 Qh4# 0-1[Event \"e\"]\n\n1.d4 d5(1...Nf6)*";
+    let (_t, out) = audit(text);
+    assert_eq!(pick(&out, "errors.csv", &ERRORS), strings(&[]));
+    assert_eq!(counts(&out), (5, 5, 0, 0));
+    assert_eq!(
+        clean_pgn(&out),
+        "[Event\"a\"][Round \"11\"]a4(b4$6)a6!?{comment}a5*\n\n\
+         [Event\"b\"][Round \"12\"]h4(g4)h6{comment}h5*\n\n\
+         [Event \"c\"]\n\n1.e4 e5 2.Nf3 Nc6*\n\n\
+         [Event \"d\"]\n\n1.f3 e5 2.g4 Qh4# 0-1\n\n\
+         [Event \"e\"]\n\n1.d4 d5(1...Nf6)*\n"
+    );
+    // A run of asterisks between games is prose, no result: no game.
+    let (_t, out) = audit("*****\n\n[Event \"a\"]\n\n1. e4 *\n\n*** The end ***\n");
+    assert_eq!(counts(&out), (1, 1, 0, 0));
+}
+
+/// The real file: pgn4web's test.pgn writes two games on one line,
+/// `…a5*[Event"Testing another very odd game"]…h5*`; each is a clean game
+/// of its own. Ignored where the collections are missing.
+#[test]
+#[cfg_attr(
+    not(collections),
+    ignore = "needs the real collections in ../shared/collections"
+)]
+fn pgn4webs_two_games_on_one_line_are_two_games() {
+    let file = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../shared/collections/external/pgn4web/test.pgn"
+    );
+    let t = tempfile::tempdir().unwrap();
+    let out = t.path().join("out");
+    let o = common::run(&[file, "--split", "--no-html"], &out);
+    assert_eq!(o.status.code(), Some(0), "{o:?}");
+    let odd = |event: &str| {
+        common::records(&out, "errors.csv")
+            .iter()
+            .filter(|r| r["event"] == event)
+            .count()
+    };
+    assert_eq!(odd("Testing very odd game"), 0);
+    assert_eq!(odd("Testing another very odd game"), 0);
+    let clean = std::fs::read_to_string(out.join("clean.pgn")).unwrap();
+    assert!(
+        clean.contains(
+            "\n[Event\"Testing very odd game\"][Round \"11\"]a4(b4$6)a6!?{comment}a5*\n\n\
+             [Event\"Testing another very odd game\"][Round \"12\"]h4(g4)h6{comment}h5*\n"
+        ),
+        "{clean}"
+    );
+}
+
 #[test]
 fn a_game_without_result_ends_at_a_tag_line_or_the_end() {
     let text = "[Event \"a\"]\n\n1. e4 e5\n\n2. Nf3 Nc6\n[Event \"b\"]\n\n1. d4\n\n1... d5\n";

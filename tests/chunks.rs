@@ -83,7 +83,8 @@ const CHUNKS: &[usize] = &[1, 2, 3, 7, 100, 4093, 65_536, 1 << 20, 5 << 20];
 /// comments over blank lines and tag lines, prose, BOMs, lone CRs and
 /// `\r\r\n`, NUL and Ctrl-Z padding, a tag right after a result, tags
 /// inside a comment after a blank line, tagless games, `%` lines, tag
-/// lines longer than a sync point looks at.
+/// lines longer than a sync point looks at, (v4) results and tags with no
+/// blank before them (`a5*[Event`).
 fn hostile_text() -> Vec<u8> {
     let long_name = format!("[{} \"x\"]\n", "N".repeat(300));
     let long_value = format!("[Event \"{}\"]\n", "v".repeat(5000));
@@ -99,6 +100,8 @@ fn hostile_text() -> Vec<u8> {
         long_value.as_bytes(),
         b"\n\n1. Nf3 \xc2\xbd-\xc2\xbd\n\n{ a block }\n; comments\n\n",
         b"[Event \"i\"]\n\n1. e4\r\r1. d4 *\r\r[Event \"j\"]\r\r1. c4\0\0\x1a",
+        b"\n\n[Event\"k\"][Round \"11\"]a4(b4$6)a6!?{comment}a5*[Event\"l\"]h4(g4)h6{c}h5*\n\
+          1. e4 **[Event \"m\"] 1. d4 1-0[Event \"n\"]\n\n*** prose ***\n\n",
     ];
     let mut text = Vec::new();
     for _ in 0..3 {

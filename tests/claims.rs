@@ -749,3 +749,42 @@ fn commentary_is_not_a_claim() {
     assert_eq!(r.claims.len(), 1, "{:#?}", r.claims);
     check(&r.claims[0], Threefold, Implied, Valid, 8, 3, &[0, 4, 8]);
 }
+
+/// (v4) A comment's sentences run over its line ends: exporters wrap
+/// comments at 80 columns, and a ChessBase collection's Kasparov–X3D
+/// Fritz (New York 2003, game 1) ends on a commentator's explanation
+/// wrapped mid-sentence, `…has no alternative to checking on e3 again
+/// and` / `creating a third repetition.`, which claims nothing. A blank
+/// line still ends a sentence.
+#[test]
+fn a_wrapped_sentence_is_one_sentence() {
+    let wrapped = "Mig: 'Now the draw is completely forced\r\nbecause the black queen \
+                   has no alternative to checking on e3 again and\r\ncreating a third \
+                   repetition. Any other move loses immediately.'";
+    let drawn = |movetext: &str, words: &str| {
+        audit(&pgn(
+            None,
+            &[("Result", "1/2-1/2")],
+            &format!("{movetext} {{{words}}}\r\n1/2-1/2"),
+        ))
+    };
+    for end in ["\r\n", "\n", "\r"] {
+        let words = wrapped.replace("\r\n", end);
+        assert_eq!(drawn("1.e4 e5 2.Nf3 Nc6", &words).claims, vec![], "{end:?}");
+        let r = drawn("1.Nf3 Nf6 2.Ng1 Ng8 3.Nf3 Nf6 4.Ng1 Ng8", &words);
+        assert_eq!(r.claims.len(), 1, "{:#?}", r.claims);
+        check(&r.claims[0], Threefold, Implied, Valid, 8, 3, &[0, 4, 8]);
+        let words = format!("Neither side could win{end}{end}Draw by repetition");
+        let r = drawn("1.e4 e5 2.Nf3 Nc6", &words);
+        assert_eq!(r.claims.len(), 1, "{:#?}", r.claims);
+        check(
+            &r.claims[0],
+            Threefold,
+            Comment,
+            FalseNotRepeated,
+            4,
+            1,
+            &[4],
+        );
+    }
+}

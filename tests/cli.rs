@@ -987,7 +987,8 @@ fn help_says_the_statuses_and_the_thread_limit_plainly() {
         help.contains(
             "Exit status: 0 when the run completed (findings are not failures); 1 with \
              --fail-on-findings when a game is flagged or incomplete; 2 for a usage or input \
-             error; 130 when interrupted. Any other status is a bug (an internal error): no \
+             error, a report that cannot be written (at its close too) or a thread the OS \
+             refuses; 130 when interrupted. Any other status is a bug (an internal error): no \
              summary.json is written."
         ),
         "{help}"

@@ -331,7 +331,7 @@ fn a_parquet_run_clears_the_csv_reports_of_an_earlier_run() {
 
 /// A Parquet file of `n` rows: `columns` of text, each row's cells given
 /// by `cell(row, column)`, in row groups of `per_group` rows.
-fn parquet_table(
+pub(crate) fn parquet_table(
     path: &Path,
     columns: &[&str],
     n: usize,

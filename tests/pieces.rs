@@ -688,6 +688,8 @@ const PALETTE: &[&[u8]] = &[
     b"1. e4 e5 2. Ke2 Ke7 3. Ke1 Ke8 4. O-O 1/2-1/2\n",
     b"1.",
     b"[FEN \"8/8/8/8/8/8/8/K6k w - - 0 1\"]\n",
+    b"a4(b4$6)a6!?{c}a5*[Event\"w\"]h4",
+    b"***",
 ];
 
 /// Texts of whole files to draw from: the fixtures, and the fuzz corpora

@@ -1,7 +1,8 @@
 //! The writer stage, on the run's own thread: takes the reader's messages
 //! in input order and writes each game into the reports, counts each
 //! source when it ends, and moves the progress bar. A report that cannot
-//! be written stops the reader; the run then ends without a summary.json.
+//! be written, or a thread that a source's reading needs and the OS
+//! refused, stops the reader; the run then ends without a summary.json.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, mpsc};
@@ -29,7 +30,8 @@ pub(super) struct Sink<'a> {
     pub(super) interrupted: &'a AtomicBool,
     /// Buffers of written batches, back to the reader.
     pub(super) spares: mpsc::SyncSender<Vec<u8>>,
-    /// A report could not be written: nothing more is.
+    /// A report could not be written, or a thread could not start:
+    /// nothing more is.
     pub(super) write_failed: bool,
     /// Games written before the current source.
     pub(super) games_before: u64,
@@ -162,8 +164,24 @@ impl Sink<'_> {
         self.interrupted.store(true, Ordering::SeqCst);
     }
 
+    /// A thread that a source's reading needs could not start: said at
+    /// once, as no fault of the source, and the reader stops, as for a
+    /// report that cannot be written.
+    fn thread_failure(&mut self, e: &input::NoThread) {
+        let said = e.to_string();
+        match self.tell {
+            Tell::Stderr => self.bar.suspend(|| say(&said)),
+            Tell::Collect => self.read_errors.push(said),
+        }
+        self.write_failed = true;
+        self.interrupted.store(true, Ordering::SeqCst);
+    }
+
     /// A source's end: its read error said, and its line in the summary.
     fn source_end(&mut self, source: usize, bytes: u64, error: Option<PathError>) {
+        if let Some(no_thread) = error.as_ref().and_then(no_thread) {
+            return self.thread_failure(no_thread);
+        }
         if let Some(e) = &error {
             match self.tell {
                 Tell::Stderr => self.bar.suspend(|| say(&e.to_string())),
@@ -205,4 +223,13 @@ impl Sink<'_> {
         });
         self.games_before = summary.games;
     }
+}
+
+/// The thread that could not start behind a source's read error, if that
+/// is what ended it.
+fn no_thread(e: &PathError) -> Option<&input::NoThread> {
+    e.source
+        .as_deref()?
+        .downcast_ref::<std::io::Error>()
+        .and_then(input::NoThread::of)
 }

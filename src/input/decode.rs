@@ -172,8 +172,8 @@ fn channel() -> (Sender, Chunks) {
 }
 
 /// Runs `work` on a new thread, `decode`, that feeds the returned
-/// [`Chunks`]. A panic there, or a thread that cannot start, reaches the
-/// reader as an error that says so.
+/// [`Chunks`]. A panic there reaches the reader as an error that says so,
+/// and a thread that cannot start as a [`NoThread`] error.
 pub(super) fn spawn(work: impl FnOnce(&Sender) + Send + 'static) -> Chunks {
     let (tx, chunks) = channel();
     let unstarted = tx.clone();
@@ -193,11 +193,25 @@ pub(super) fn spawn(work: impl FnOnce(&Sender) + Send + 'static) -> Chunks {
             }
         });
     if let Err(e) = started {
-        let _ = unstarted.try_send(Piece::Failed(io::Error::other(format!(
-            "cannot start the decompressor: {e}"
-        ))));
+        let _ = unstarted.try_send(Piece::Failed(io::Error::new(e.kind(), NoThread(e))));
     }
     chunks
+}
+
+/// A thread that reading a source needs could not be started: the OS
+/// refused it (its limit on threads or processes, memory for the stack),
+/// which is no fault of the input. Said as `cannot start a thread:
+/// REASON`; the run cannot go on.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot start a thread: {}", super::io_cause(.0))]
+pub struct NoThread(pub io::Error);
+
+impl NoThread {
+    /// The [`NoThread`] that `e` is, if it is one.
+    pub fn of(e: &io::Error) -> Option<&NoThread> {
+        e.get_ref()
+            .and_then(|inner| inner.downcast_ref::<NoThread>())
+    }
 }
 
 /// Reads `reader` to its end on a new thread. The thread stops when the

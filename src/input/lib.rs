@@ -30,7 +30,7 @@ pub use chunk::{
     CHUNK_BYTES, Chunk, ChunkGame, ChunkGames, Chunker, ChunksRead, Portion, Step, UntilSync,
     read_chunks, read_chunks_from,
 };
-pub use decode::{MaxWindow, PieceBuffers};
+pub use decode::{MaxWindow, NoThread, PieceBuffers};
 pub use decoded::{Decoded, PieceChunk, Pieces};
 pub use file_chunks::{ChunkRead, Cut, FileCut, FileCuts, RegularFile};
 pub use nul::{NUL_RUN_LIMIT, NulRun};

@@ -5,7 +5,10 @@
 //! its result token (`1-0`, `0-1`, `1/2-1/2`, `1/2`, `½-½`, `*`) outside
 //! comments and variations: blank lines before it do not end the game. After
 //! the result the game ends at the next blank line or tag line, and a `[`
-//! right after the result on its line starts the next game there. A game
+//! right after the result on its line starts the next game there; (v4) the
+//! result needs no blank on either side, as PGN's self-terminating
+//! characters end the token before them (`a5*[Event` is a move, the result
+//! and the next game). A game
 //! without a result ends where a tag line (`[Name "value"]`) follows its
 //! movetext, or at the end of the input. A comment that is still open
 //! swallows blank lines, but not a tag line, nor a line that follows a blank
@@ -35,7 +38,7 @@
 
 use std::ops::ControlFlow;
 
-use pgn_audit_lex::{BLANK, DELIMITERS, RESULT_MAX, RESULTS};
+use pgn_audit_lex::{BLANK, DELIMITERS, RESULT_MAX, RESULTS, SELF_TERMINATING};
 
 /// A game's place in its source: `start` is its first byte (first tag, or
 /// first movetext byte), `end` is one past its last non-blank line's end
@@ -724,9 +727,10 @@ impl Line {
             return Scanned::Upto(bytes.len());
         }
         let mut n = bytes.len();
+        let prose = self.prose;
         if open {
             let tail = n.saturating_sub(RESULT_MAX + 1);
-            match bytes[tail..].iter().rposition(|&b| DELIMITERS[b as usize]) {
+            match bytes[tail..].iter().rposition(|&b| ends_token(b, prose)) {
                 Some(k) => n = tail + k + 1,
                 None if tail == 0 => return Scanned::Upto(0),
                 // A token of more bytes than a result.
@@ -745,7 +749,7 @@ impl Line {
         if let Some(i) = split {
             return Scanned::NextGame(i);
         }
-        self.boundary = bytes.last().is_some_and(|&b| DELIMITERS[b as usize]);
+        self.boundary = bytes.last().is_some_and(|&b| ends_token(b, self.prose));
         Scanned::Upto(n)
     }
 
@@ -788,16 +792,16 @@ impl Line {
     fn scan_prose(&mut self, r: &mut Reading, bytes: &[u8]) -> Option<usize> {
         let mut i = 0;
         while i < bytes.len() {
-            let end = if DELIMITERS[bytes[i] as usize] {
+            let end = if ends_token(bytes[i], true) {
                 i + 1
             } else {
                 bytes[i..]
                     .iter()
-                    .position(|&b| DELIMITERS[b as usize])
+                    .position(|&b| ends_token(b, true))
                     .map_or(bytes.len(), |k| i + k)
             };
             let token = &bytes[i..end];
-            let result = !DELIMITERS[bytes[i] as usize]
+            let result = !ends_token(bytes[i], true)
                 && (i > 0 || self.boundary)
                 && pgn_audit_lex::result(token).is_some();
             // A control character is damage, not prose: the line is a
@@ -855,6 +859,15 @@ impl Line {
                     r.content = true;
                 }
                 b')' => r.depth = r.depth.saturating_sub(1),
+                // (v4) `*` is a token by itself: `a5*` is a move and the
+                // result.
+                b'*' => {
+                    r.content = true;
+                    if r.depth == 0 {
+                        r.result = true;
+                        self.after_result = true;
+                    }
+                }
                 _ if DELIMITERS[b as usize] => {}
                 _ => {
                     r.content = true;
@@ -887,7 +900,7 @@ impl Line {
 fn is_prose(head: &[u8]) -> bool {
     let token = head
         .iter()
-        .position(|&b| DELIMITERS[b as usize])
+        .position(|&b| ends_token(b, true))
         .map_or(head, |k| &head[..k]);
     !(matches!(head[0], b'{' | b';')
         || is_control(head[0])
@@ -895,10 +908,19 @@ fn is_prose(head: &[u8]) -> bool {
         || pgn_audit_lex::result(token).is_some())
 }
 
-/// Whether `text` holds a result token standing alone.
+/// Whether `text`, prose, holds a result token standing alone.
 fn holds_result(text: &[u8]) -> bool {
-    text.split(|&b| DELIMITERS[b as usize])
+    text.split(|&b| ends_token(b, true))
         .any(|token| pgn_audit_lex::result(token).is_some())
+}
+
+/// Whether `b` ends a token: a [`DELIMITERS`] byte, but in `prose`
+/// (text before a game's first tag, move or result, which is no PGN) not
+/// `*`, `[` or `]`: a line of asterisks (`*****`) or a bracketed `[1-0]`
+/// there holds no result, as a token is cut between blanks and PGN's
+/// other delimiters in prose.
+fn ends_token(b: u8, prose: bool) -> bool {
+    DELIMITERS[b as usize] && !(prose && matches!(b, b'*' | b'[' | b']'))
 }
 
 /// A control character: no text holds one (a tab is a blank).
@@ -916,13 +938,15 @@ fn result_at(bytes: &[u8], p: usize, boundary: bool) -> Option<usize> {
             return None;
         }
         let (start, end) = (p - k, p - k + token.len());
+        // (v4) `*` is a token by itself, whatever stands around it.
+        let by_itself = SELF_TERMINATING[usize::from(token[0])];
         let alone = bytes.get(start..end) == Some(token)
-            && (if start == 0 {
-                boundary
-            } else {
-                DELIMITERS[bytes[start - 1] as usize]
-            })
-            && bytes.get(end).is_none_or(|&b| DELIMITERS[b as usize]);
+            && (by_itself
+                || (if start == 0 {
+                    boundary
+                } else {
+                    DELIMITERS[bytes[start - 1] as usize]
+                }) && bytes.get(end).is_none_or(|&b| DELIMITERS[b as usize]));
         alone.then_some(end)
     })
 }
@@ -1052,7 +1076,7 @@ mod tests {
     fn plain_scan_agrees_with_token_by_token() {
         // Every piece of up to 6 bytes over these, with a comment open or
         // not before it: the same result, comment, split and what follows.
-        let alphabet: &[u8] = b"{} *1-0/[";
+        let alphabet: &[u8] = b"{} *1-0/[a";
         let k = alphabet.len();
         for len in 0..=6u32 {
             for code in 0..k.pow(len) {
@@ -1345,11 +1369,37 @@ mod tests {
                 "[Event \"London \"I\"\"] x\n\n1. e4 *"
             ]
         );
-        // `*` inside a token, comment or variation is no result.
+        // `*` inside a comment or variation is no result.
+        assert_eq!(split(b"1. e4 {*} (1... e5 *) [x]\n\n1. d4\n").len(), 1);
+    }
+
+    /// (v4) `*`, `[`, `]`, `(`, `)`, `{` and `}` end the token before them:
+    /// `a5*[Event` is a move, the result and the next game (pgn4web's test
+    /// file), however the bytes are fed; in prose, which is no PGN, a run
+    /// of asterisks is no result.
+    #[test]
+    fn a_result_needs_no_blank_before_the_next_games_tag() {
+        let pgn: &[u8] =
+            b"[Event\"a\"][Round \"11\"]a4(b4$6)a6!?{comment}a5*[Event\"b\"]h4(g4)h6{c}h5*\n\
+            1. e4*[Event \"c\"]\n1. d4 d5 1-0[Event \"d\"]1. c4 c5(1... e5)*\n\n\
+            *****\n\n*** The end ***\n\n[Event \"e\"]\n\n1. e4 **[Event \"f\"] 1. d4 *\n";
+        let whole = games(pgn);
         assert_eq!(
-            split(b"1. e4*[Event \"x\"] {*} (1... e5 *) [x]\n\n1. d4\n").len(),
-            1
+            whole,
+            vec![
+                "[Event\"a\"][Round \"11\"]a4(b4$6)a6!?{comment}a5*",
+                "[Event\"b\"]h4(g4)h6{c}h5*\n",
+                "1. e4*",
+                "[Event \"c\"]\n1. d4 d5 1-0",
+                "[Event \"d\"]1. c4 c5(1... e5)*\n",
+                "[Event \"e\"]\n\n1. e4 **",
+                "[Event \"f\"] 1. d4 *\n",
+            ]
         );
+        let whole = split(pgn);
+        for step in 1..pgn.len() {
+            assert_eq!(split_in_pieces(pgn, step), whole, "step {step}");
+        }
     }
 
     /// A tag section whose lines hold no quote, so no tag (a forum's

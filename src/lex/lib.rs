@@ -7,7 +7,8 @@
 //! - [`RESULTS`] and [`result`]: the game termination markers (PGN 8.2.6),
 //!   with the forms real files write (`1/2`, `½-½`), and their canonical
 //!   form.
-//! - [`DELIMITERS`]: the bytes that end a movetext token.
+//! - [`DELIMITERS`]: the bytes that end a movetext token, and
+//!   [`SELF_TERMINATING`], those among them that are tokens themselves.
 //! - [`BLANK`]: the bytes a blank line may hold.
 //! - [`starts_move`]: whether text begins with a move number or a move,
 //!   which tells a game's first line from prose between games.
@@ -59,9 +60,16 @@ pub fn result(token: &[u8]) -> Option<&'static str> {
         .map(|r| r.canonical)
 }
 
-/// The bytes that end a movetext token: blanks and line ends, comment,
-/// variation and NAG marks, and the `!`/`?` suffix annotations.
-pub const DELIMITERS: [bool; 256] = byte_set(b" \t\n\r\x0c\x0b{}();$!?");
+/// The bytes that end a movetext token: blanks and line ends, the tokens
+/// PGN delimits itself ([`SELF_TERMINATING`]), the NAG mark and the
+/// `!`/`?` suffix annotations.
+pub const DELIMITERS: [bool; 256] = byte_set(b" \t\n\r\x0c\x0b{}()[]*;$!?");
+
+/// (v4) The bytes that are a token by themselves and end the token before
+/// them without a blank, as the PGN standard's self-terminating
+/// characters (PGN 7): `a5*[Event "x"]` is the move `a5`, the result `*`
+/// and the next game's tag.
+pub const SELF_TERMINATING: [bool; 256] = byte_set(b"*[](){}");
 
 /// The bytes a blank line may hold, and that indent a line: spaces, tabs,
 /// vertical tabs, form feeds, and the NUL and Ctrl-Z that pad files.

@@ -127,6 +127,7 @@ impl OutFolder {
     pub(crate) fn write(&self, name: &str, bytes: &[u8]) -> Result<Temporary, PathError> {
         let (temporary, mut file) = self.create(name)?;
         file.write_all(bytes).map_err(out_err(&temporary.done))?;
+        close(file, &temporary.done)?;
         Ok(temporary)
     }
 
@@ -140,6 +141,16 @@ impl OutFolder {
         }
         summary.rename()
     }
+}
+
+/// Completes a report's file, whose final path is `done`: its bytes on the
+/// disk (`fsync`), then the file closed, each checked. A write can fail
+/// only there (NFS and disk quotas say a failed write-back at `fsync` or
+/// `close`, as EIO, ENOSPC or EDQUOT): the report is then not whole, an
+/// error like any other write's.
+pub(crate) fn close(file: File, done: &Path) -> Result<(), PathError> {
+    file.sync_all().map_err(out_err(done))?;
+    nix::unistd::close(file).map_err(|e| PathError::io(done, io::Error::from(e)))
 }
 
 /// Removes a file (or link) if there is one; a directory stays.

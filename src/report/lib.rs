@@ -150,7 +150,14 @@ impl CsvOut {
     /// rows and footer written.
     fn finish(self) -> Result<(), PathError> {
         match self {
-            CsvOut::Csv { mut out, path, .. } => out.flush().map_err(out_err(&path)),
+            CsvOut::Csv { out, path, .. } => {
+                let file = out
+                    .into_inner()
+                    .map_err(|e| PathError::io(&path, e.into_error()))?
+                    .into_inner()
+                    .map_err(|e| PathError::io(&path, e.into_error()))?;
+                folder::close(file, &path)
+            }
             CsvOut::Parquet(out) => out.finish(),
             CsvOut::Memory(_) => Ok(()),
         }
@@ -225,8 +232,13 @@ impl SplitOut {
         Ok(())
     }
 
-    fn flush(&mut self) -> Result<(), PathError> {
-        self.out.flush().map_err(out_err(&self.path))
+    /// Completes the file: flushed, on the disk and closed.
+    fn finish(self) -> Result<(), PathError> {
+        let file = self
+            .out
+            .into_inner()
+            .map_err(|e| PathError::io(&self.path, e.into_error()))?;
+        folder::close(file, &self.path)
     }
 }
 
@@ -539,17 +551,15 @@ impl Reports {
         if let Some(w) = self.quirks {
             w.finish()?;
         }
-        if let Some(split) = &mut self.split {
-            split.clean.flush()?;
-            split.rejected.flush()?;
+        if let Some(split) = self.split {
+            split.clean.finish()?;
+            split.rejected.finish()?;
         }
         if let Some(h) = &self.html {
             let page = h.render(&self.summary);
             self.pending
                 .push(folder.write("report.html", page.as_bytes())?);
         }
-        // The split writers hold their temporary files open until here.
-        drop(self.split);
         let json = summary_json(&self.summary, &folder)?;
         folder.finish(self.pending, &json)?;
         Ok(self.summary)

@@ -417,11 +417,12 @@ impl MergedOut {
     fn finish(self, done: &Path) -> Result<(), MergeError> {
         match self {
             MergedOut::Csv(out) => {
-                out.into_inner()
+                let file = out
+                    .into_inner()
                     .map_err(|e| fail(done, e.error().to_string()))?
                     .into_inner()
                     .map_err(|e| fail(done, pgn_audit_input::io_cause(e.error())))?;
-                Ok(())
+                Ok(crate::folder::close(file, done)?)
             }
             MergedOut::Parquet(out) => Ok(out.finish()?),
         }
@@ -935,8 +936,10 @@ fn merge_split(
         started = true;
         put(io::copy(&mut f, &mut w))?;
     }
-    w.flush()
-        .map_err(|e| fail(&done, pgn_audit_input::io_cause(&e)))
+    let file = w
+        .into_inner()
+        .map_err(|e| fail(&done, pgn_audit_input::io_cause(e.error())))?;
+    Ok(crate::folder::close(file, &done)?)
 }
 
 /// Which options differ: `--split here, not there`, `--format parquet

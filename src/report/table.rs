@@ -159,8 +159,13 @@ impl ParquetOut {
             self.write_batch()?;
         }
         let path = self.path.clone();
-        self.out.close().map_err(parquet_err(&path))?;
-        Ok(())
+        let file = self
+            .out
+            .into_inner()
+            .map_err(parquet_err(&path))?
+            .into_inner()
+            .map_err(|e| PathError::io(&path, e.into_error()))?;
+        crate::folder::close(file, &path)
     }
 }
 

@@ -12,6 +12,7 @@ use crate::{common, support};
 mod boundaries;
 mod cells;
 mod decode;
+mod faults;
 mod folder;
 mod input_caps;
 mod linear;

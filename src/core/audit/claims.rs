@@ -338,13 +338,13 @@ fn claim_words(text: &str) -> (bool, bool) {
 }
 
 /// (v3) Which claims a final comment makes: (threefold, fifty moves). It
-/// is cut into sentences at `.`, `!`, `?`, `;` and line ends; a sentence
-/// holding a claim word claims unless it also holds a marker of
-/// commentary ([`COMMENTARY`], each a whole word or phrase): a comment
-/// claims only where it reports the claim or the draw as what happened.
+/// is cut into [sentences]; a sentence holding a claim word claims unless
+/// it also holds a marker of commentary ([`COMMENTARY`], each a whole word
+/// or phrase): a comment claims only where it reports the claim or the
+/// draw as what happened.
 fn comment_claims(text: &str) -> (bool, bool) {
     let (mut threefold, mut fifty) = (false, false);
-    for sentence in text.split(['.', '!', '?', ';', '\n', '\r']) {
+    for sentence in sentences(text) {
         let (a, b) = claim_words(sentence);
         if (a && !threefold || b && !fifty) && !is_commentary(sentence) {
             threefold |= a;
@@ -352,6 +352,61 @@ fn comment_claims(text: &str) -> (bool, bool) {
         }
     }
     (threefold, fifty)
+}
+
+/// The bytes that end a comment's sentence, besides a blank line.
+const SENTENCE_ENDS: [char; 4] = ['.', '!', '?', ';'];
+
+/// (v4) A comment's sentences: cut at [`SENTENCE_ENDS`] and at blank lines
+/// (two line ends with only spaces and tabs between; a line end is `\n`,
+/// `\r\n`, a lone `\r`, or `\r\r\n` as the game splitter reads it). A
+/// single line end is a blank within its sentence: exporters wrap comments
+/// at 80 columns, so a line of a comment is no sentence of its own.
+fn sentences(text: &str) -> impl Iterator<Item = &str> {
+    let bytes = text.as_bytes();
+    let mut start = 0;
+    let mut i = 0;
+    std::iter::from_fn(move || {
+        while i < bytes.len() {
+            let b = bytes[i];
+            i += 1;
+            if SENTENCE_ENDS.contains(&char::from(b)) {
+                let sentence = &text[start..i - 1];
+                start = i;
+                return Some(sentence);
+            }
+            if matches!(b, b'\n' | b'\r') {
+                let end = i - 1;
+                // Past this line end (`\r\n` is one), the next line's
+                // blanks: another line end there makes a blank line.
+                let mut j = i + line_end_rest(&bytes[i - 1..]);
+                while bytes.get(j).is_some_and(|&c| c == b' ' || c == b'\t') {
+                    j += 1;
+                }
+                if matches!(bytes.get(j), Some(b'\n' | b'\r')) {
+                    i = j;
+                    let sentence = &text[start..end];
+                    start = j;
+                    return Some(sentence);
+                }
+            }
+        }
+        (start <= bytes.len()).then(|| {
+            let sentence = &text[start..];
+            start = bytes.len() + 1;
+            sentence
+        })
+    })
+}
+
+/// The bytes after the first of the line end that starts `bytes` (`\r\n`,
+/// `\r\r\n`; none after `\n` or a lone `\r`).
+fn line_end_rest(bytes: &[u8]) -> usize {
+    match bytes {
+        [b'\r', b'\n', ..] => 1,
+        [b'\r', b'\r', b'\n', ..] => 2,
+        _ => 0,
+    }
 }
 
 /// Whether a sentence holds a marker of commentary, as a whole word or
@@ -839,6 +894,46 @@ mod tests {
             let text = format!("draw{blank}by{blank}repetition");
             assert_eq!(claim_words(&text), (true, false), "{blank:?}");
         }
+    }
+
+    /// (v4) A single line end, in any of its forms, is a blank within a
+    /// sentence; a blank line, whatever its line ends and blanks, cuts.
+    #[test]
+    fn sentences_are_cut_at_blank_lines_not_line_ends() {
+        let cut = |text: &str| {
+            sentences(text)
+                .map(|s| s.split_whitespace().collect::<Vec<_>>().join(" "))
+                .filter(|s| !s.is_empty())
+                .collect::<Vec<_>>()
+        };
+        for end in ["\n", "\r\n", "\r", "\r\r\n"] {
+            let text = format!("no alternative to checking again and{end}creating a repetition.");
+            assert_eq!(
+                cut(&text),
+                ["no alternative to checking again and creating a repetition"],
+                "{end:?}"
+            );
+            for blank in ["", " ", "\t ", " \t"] {
+                let text = format!("Neither side could win{end}{blank}{end}Draw by repetition");
+                assert_eq!(
+                    cut(&text),
+                    ["Neither side could win", "Draw by repetition"],
+                    "{end:?} {blank:?}"
+                );
+            }
+        }
+        assert_eq!(cut("A. B! C? D; E"), ["A", "B", "C", "D", "E"]);
+        assert_eq!(sentences("").collect::<Vec<_>>(), [""]);
+        assert_eq!(
+            comment_claims(
+                "the queen has no alternative to checking\r\nand creating a third repetition."
+            ),
+            (false, false)
+        );
+        assert_eq!(
+            comment_claims("Neither side could win\n\nDraw by repetition"),
+            (true, false)
+        );
     }
 
     #[test]

@@ -210,10 +210,15 @@ impl<'a> Game<'a> {
             }
             let text = self.bytes.get(self.movetext_start..)?;
             let end = text.iter().rposition(|b| !b.is_ascii_whitespace())? + 1;
-            let start = text[..end]
-                .iter()
-                .rposition(u8::is_ascii_whitespace)
-                .map_or(0, |k| k + 1);
+            // (v4) `*` is a token by itself (`a5*`).
+            let start = if text[end - 1] == b'*' {
+                end - 1
+            } else {
+                text[..end]
+                    .iter()
+                    .rposition(u8::is_ascii_whitespace)
+                    .map_or(0, |k| k + 1)
+            };
             pgn_audit_lex::result(&text[start..end])
         })
     }

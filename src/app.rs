@@ -192,6 +192,8 @@ pub(crate) struct Config {
     pub(crate) threads_asked: Option<usize>,
     /// Write the split PGN files (`--split`).
     pub(crate) split: bool,
+    /// Write fixed.pgn and corrections.csv (`--fix`).
+    pub(crate) fix: bool,
     /// Write quirks.csv (`--quirks`).
     pub(crate) quirks: bool,
     /// Write report.html (off with `--no-html`).
@@ -228,6 +230,7 @@ impl Config {
             threads,
             threads_asked: (asked > threads).then_some(asked),
             split: args.split,
+            fix: args.fix,
             quirks: args.quirks,
             html: !args.no_html,
             excel_safe: args.excel_safe,
@@ -398,6 +401,7 @@ fn create_reports(config: &Config) -> Result<Reports, Failure> {
         excel_safe: config.excel_safe,
         format: config.format,
         max_window: config.window.in_mib(),
+        fix: config.fix,
     };
     Reports::create(&config.out, options).map_err(Failure::Output)
 }

@@ -198,6 +198,14 @@ pub(crate) struct AuditArgs {
     #[arg(long)]
     pub(crate) split: bool,
 
+    /// Also write fixed.pgn, every game as read, with the result the Laws
+    /// give where the recorded one contradicts the board (a missed
+    /// automatic draw, a checkmate or stalemate not scored, a dead position
+    /// or a loss on time scored as a win), and corrections.csv, one row per
+    /// corrected game.
+    #[arg(long)]
+    pub(crate) fix: bool,
+
     /// Also write quirks.csv: one row per accepted move (or tag line, or FEN
     /// castling right) whose notation is sloppy.
     #[arg(long)]

@@ -530,13 +530,15 @@ fn summary_json_v2_keys_in_contract_order() {
             "source_details",
             "undecided",
             "helpmate_seconds",
+            "corrected",
         ]
     );
     assert_eq!(v["version"], env!("CARGO_PKG_VERSION"));
     assert_eq!(
         v["options"],
-        serde_json::json!({"split": true, "quirks": false, "html": true, "excel_safe": false, "format": "csv", "max_window": 128})
+        serde_json::json!({"split": true, "quirks": false, "html": true, "excel_safe": false, "format": "csv", "max_window": 128, "fix": false})
     );
+    assert_eq!(v["corrected"], 0);
     let details = v["source_details"].as_array().unwrap();
     let len = FINDINGS.len() as u64;
     assert!(len < 4096, "the ends check covers FINDINGS whole, twice");

@@ -1145,8 +1145,8 @@ fn no_html_turns_it_off_and_changes_no_csv() {
     assert_eq!(
         (&x["options"], &y["options"]),
         (
-            &serde_json::json!({"split": true, "quirks": false, "html": true, "excel_safe": false, "format": "csv", "max_window": 128}),
-            &serde_json::json!({"split": true, "quirks": false, "html": false, "excel_safe": false, "format": "csv", "max_window": 128})
+            &serde_json::json!({"split": true, "quirks": false, "html": true, "excel_safe": false, "format": "csv", "max_window": 128, "fix": false}),
+            &serde_json::json!({"split": true, "quirks": false, "html": false, "excel_safe": false, "format": "csv", "max_window": 128, "fix": false})
         )
     );
     for s in [&mut x, &mut y] {

@@ -22,6 +22,7 @@ mod claims_crosscheck;
 mod cli;
 mod cluster;
 mod crosscheck;
+mod fix;
 mod helpmate;
 mod helpmate_crosscheck;
 mod html;

@@ -732,7 +732,7 @@ fn a_parquet_file_is_not_cut_into_pieces() {
 }
 
 /// The text column `name` of the Parquet report at `path`, row by row.
-fn parquet_text_column(path: &Path, name: &str) -> Vec<String> {
+pub(crate) fn parquet_text_column(path: &Path, name: &str) -> Vec<String> {
     use arrow_array::cast::AsArray;
     let reader = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(
         std::fs::File::open(path).unwrap(),

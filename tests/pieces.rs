@@ -23,6 +23,8 @@ pub(crate) fn reports(dir: &Path) -> Vec<(String, Vec<u8>)> {
         "quirks.csv",
         "clean.pgn",
         "rejected.pgn",
+        "corrections.csv",
+        "fixed.pgn",
     ] {
         if let Ok(bytes) = std::fs::read(dir.join(name)) {
             out.push((name.to_owned(), bytes));
@@ -37,7 +39,7 @@ pub(crate) fn reports(dir: &Path) -> Vec<(String, Vec<u8>)> {
     out
 }
 
-fn assert_same(single: &Path, merged: &Path) {
+pub(crate) fn assert_same(single: &Path, merged: &Path) {
     let (a, b) = (reports(single), reports(merged));
     assert_eq!(
         a.iter().map(|(n, _)| n).collect::<Vec<_>>(),
@@ -53,7 +55,7 @@ fn assert_same(single: &Path, merged: &Path) {
     }
 }
 
-fn plan(file: &Path, size: u64) -> Vec<String> {
+pub(crate) fn plan(file: &Path, size: u64) -> Vec<String> {
     let o = bin()
         .args(["plan", s(file), "--piece-size", &size.to_string()])
         .output()
@@ -71,7 +73,7 @@ fn plan(file: &Path, size: u64) -> Vec<String> {
         .collect()
 }
 
-fn merge(dirs: &[PathBuf], out: &Path) -> Output {
+pub(crate) fn merge(dirs: &[PathBuf], out: &Path) -> Output {
     bin()
         .arg("merge")
         .args(dirs)
@@ -84,7 +86,12 @@ fn merge(dirs: &[PathBuf], out: &Path) -> Output {
 
 /// Audits every piece of `plan` into folders under `root`; returns them
 /// with each run's exit status.
-fn audit_pieces(file: &Path, plan: &[String], root: &Path, args: &[&str]) -> Vec<(PathBuf, i32)> {
+pub(crate) fn audit_pieces(
+    file: &Path,
+    plan: &[String],
+    root: &Path,
+    args: &[&str],
+) -> Vec<(PathBuf, i32)> {
     plan.iter()
         .enumerate()
         .map(|(k, piece)| {

@@ -53,7 +53,7 @@ _pgn__audit() {
 
     case "${cmd}" in
         pgn__audit)
-            opts="-o -j -h -V --out --threads --split --quirks --no-html --excel-safe --format --quiet --fail-on-findings --piece --max-window --help --version audit merge plan sources help"
+            opts="-o -j -h -V --out --threads --split --fix --quirks --no-html --excel-safe --format --quiet --fail-on-findings --piece --max-window --help --version audit merge plan sources help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -95,7 +95,7 @@ _pgn__audit() {
             return 0
             ;;
         pgn__subcmd__audit__subcmd__audit)
-            opts="-o -j -h --out --threads --split --quirks --no-html --excel-safe --format --quiet --fail-on-findings --piece --max-window --help"
+            opts="-o -j -h --out --threads --split --fix --quirks --no-html --excel-safe --format --quiet --fail-on-findings --piece --max-window --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_pgn_audit_global_optspecs
-    string join \n o/out= j/threads= split quirks no-html excel-safe format= quiet fail-on-findings piece= max-window= h/help V/version
+    string join \n o/out= j/threads= split fix quirks no-html excel-safe format= quiet fail-on-findings piece= max-window= h/help V/version
 end
 
 function __fish_pgn_audit_needs_command
@@ -31,6 +31,7 @@ parquet\t'NAME.parquet'"
 complete -c pgn-audit -n "__fish_pgn_audit_needs_command" -l piece -d 'Audits one piece of one file: its bytes START..END as stored (a multi-frame zstd file is cut at frame starts; see `pgn-audit plan`). `merge` joins the pieces\' folders into one run\'s reports' -r
 complete -c pgn-audit -n "__fish_pgn_audit_needs_command" -l max-window -d 'The largest zstd window or xz dictionary a file may ask for, in MiB (rounded down to a power of two, at most 2048): a file that asks for more is refused with a read error, so memory stays bounded. `zstd --long=31` files need 2048' -r
 complete -c pgn-audit -n "__fish_pgn_audit_needs_command" -l split -d 'Also write clean.pgn and rejected.pgn with each game\'s original bytes'
+complete -c pgn-audit -n "__fish_pgn_audit_needs_command" -l fix -d 'Also write fixed.pgn, every game as read, with the result the Laws give where the recorded one contradicts the board (a missed automatic draw, a checkmate or stalemate not scored, a dead position or a loss on time scored as a win), and corrections.csv, one row per corrected game'
 complete -c pgn-audit -n "__fish_pgn_audit_needs_command" -l quirks -d 'Also write quirks.csv: one row per accepted move (or tag line, or FEN castling right) whose notation is sloppy'
 complete -c pgn-audit -n "__fish_pgn_audit_needs_command" -l no-html -d 'Do not write report.html (the CSV files are the same)'
 complete -c pgn-audit -n "__fish_pgn_audit_needs_command" -l excel-safe -d 'Write a \' before each CSV cell that starts with =, +, -, @ or a tab, so that a spreadsheet shows it as text instead of running it as a formula. Off by default: the cells are the values as read. For CSV reports only: a Parquet cell is a typed value, not spreadsheet text'
@@ -50,6 +51,7 @@ parquet\t'NAME.parquet'"
 complete -c pgn-audit -n "__fish_pgn_audit_using_subcommand audit" -l piece -d 'Audits one piece of one file: its bytes START..END as stored (a multi-frame zstd file is cut at frame starts; see `pgn-audit plan`). `merge` joins the pieces\' folders into one run\'s reports' -r
 complete -c pgn-audit -n "__fish_pgn_audit_using_subcommand audit" -l max-window -d 'The largest zstd window or xz dictionary a file may ask for, in MiB (rounded down to a power of two, at most 2048): a file that asks for more is refused with a read error, so memory stays bounded. `zstd --long=31` files need 2048' -r
 complete -c pgn-audit -n "__fish_pgn_audit_using_subcommand audit" -l split -d 'Also write clean.pgn and rejected.pgn with each game\'s original bytes'
+complete -c pgn-audit -n "__fish_pgn_audit_using_subcommand audit" -l fix -d 'Also write fixed.pgn, every game as read, with the result the Laws give where the recorded one contradicts the board (a missed automatic draw, a checkmate or stalemate not scored, a dead position or a loss on time scored as a win), and corrections.csv, one row per corrected game'
 complete -c pgn-audit -n "__fish_pgn_audit_using_subcommand audit" -l quirks -d 'Also write quirks.csv: one row per accepted move (or tag line, or FEN castling right) whose notation is sloppy'
 complete -c pgn-audit -n "__fish_pgn_audit_using_subcommand audit" -l no-html -d 'Do not write report.html (the CSV files are the same)'
 complete -c pgn-audit -n "__fish_pgn_audit_using_subcommand audit" -l excel-safe -d 'Write a \' before each CSV cell that starts with =, +, -, @ or a tab, so that a spreadsheet shows it as text instead of running it as a formula. Off by default: the cells are the values as read. For CSV reports only: a Parquet cell is a typed value, not spreadsheet text'

@@ -24,6 +24,7 @@ parquet\:"NAME.parquet"))' \
 '--piece=[Audits one piece of one file\: its bytes START..END as stored (a multi-frame zstd file is cut at frame starts; see \`pgn-audit plan\`). \`merge\` joins the pieces'\'' folders into one run'\''s reports]:START..END:_default' \
 '--max-window=[The largest zstd window or xz dictionary a file may ask for, in MiB (rounded down to a power of two, at most 2048)\: a file that asks for more is refused with a read error, so memory stays bounded. \`zstd --long=31\` files need 2048]:MIB:_default' \
 '--split[Also write clean.pgn and rejected.pgn with each game'\''s original bytes]' \
+'--fix[Also write fixed.pgn, every game as read, with the result the Laws give where the recorded one contradicts the board (a missed automatic draw, a checkmate or stalemate not scored, a dead position or a loss on time scored as a win), and corrections.csv, one row per corrected game]' \
 '--quirks[Also write quirks.csv\: one row per accepted move (or tag line, or FEN castling right) whose notation is sloppy]' \
 '--no-html[Do not write report.html (the CSV files are the same)]' \
 '--excel-safe[Write a '\'' before each CSV cell that starts with =, +, -, @ or a tab, so that a spreadsheet shows it as text instead of running it as a formula. Off by default\: the cells are the values as read. For CSV reports only\: a Parquet cell is a typed value, not spreadsheet text]' \
@@ -54,6 +55,7 @@ parquet\:"NAME.parquet"))' \
 '--piece=[Audits one piece of one file\: its bytes START..END as stored (a multi-frame zstd file is cut at frame starts; see \`pgn-audit plan\`). \`merge\` joins the pieces'\'' folders into one run'\''s reports]:START..END:_default' \
 '--max-window=[The largest zstd window or xz dictionary a file may ask for, in MiB (rounded down to a power of two, at most 2048)\: a file that asks for more is refused with a read error, so memory stays bounded. \`zstd --long=31\` files need 2048]:MIB:_default' \
 '--split[Also write clean.pgn and rejected.pgn with each game'\''s original bytes]' \
+'--fix[Also write fixed.pgn, every game as read, with the result the Laws give where the recorded one contradicts the board (a missed automatic draw, a checkmate or stalemate not scored, a dead position or a loss on time scored as a win), and corrections.csv, one row per corrected game]' \
 '--quirks[Also write quirks.csv\: one row per accepted move (or tag line, or FEN castling right) whose notation is sloppy]' \
 '--no-html[Do not write report.html (the CSV files are the same)]' \
 '--excel-safe[Write a '\'' before each CSV cell that starts with =, +, -, @ or a tab, so that a spreadsheet shows it as text instead of running it as a formula. Off by default\: the cells are the values as read. For CSV reports only\: a Parquet cell is a typed value, not spreadsheet text]' \

@@ -70,6 +70,7 @@ impl Embedded {
             threads: self.threads.unwrap_or(cores).min(most_threads(cores)),
             threads_asked: None,
             split: false,
+            fix: false,
             quirks: self.quirks,
             html: false,
             excel_safe: false,

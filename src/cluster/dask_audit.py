@@ -587,6 +587,9 @@ def main(argv=None):
                          "(told by its SHA-256) is not reused")
     ap.add_argument("--split", action="store_true", help="pass --split to pgn-audit")
     ap.add_argument("--quirks", action="store_true", help="pass --quirks to pgn-audit")
+    ap.add_argument("--fix", action="store_true",
+                    help="pass --fix to pgn-audit: the merged folder holds fixed.pgn and "
+                         "corrections.csv")
     ap.add_argument("--no-html", action="store_true", help="pass --no-html to pgn-audit")
     ap.add_argument("--excel-safe", action="store_true", help="pass --excel-safe to pgn-audit")
     ap.add_argument("--format", choices=FORMATS, default="csv",
@@ -696,7 +699,8 @@ def audit_units(args, cwd, binary, version, out, files, piece_size, connected):
     remove_temporaries(shards)
 
     flags = [f for f, on in (("--split", args.split), ("--quirks", args.quirks),
-                             ("--no-html", args.no_html), ("--excel-safe", args.excel_safe))
+                             ("--no-html", args.no_html), ("--excel-safe", args.excel_safe),
+                             ("--fix", args.fix))
              if on]
     if args.format != "csv":
         flags += ["--format", args.format]
@@ -704,7 +708,7 @@ def audit_units(args, cwd, binary, version, out, files, piece_size, connected):
         flags += ["--max-window", str(args.max_window)]
     options = {"split": args.split, "quirks": args.quirks, "html": not args.no_html,
                "excel_safe": args.excel_safe, "format": args.format,
-               "max_window": max_window(args.max_window)}
+               "max_window": max_window(args.max_window), "fix": args.fix}
     wants, folders = [], []
     for i, unit in enumerate(units):
         wants.append({"format": IDENTITY_FORMAT, "binary": binary, "version": version,

@@ -36,6 +36,6 @@ pub use audit::{
     ResultFinding, Undecided, Variant, audit_game, audit_game_caught, fen_of, repetition_counts,
 };
 pub use pgn::{
-    Game, Glyph, Mended, MoveToken, Moves, PieceLetters, SyntaxError, TagQuirk, TagQuirkKind, Tags,
-    decode_text,
+    Game, Glyph, Mended, MoveToken, Moves, PieceLetters, ResultPlaces, SyntaxError, TagQuirk,
+    TagQuirkKind, Tags, decode_text,
 };

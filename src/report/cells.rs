@@ -11,6 +11,7 @@ use serde::de::{Deserialize, Deserializer, Error as _};
 use serde::ser::{Serialize, Serializer};
 use shakmaty::{CastlingSide, Color};
 
+use pgn_audit_core::audit::fix::CorrectionCode;
 use pgn_audit_core::audit::{
     Basis, CastlingReason, ClaimKind, ClaimSource, ClaimVerdict, DrawRule, ErrorKind, QuirkCode,
     Quirks, Reasons, ResultCode, Variant,
@@ -53,6 +54,15 @@ audit_codes!(
     ErrorKind,
     QuirkCode,
 );
+
+/// corrections.csv's `code`: the rule or results code whose correction
+/// `--fix` made, written as that code's own text.
+impl Code for CorrectionCode {
+    const ALL: &'static [CorrectionCode] = CorrectionCode::ALL;
+    fn code(self) -> &'static str {
+        CorrectionCode::code(self)
+    }
+}
 
 impl Code for Variant {
     const ALL: &'static [Variant] = &[Variant::Standard, Variant::Chess960];

@@ -16,11 +16,11 @@ use super::{PathError, out_err};
 /// the run: removing it would let two runs lock two different files.
 const LOCK: &str = ".pgn-audit.lock";
 
-/// Every file of the report contract (v3), in the order in which a run
+/// Every file of the report contract (v4), in the order in which a run
 /// removes an earlier run's: summary.json first, so that it never vouches
 /// for a folder being cleared. A run in one format removes the reports of
 /// an earlier run in the other too.
-const CONTRACT_FILES: [&str; 16] = [
+const CONTRACT_FILES: [&str; 19] = [
     "summary.json",
     "castling.csv",
     "claims.csv",
@@ -28,15 +28,18 @@ const CONTRACT_FILES: [&str; 16] = [
     "errors.csv",
     "results.csv",
     "quirks.csv",
+    "corrections.csv",
     "castling.parquet",
     "claims.parquet",
     "missed_draws.parquet",
     "errors.parquet",
     "results.parquet",
     "quirks.parquet",
+    "corrections.parquet",
     "report.html",
     "clean.pgn",
     "rejected.pgn",
+    "fixed.pgn",
 ];
 
 /// Numbers this process's temporary files.

@@ -16,8 +16,8 @@ use std::path::{Path, PathBuf};
 use crate::Format;
 use crate::merge_error::{MergeError, fail};
 use crate::rows::{
-    self, CastlingRow, ClaimRow, ErrorRow, Identity, MissedDrawRow, QuirkRow, ReadError, ReportRow,
-    ResultRow, position,
+    self, CastlingRow, ClaimRow, CorrectionRow, ErrorRow, Identity, MissedDrawRow, QuirkRow,
+    ReadError, ReportRow, ResultRow, position,
 };
 use crate::summary::Summary;
 use crate::table::{self, RowReader};
@@ -131,6 +131,14 @@ pub(crate) fn check(dir: &Path, summary: &Summary) -> Result<(), MergeError> {
             counted.quirk_rows
         ));
     }
+    if summary.corrected != counted.correction_rows {
+        return refuse(format!(
+            "summary.json counts corrected {}, but {} has {} rows",
+            summary.corrected,
+            name(CorrectionRow::FILE),
+            counted.correction_rows
+        ));
+    }
     if summary.flagged != counted.flagged {
         return refuse(format!(
             "summary.json counts flagged {}, but its reports flag {} games",
@@ -177,6 +185,8 @@ struct Counted {
     error_rows: u64,
     /// quirks.csv rows.
     quirk_rows: u64,
+    /// corrections.csv rows: one per corrected game.
+    correction_rows: u64,
     /// Games with a row that flags (castling.csv, a false claim made in
     /// words, missed_draws.csv, results.csv) and no errors.csv row.
     flagged: u64,
@@ -220,6 +230,9 @@ fn count_rows(dir: &Path, summary: &Summary) -> Result<Counted, MergeError> {
     ];
     if summary.options.quirks {
         streams.push(Stream::open::<QuirkRow>(at)?);
+    }
+    if summary.options.fix {
+        streams.push(Stream::open::<CorrectionRow>(at)?);
     }
     let mut counted = Counted::default();
     while let Some(game) = streams.iter().filter_map(|s| s.game).min() {
@@ -282,6 +295,14 @@ impl Tally for ResultRow {
     fn tally(&self, counted: &mut Counted, game: &mut GameRows) {
         counted.results[self.code as usize] += 1;
         game.flags = true;
+    }
+}
+
+impl Tally for CorrectionRow {
+    const ONE_PER_GAME: bool = true;
+
+    fn tally(&self, counted: &mut Counted, _: &mut GameRows) {
+        counted.correction_rows += 1;
     }
 }
 

@@ -44,12 +44,17 @@ use pgn_audit_input::PathError;
 
 use cells::{Plies, VariantColumn};
 use rows::{
-    CastlingRow, CellStyle, ClaimRow, ErrorRow, Identity, MissedDrawRow, QuirkRow, Record,
-    ReportRow, ResultRow,
+    CastlingRow, CellStyle, ClaimRow, CorrectionRow, ErrorRow, Identity, MissedDrawRow, QuirkRow,
+    Record, ReportRow, ResultRow,
 };
 
 use pgn_audit_core::Tags;
+use pgn_audit_core::audit::fix::{self, Correction};
 use pgn_audit_core::audit::{GameClass, GameReport, Written};
+
+/// The corrected database `--fix` writes (v4): every game, its result
+/// corrected where the Laws contradict it.
+pub(crate) const FIXED_PGN: &str = "fixed.pgn";
 
 /// The identity of a game in its source: the first columns of every row.
 #[derive(Debug, Clone)]
@@ -242,6 +247,12 @@ impl SplitOut {
     }
 }
 
+/// fixed.pgn and corrections.csv, with `--fix`.
+struct Fix {
+    fixed: SplitOut,
+    corrections: CsvOut,
+}
+
 /// Writes every report of a run, game by game, in input order.
 pub struct Reports {
     /// The reports opened under temporary names, in the order opened.
@@ -254,6 +265,8 @@ pub struct Reports {
     /// quirks.csv, with `--quirks`.
     quirks: Option<CsvOut>,
     split: Option<Split>,
+    /// fixed.pgn and corrections.csv, with `--fix`.
+    fix: Option<Fix>,
     /// report.html's collector; `None` with `--no-html`.
     html: Option<page::HtmlReport>,
     /// The counts of summary.json.
@@ -278,6 +291,10 @@ fn run_files(options: Options) -> Vec<String> {
     }
     if options.split {
         files.extend(["clean.pgn".to_owned(), "rejected.pgn".to_owned()]);
+    }
+    if options.fix {
+        files.push(table::file_name(CorrectionRow::FILE, options.format));
+        files.push(FIXED_PGN.to_owned());
     }
     if options.html {
         files.push("report.html".to_owned());
@@ -311,6 +328,13 @@ impl Reports {
             }),
             false => None,
         };
+        let fix = match options.fix {
+            true => Some(Fix {
+                corrections: CsvOut::open::<CorrectionRow>(&folder, &mut pending, f)?,
+                fixed: SplitOut::open(&folder, &mut pending, FIXED_PGN)?,
+            }),
+            false => None,
+        };
         Ok(Reports {
             pending,
             castling,
@@ -320,6 +344,7 @@ impl Reports {
             results,
             quirks,
             split,
+            fix,
             html: options.html.then(page::HtmlReport::default),
             summary: Summary {
                 options,
@@ -342,6 +367,7 @@ impl Reports {
             excel_safe: false,
             format: Format::Parquet,
             max_window: pgn_audit_input::MaxWindow::DEFAULT_MIB,
+            fix: false,
         };
         Reports {
             pending: Vec::new(),
@@ -354,6 +380,7 @@ impl Reports {
                 .quirks
                 .then(|| CsvOut::Memory(table::MemoryOut::new::<QuirkRow>())),
             split: None,
+            fix: None,
             html: None,
             summary: Summary {
                 options,
@@ -381,7 +408,9 @@ impl Reports {
         Some((self.summary, tables))
     }
 
-    /// Writes one game's rows (and its bytes, with `--split`).
+    /// Writes one game's rows (and its bytes, with `--split` and
+    /// `--fix`; with `--fix`, its result corrected where the Laws
+    /// contradict it).
     pub fn write_game(
         &mut self,
         id: &GameId,
@@ -390,6 +419,11 @@ impl Reports {
     ) -> Result<(), PathError> {
         let class = report.class();
         self.summary.add_game(report, class);
+        // Only a game with a row can be corrected.
+        let fixed = match self.fix {
+            Some(_) => fix::fix_game(bytes, report),
+            None => None,
+        };
         // Most games have no row: their identity is not even decoded.
         if !report.castling.is_empty()
             || !report.claims.is_empty()
@@ -398,7 +432,8 @@ impl Reports {
             || report.error.is_some()
             || (self.quirks.is_some() && !report.quirks.is_empty())
         {
-            self.write_rows(id, report, bytes)?;
+            let correction = fixed.as_ref().map(|(c, _)| c);
+            self.write_rows(id, report, bytes, correction)?;
         }
         if let Some(split) = &mut self.split {
             match class {
@@ -406,15 +441,26 @@ impl Reports {
                 _ => split.rejected.put(bytes)?,
             }
         }
+        if let Some(out) = &mut self.fix {
+            match &fixed {
+                Some((_, corrected)) => {
+                    self.summary.corrected += 1;
+                    out.fixed.put(corrected)?;
+                }
+                None => out.fixed.put(bytes)?,
+            }
+        }
         Ok(())
     }
 
-    /// Writes the CSV and HTML rows of a game that has any.
+    /// Writes the CSV and HTML rows of a game that has any, and its
+    /// correction's row where `--fix` made one.
     fn write_rows(
         &mut self,
         id: &GameId,
         report: &GameReport,
         bytes: &[u8],
+        correction: Option<&Correction>,
     ) -> Result<(), PathError> {
         let [event, site, date, round, white, black] = id.tags.identity(bytes);
         let unsupported = pgn_audit_core::audit::start::unsupported_variant(report, id.tags);
@@ -452,6 +498,16 @@ impl Reports {
         self.write_error_and_results(&id, report)?;
         if let Some(out) = &mut self.quirks {
             write_quirks(out, &id, report, bytes)?;
+        }
+        if let (Some(out), Some(c)) = (&mut self.fix, correction) {
+            out.corrections.put(&CorrectionRow {
+                id: id.clone(),
+                ply: c.ply,
+                code: c.code,
+                from: c.from.as_str(),
+                to: c.to,
+                detail: c.detail.as_str(),
+            })?;
         }
         Ok(())
     }
@@ -555,6 +611,10 @@ impl Reports {
             split.clean.finish()?;
             split.rejected.finish()?;
         }
+        if let Some(Fix { fixed, corrections }) = self.fix {
+            corrections.finish()?;
+            fixed.finish()?;
+        }
         if let Some(h) = &self.html {
             let page = h.render(&self.summary);
             self.pending
@@ -617,6 +677,7 @@ mod tests {
         let t = tempfile::tempdir().unwrap();
         let options = Options {
             quirks: true,
+            fix: true,
             ..Options::default()
         };
         let reports = Reports::create(t.path(), options).unwrap();
@@ -633,12 +694,14 @@ mod tests {
         header::<ErrorRow>(t.path());
         header::<ResultRow>(t.path());
         header::<QuirkRow>(t.path());
+        header::<CorrectionRow>(t.path());
         let all = Options {
             split: true,
             quirks: true,
             html: true,
             excel_safe: false,
             format: Format::Csv,
+            fix: true,
             ..Options::default()
         };
         assert_eq!(
@@ -653,6 +716,8 @@ mod tests {
                 "quirks.csv",
                 "clean.pgn",
                 "rejected.pgn",
+                "corrections.csv",
+                "fixed.pgn",
                 "report.html"
             ]
         );

@@ -16,12 +16,12 @@ pub use crate::merge_error::MergeError;
 use crate::merge_error::fail;
 use crate::page::{HtmlReport, OnPage};
 use crate::rows::{
-    self, CastlingRow, ClaimRow, ErrorRow, Identity, MissedDrawRow, QuirkRow, ReadError, ReportRow,
-    ResultRow, column, position,
+    self, CastlingRow, ClaimRow, CorrectionRow, ErrorRow, Identity, MissedDrawRow, QuirkRow,
+    ReadError, ReportRow, ResultRow, column, position,
 };
 use crate::summary::VERSION;
 use crate::table::{self, ParquetOut, RowReader};
-use crate::{Findings, Format, Options, PieceInfo, SourceDetail, Summary};
+use crate::{FIXED_PGN, Findings, Format, Options, PieceInfo, SourceDetail, Summary};
 use pgn_audit_input::PathError;
 
 /// The split PGN files, present in every folder or in none.
@@ -74,6 +74,13 @@ fn read_shard(dir: &Path) -> Result<Shard, MergeError> {
     if summary.options.quirks {
         check_header::<QuirkRow>(dir, format)?;
     }
+    if summary.options.fix {
+        check_header::<CorrectionRow>(dir, format)?;
+        let fixed = dir.join(FIXED_PGN);
+        if !fixed.is_file() {
+            return Err(fail(&fixed, "missing"));
+        }
+    }
     let present: Vec<bool> = SPLIT.iter().map(|n| dir.join(n).exists()).collect();
     let split = match present[..] {
         [true, true] => true,
@@ -119,7 +126,8 @@ fn check_header<R: ReportRow>(dir: &Path, format: Format) -> Result<(), MergeErr
 
 /// Refuses a summary.json that another version of pgn-audit wrote: one
 /// without `version` is of contract v1, one without `undecided` (which v3
-/// added, with the helpmate analysis) of contract v2; one of another
+/// added, with the helpmate analysis) of contract v2, one without
+/// `corrected` (which v4 added, with `--fix`) of contract v3; one of another
 /// version may judge games otherwise, so its rows cannot stand next to
 /// this version's.
 fn check_version(dir: &Path, path: &Path, text: &str) -> Result<(), MergeError> {
@@ -130,6 +138,10 @@ fn check_version(dir: &Path, path: &Path, text: &str) -> Result<(), MergeError> 
         Some(_) if v.get("undecided").is_none() => Err(fail(
             dir,
             "a report folder of contract v2 (no undecided): audit its input again",
+        )),
+        Some(_) if v.get("corrected").is_none() => Err(fail(
+            dir,
+            "a report folder of contract v3 (no corrected): audit its input again",
         )),
         Some(serde_json::Value::String(found)) if found == VERSION => Ok(()),
         Some(found) => Err(fail(
@@ -514,6 +526,14 @@ impl Merged for ErrorRow {
 
 impl Merged for ResultRow {}
 
+/// corrections.csv: counted in summary.json's `corrected`, not shown row
+/// by row.
+impl Merged for CorrectionRow {
+    fn count(_: &mut Copy, _: &Path, _: &csv::ByteRecord, _: u64) -> Result<(), MergeError> {
+        Ok(())
+    }
+}
+
 /// quirks.csv: neither counted nor shown.
 impl Merged for QuirkRow {
     fn count(_: &mut Copy, _: &Path, _: &csv::ByteRecord, _: u64) -> Result<(), MergeError> {
@@ -762,6 +782,11 @@ pub fn merge(
             merge_split(&folder, name, &parts, w)?;
         }
     }
+    if options.fix {
+        merge_report::<CorrectionRow>(&writing, w, f, None)?;
+        writing.go_on()?;
+        merge_split(&folder, FIXED_PGN, &parts, w)?;
+    }
     if let Some(page) = page {
         writing.go_on()?;
         let path = folder.path("report.html");
@@ -888,12 +913,18 @@ fn merged_files(options: Options, split: bool) -> Vec<String> {
     if options.quirks {
         names.push(QuirkRow::FILE);
     }
+    if options.fix {
+        names.push(CorrectionRow::FILE);
+    }
     let mut names: Vec<String> = names
         .into_iter()
         .map(|n| table::file_name(n, options.format))
         .collect();
     if split {
         names.extend(SPLIT.map(str::to_owned));
+    }
+    if options.fix {
+        names.push(FIXED_PGN.to_owned());
     }
     if options.html {
         names.push("report.html".to_owned());
@@ -902,8 +933,9 @@ fn merged_files(options: Options, split: bool) -> Vec<String> {
     names
 }
 
-/// Writes the merged split PGN file `name`: the parts' files in order, an
-/// empty line between two that are not empty.
+/// Writes the merged PGN file `name` (clean.pgn, rejected.pgn, fixed.pgn):
+/// the parts' files in order, an empty line between two that are not
+/// empty.
 fn merge_split(
     folder: &OutFolder,
     name: &str,
@@ -961,6 +993,7 @@ fn options_differ(there: Options, here: Options) -> String {
         ("--quirks", here.quirks, there.quirks),
         ("--no-html", !here.html, !there.html),
         ("--excel-safe", here.excel_safe, there.excel_safe),
+        ("--fix", here.fix, there.fix),
     ]
     .iter()
     .filter(|(_, a, b)| a != b)

@@ -23,6 +23,7 @@ use serde::{Deserialize, Serialize};
 use shakmaty::{CastlingSide, Color};
 
 use crate::cells::{Code, CodeSet, Plies, VariantColumn, code, code_set, optional_code};
+use pgn_audit_core::audit::fix::CorrectionCode;
 use pgn_audit_core::audit::{
     Basis, ClaimKind, ClaimSource, ClaimVerdict, DrawRule, ErrorKind, MoveName, Quirks, Reasons,
     ResultCode, claimed_move,
@@ -177,6 +178,7 @@ typed_cells! {
     DrawRule => |v| Code::code(*v),
     ErrorKind => |v| Code::code(*v),
     ResultCode => |v| Code::code(*v),
+    CorrectionCode => |v| Code::code(*v),
     Option<Basis> => |v| v.map_or("", Code::code),
     Reasons => |v| v.joined(),
     Quirks => |v| v.joined(),
@@ -519,6 +521,24 @@ report_row! {
         quirk: Quirks,
         /// The move in standard notation, `""` where none.
         standard as "move": S,
+    }
+}
+
+report_row! {
+    /// A corrections.csv row (with `--fix`, v4): a game whose recorded
+    /// result the Laws contradict, corrected in fixed.pgn.
+    CorrectionRow in "corrections.csv" {
+        /// The ply of the finding: the missed draw's, or the game's last.
+        ply: u32,
+        /// The missed_draws rule or results code that decides it.
+        #[serde(with = "code")]
+        code: CorrectionCode,
+        /// The recorded result.
+        from: S,
+        /// The result the Laws give.
+        to: S,
+        /// The finding for a person.
+        detail: S,
     }
 }
 

@@ -39,6 +39,9 @@ pub struct Options {
     /// Required: a folder that does not say it is not taken for the
     /// default.
     pub max_window: u32,
+    /// (v4) `--fix`: fixed.pgn and corrections.csv.
+    #[serde(default)]
+    pub fix: bool,
 }
 
 impl Default for Options {
@@ -52,6 +55,7 @@ impl Default for Options {
             excel_safe: false,
             format: Format::Csv,
             max_window: pgn_audit_input::MaxWindow::DEFAULT_MIB,
+            fix: false,
         }
     }
 }
@@ -266,6 +270,8 @@ pub struct Summary {
     /// (v3) The time the helpmate analysis took, added over the games (on
     /// every thread), in seconds.
     pub helpmate_seconds: f64,
+    /// (v4) Games whose recorded result `--fix` corrected (0 without it).
+    pub corrected: u64,
     /// Whether a signal stopped the run before its input's end.
     pub interrupted: bool,
     /// The piece audited, for a run with `--piece`.
@@ -347,6 +353,7 @@ impl Summary {
             source_details: &self.source_details,
             undecided: Counts::of(Undecided::ALL, Undecided::code, &self.undecided),
             helpmate_seconds: (self.helpmate_seconds * 1000.0).round() / 1000.0,
+            corrected: self.corrected,
             interrupted: self.interrupted,
             piece: self.piece.as_ref(),
         };
@@ -357,8 +364,8 @@ impl Summary {
 
     /// Reads a summary.json written by [`Summary::to_json`]; `None` when a
     /// key it writes (version 2's `results`, `version`, `options` and
-    /// `source_details`, version 3's `undecided` and `helpmate_seconds`
-    /// included) is missing or malformed. The table's
+    /// `source_details`, version 3's `undecided` and `helpmate_seconds`,
+    /// version 4's `corrected` included) is missing or malformed. The table's
     /// [`Findings`] are left at zero.
     pub(crate) fn from_json(text: &str) -> Option<Summary> {
         let file: SummaryRead = serde_json::from_str(text).ok()?;
@@ -381,6 +388,7 @@ impl Summary {
             source_details: file.source_details,
             undecided: counted(&file.undecided, Undecided::ALL, Undecided::code)?,
             helpmate_seconds: file.helpmate_seconds,
+            corrected: file.corrected,
             interrupted: file.interrupted,
             piece: file.piece,
             findings: Findings::default(),
@@ -402,6 +410,7 @@ impl Summary {
         add(&mut self.results, &other.results);
         add(&mut self.undecided, &other.undecided);
         self.helpmate_seconds += other.helpmate_seconds;
+        self.corrected += other.corrected;
         self.notation_quirks += other.notation_quirks;
         self.bytes += other.bytes;
         self.seconds += other.seconds;
@@ -458,6 +467,10 @@ impl Summary {
             ("result problems", sum(&self.results).to_string()),
             ("errors", sum(&self.errors).to_string()),
         ];
+        let corrected = ("corrected", self.corrected.to_string());
+        let findings = findings
+            .into_iter()
+            .chain(self.options.fix.then_some(corrected));
         t.line(0, "Findings");
         for (label, n) in findings {
             t.line(2, &format!("{label:<16}{n}"));
@@ -645,6 +658,7 @@ struct SummaryFile<'a> {
     undecided: Counts,
     /// Rounded to the millisecond.
     helpmate_seconds: f64,
+    corrected: u64,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     interrupted: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -675,6 +689,7 @@ struct SummaryRead {
     source_details: Vec<SourceDetail>,
     undecided: BTreeMap<String, u64>,
     helpmate_seconds: f64,
+    corrected: u64,
     #[serde(default)]
     interrupted: bool,
     #[serde(default)]
@@ -818,6 +833,7 @@ mod tests {
                 excel_safe: false,
                 format: Format::Parquet,
                 max_window: 128,
+                fix: true,
             },
             source_details: vec![SourceDetail {
                 name: "a.pgn".into(),
@@ -837,6 +853,7 @@ mod tests {
         s.missed_draws[2] = 5;
         s.errors[5] = 1;
         s.results[4] = 7;
+        s.corrected = 2;
         let expected = format!(
             r#"{{
   "games": 3,
@@ -899,7 +916,8 @@ mod tests {
     "html": true,
     "excel_safe": false,
     "format": "parquet",
-    "max_window": 128
+    "max_window": 128,
+    "fix": true
   }},
   "source_details": [
     {{
@@ -919,6 +937,7 @@ mod tests {
     "timeout_without_mating_material": 0
   }},
   "helpmate_seconds": 0.0,
+  "corrected": 2,
   "interrupted": true
 }}
 "#
@@ -929,7 +948,7 @@ mod tests {
         s.source_details.clear();
         let json = s.to_json().unwrap();
         assert!(json.contains("  \"source_details\": [],\n"), "{json}");
-        assert!(json.ends_with("  \"helpmate_seconds\": 0.0\n}\n"), "{json}");
+        assert!(json.ends_with("  \"corrected\": 2\n}\n"), "{json}");
         assert!(json.contains("  \"sources\": [],\n"), "{json}");
     }
 
@@ -949,6 +968,7 @@ mod tests {
                 excel_safe: false,
                 format: Format::Parquet,
                 max_window: 128,
+                fix: false,
             },
             source_details: vec![
                 SourceDetail {

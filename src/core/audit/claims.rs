@@ -475,7 +475,13 @@ pub(super) fn audit_claims(
         if surely_no_claim_word(raw) {
             continue;
         }
-        let (a, b) = comment_claims(&decode_text(raw));
+        let text = decode_text(raw);
+        // The comment `--fix` writes tells the correction, not the
+        // players' claim.
+        if text.trim_start().starts_with(super::fix::COMMENT_PREFIX) {
+            continue;
+        }
+        let (a, b) = comment_claims(&text);
         com3 |= a;
         com50 |= b;
     }

@@ -12,7 +12,7 @@ use shakmaty::{CastlingSide, Chess, Color, Position, Role, Square, san::San};
 
 use super::castling::{Breach, CastleJudgement, Event, PieceAt, Unplayable};
 use super::claims::{Difference, EnPassantDifference, Grounds, Since};
-use super::findings::{Basis, MoveName, claimed_position};
+use super::findings::{Basis, DrawRule, MoveName, claimed_position};
 use super::repetition::right_bit;
 use super::results::Contradiction;
 use crate::pgn::Game;
@@ -539,6 +539,52 @@ pub(super) fn result(contradiction: Contradiction, recorded: &str) -> String {
             color_name(winner)
         ),
     }
+}
+
+/// The detail of a correction for a missed draw (corrections.csv, and
+/// the comment `--fix` writes): the game drawn by `rule` (a dead position
+/// shown by `basis`) after the move of `mover` (its side and move number),
+/// or in the start position.
+pub(super) fn missed_draw(
+    rule: DrawRule,
+    basis: Option<Basis>,
+    mover: Option<(Color, u32)>,
+) -> String {
+    let when = match mover {
+        Some((color, number)) => {
+            format!("after {}'s {} move", color_name(color), numbered(number))
+        }
+        None => "in the start position".to_owned(),
+    };
+    match (rule, basis) {
+        (DrawRule::Fivefold, _) => {
+            format!("the game was drawn by a fivefold repetition {when} (FIDE 9.6.1)")
+        }
+        (DrawRule::SeventyFiveMoves, _) => {
+            format!("the game was drawn by the 75-move rule {when} (FIDE 9.6.2)")
+        }
+        (DrawRule::DeadPosition, Some(Basis::HelpmateAnalysis)) => format!(
+            "the game was drawn by a dead position {when}, no series of legal moves letting \
+             White or Black mate (helpmate analysis, FIDE 5.2.2)"
+        ),
+        (DrawRule::DeadPosition, _) => format!(
+            "the game was drawn by a dead position {when}, neither side having the material to \
+             mate (FIDE 5.2.2)"
+        ),
+    }
+}
+
+/// A number as an English ordinal in figures: `1st`, `2nd`, `3rd`, `4th`,
+/// `11th`, `12th`, `13th`, `21st`, `112th`.
+fn numbered(n: u32) -> String {
+    let suffix = match (n % 10, n % 100) {
+        (_, 11..=13) => "th",
+        (1, _) => "st",
+        (2, _) => "nd",
+        (3, _) => "rd",
+        _ => "th",
+    };
+    format!("{n}{suffix}")
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@ mod claims;
 mod explain;
 mod fastsan;
 mod findings;
+pub mod fix;
 pub mod geometry;
 pub mod helpmate;
 mod repetition;

@@ -36,6 +36,26 @@ pub struct Game<'a> {
     /// The result token that ends the movetext, canonical (`1/2` and `½-½`
     /// are `1/2-1/2`); `None` where there is none.
     pub result_token: Option<&'static str>,
+    /// Where that token is written: its byte range in `bytes`.
+    pub result_span: Option<(u32, u32)>,
+}
+
+/// Where a game writes its result, as the reader found it: what a
+/// correction of the result (`--fix`) edits, byte ranges and positions in
+/// the game's bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ResultPlaces {
+    /// The value of the Result tag read, between its quotes; `None`
+    /// without a Result tag.
+    pub tag_value: Option<(u32, u32)>,
+    /// Where the tag section ends (the movetext starts); `None` for a game
+    /// without tags.
+    pub section_end: Option<u32>,
+    /// The result token that closes the movetext; `None` without one.
+    pub token: Option<(u32, u32)>,
+    /// Right after the movetext's last byte that is not blank (its start
+    /// where it is all blank): where a missing result token goes.
+    pub movetext_end: u32,
 }
 
 /// A game's mainline moves, read as a slice. Their storage goes back to
@@ -189,6 +209,19 @@ impl<'a> Game<'a> {
             syntax_error: mt.error,
             final_comments: mt.final_comments,
             result_token: mt.result,
+            result_span: mt.result_span,
+        }
+    }
+
+    /// Where the game writes its result ([`ResultPlaces`]).
+    pub fn result_places(&self) -> ResultPlaces {
+        let text = &self.bytes[self.movetext_start..];
+        let blank_end = text.trim_ascii_end().len();
+        ResultPlaces {
+            tag_value: self.tags.result_value,
+            section_end: self.tags.section_end,
+            token: self.result_span,
+            movetext_end: offset(self.movetext_start + blank_end),
         }
     }
 

@@ -89,6 +89,8 @@ pub(super) struct Movetext {
     pub final_comments: Vec<(u32, u32)>,
     /// The first result token, canonical (`1/2` and `½-½` are `1/2-1/2`).
     pub result: Option<&'static str>,
+    /// Where that token is written: its byte range in the game.
+    pub result_span: Option<(u32, u32)>,
     /// While reading: the comment straight after the last move, read with
     /// it (Lichess writes one after every move), kept apart from the later
     /// ones in `final_comments` so that a move costs no push and clear of
@@ -127,6 +129,7 @@ pub(super) fn read_movetext(bytes: &[u8], start: usize, letters: PieceLetters) -
         error: None,
         final_comments: Vec::new(),
         result: None,
+        result_span: None,
         comment_after_move: None,
     };
     // The English reading, nearly every game's, is an instance of its own
@@ -266,7 +269,8 @@ fn read_tokens<const ENGLISH: bool>(
                         return;
                     }
                     result_seen = true;
-                    out.result.get_or_insert(result);
+                    out.result = Some(result);
+                    out.result_span = Some((offset(i), offset(end)));
                     i = end;
                     continue;
                 }

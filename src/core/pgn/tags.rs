@@ -20,6 +20,12 @@ pub struct Tags {
     /// standard writes them are kept without an allocation: a borrowed
     /// value is one of them or the empty default, canonical as it is.
     pub result: Cow<'static, str>,
+    /// Where the value of the Result tag read into `result` is written:
+    /// its byte range in the game, between its quotes, escapes not undone.
+    pub result_value: Option<(u32, u32)>,
+    /// Where the tag section ends (the movetext starts), for a game with
+    /// at least one tag line; `None` for a game without tags.
+    pub section_end: Option<u32>,
     /// The FEN tag, if any.
     pub fen: Option<String>,
     /// The Variant tag, if any.
@@ -89,6 +95,7 @@ pub(super) fn read_tags(bytes: &[u8]) -> (Tags, usize) {
         let rest = &bytes[pos..];
         if let Some(len) = read_plain_tag_line(rest, pos, &mut tags) {
             pos += len;
+            tags.section_end = Some(offset(pos));
             continue;
         }
         let indent = rest
@@ -115,7 +122,11 @@ pub(super) fn read_tags(bytes: &[u8]) -> (Tags, usize) {
                     end: offset(start + line.trim_ascii_end().len()),
                 });
                 pos = start + line_len(&rest[indent..]);
+                tags.section_end = Some(offset(pos));
                 continue;
+            }
+            if tags.section_end.is_some() {
+                tags.section_end = Some(offset(pos));
             }
             return (tags, pos);
         }
@@ -124,6 +135,7 @@ pub(super) fn read_tags(bytes: &[u8]) -> (Tags, usize) {
             line_end = line_start + line_len(&bytes[line_start..]);
         }
         pos = line_start + read_tag_line(&bytes[line_start..line_end], line_start, &mut tags);
+        tags.section_end = Some(offset(pos));
     }
 }
 
@@ -293,7 +305,10 @@ fn store_tag(name: &[u8], value: &[u8], start: usize, tags: &mut Tags) {
         b"Round" => identity(3),
         b"White" => identity(4),
         b"Black" => identity(5),
-        b"Result" => tags.result = known_or_decoded(value, &RESULTS),
+        b"Result" => {
+            tags.result = known_or_decoded(value, &RESULTS);
+            tags.result_value = Some((offset(start), offset(start + value.len())));
+        }
         b"FEN" => tags.fen = Some(decode()),
         b"Variant" => tags.variant = Some(decode()),
         b"Termination" => tags.termination = Some(known_or_decoded(value, &TERMINATIONS)),

@@ -44,6 +44,12 @@ pub trait OnPage {
     fn add_to(&self, page: &mut HtmlReport);
 }
 
+/// corrections.csv: the page counts the corrected games from summary.json,
+/// not row by row.
+impl<S: Text> OnPage for crate::rows::CorrectionRow<S> {
+    fn add_to(&self, _: &mut HtmlReport) {}
+}
+
 /// Each row type onto the page by its collector's method.
 macro_rules! on_page {
     ($($row:ident => $add:ident,)*) => {

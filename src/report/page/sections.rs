@@ -189,6 +189,10 @@ fn glance_run(s: &Summary) -> Markup {
             (card("flagged", "flagged", s.flagged, &format!("flagged{}", pct(s.flagged)), Some("flagged"), None, none.clone()))
             (card("incomplete", "incomplete", s.incomplete, &format!("incomplete{}", pct(s.incomplete)), Some("incomplete"), None, none.clone()))
             (card("quirks", "quirks", s.notation_quirks, "notation quirks", Some("notation_quirks"), None, none.clone()))
+            @if s.options.fix {
+                (card("corrected", "corrected", s.corrected, "results corrected", Some("corrected"), None,
+                    html! { small { "in fixed.pgn (--fix)" } }))
+            }
             div.stat #stat-bytes data-value=(format!("{:.1}", s.bytes as f64 / f64::from(1 << 20))) {
                 b { (format!("{:.1}", s.bytes as f64 / f64::from(1 << 20))) } span { "MiB read" }
             }

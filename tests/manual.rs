@@ -728,7 +728,7 @@ fn the_readme_installs_the_manual() {
 fn the_synopses_name_the_commands_as_typed() {
     let main = plain(&main_page());
     for line in [
-        "pgn-audit\\fR [-o <DIR>] [-j <N>] [--split] [--quirks]",
+        "pgn-audit\\fR [-o <DIR>] [-j <N>] [--split] [--fix] [--quirks]",
         "<INPUT>...",
         "pgn-audit merge\\fR [--quiet] <REPORT_DIR>... -o <OUT>",
         "pgn-audit plan\\fR [--max-window <MIB>] <FILE> {--piece-size <BYTES> | --text-estimate}",
@@ -861,8 +861,11 @@ fn the_readme_help_and_manual_agree() {
         .output()
         .unwrap();
     let said = String::from_utf8(o.stderr).unwrap();
+    // The code spans: every other piece between backticks.
     let quotes: Vec<String> = readme_words
         .split('`')
+        .skip(1)
+        .step_by(2)
         .filter(|q| q.contains("refused: "))
         .map(|q| q[q.find("refused: ").unwrap()..].to_owned())
         .collect();

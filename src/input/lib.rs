@@ -196,7 +196,9 @@ impl Source {
         match &self.origin {
             Origin::File(path) if std::fs::metadata(path).is_ok_and(|m| m.is_file()) => {}
             Origin::ZipMember { .. } => {}
-            Origin::File(_) | Origin::Stdin | Origin::Unreadable(_) => return None,
+            Origin::File(_) | Origin::Stdin | Origin::Unreadable(_) | Origin::Memory(_) => {
+                return None;
+            }
         }
         static POOL: std::sync::OnceLock<Option<Arc<rayon::ThreadPool>>> =
             std::sync::OnceLock::new();
@@ -215,6 +217,7 @@ impl Source {
             Arc::new(AtomicU64::new(0)),
             pool,
             1,
+            &Arc::new(AtomicBool::new(false)),
         );
         opened.err()
     }

@@ -115,10 +115,10 @@ enum Failure {
     #[error("{0}")]
     Piece(String),
     #[error("internal error: cannot install the signal handler: {0}")]
-    Signals(ctrlc::Error),
+    Signals(#[source] ctrlc::Error),
     /// The reader stage failed: the reports are not the whole input.
     #[error("internal error: {0}")]
-    Stage(StageError),
+    Stage(#[source] StageError),
 }
 
 impl Failure {

@@ -702,6 +702,41 @@ fn a_reused_shard_keeps_its_read_error_and_exit_status() {
     }
 }
 
+/// A shard's report edited after it was written (one cell of its
+/// castling.csv), its summary.json untouched, is not reused: its checksum
+/// in the identity record no longer holds, so it is computed again and the
+/// merge is the one run's.
+#[test]
+#[cfg_attr(
+    not(oracle_dask),
+    ignore = "needs dask.distributed: run tests/setup-oracles"
+)]
+fn a_shard_edited_after_it_was_written_is_computed_again() {
+    let shared = shared_cluster();
+    let t = tempdir();
+    let games = sample_games();
+    write(t.path(), "a.pgn", pgn(&games[..40]).as_bytes());
+    write(t.path(), "b.pgn", pgn(&games[40..80]).as_bytes());
+    let args = in_dir(t.path(), &["a.pgn", "b.pgn"]);
+    let (single, _) = one_run(&args, t.path());
+    let o = run_driver(&shared.cluster, &pgn_audit(), "merged", &args, t.path());
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    computed(&o, 2, 0);
+    let shards = shard_folders(&t.path().join("merged"));
+    let castling = shards[1].join("castling.csv");
+    let text = std::fs::read_to_string(&castling).unwrap();
+    std::fs::write(&castling, text.replacen("source", "sourcE", 1)).unwrap();
+    let o = run_driver(&shared.cluster, &pgn_audit(), "merged", &args, t.path());
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    computed(&o, 1, 1);
+    assert!(
+        stderr(&o).contains(": not reused: its castling.csv was changed after it was written"),
+        "{}",
+        stderr(&o)
+    );
+    assert_same_run(&single, &t.path().join("merged"));
+}
+
 #[test]
 #[cfg_attr(
     not(oracle_dask),
@@ -1507,6 +1542,9 @@ fn the_readme_s_sample_jobqueue_yaml_makes_its_jobs() {
         .arg(pgn_audit())
         .args(["-o", "merged", "a.pgn"])
         .env("DASK_CONFIG", &config)
+        // The other tests' clusters may hold the dashboard's port: Dask
+        // warns that it takes another.
+        .env("PYTHONWARNINGS", "ignore::UserWarning")
         .stdin(Stdio::null())
         .output()
         .unwrap();

@@ -39,8 +39,10 @@ A rerun resumes: a shard is reused only when its identity record
 and its summary.json show that this run would write it again: the same
 binary (SHA-256) and version, the same options, the same source name, path,
 size and modification time, the piece bounds, a complete run that was not
-interrupted, and its read error, if any, recorded (the rerun exits 2 again).
-Any other shard is removed and computed again. Shard folders that are not
+interrupted, its read error, if any, recorded (the rerun exits 2 again), and
+every file of it as it was written (the record keeps each file's SHA-256).
+Any other shard is removed and computed again. Before the merge every shard
+is checked so again: one changed while the run went on is not merged. Shard folders that are not
 this run's (of an earlier plan: another `--piece-size`, another state or
 list of the inputs) are removed, with a line each, and never merged.
 """
@@ -64,7 +66,7 @@ IDENTITY = "dask_audit.json"
 #: The lock a driver holds in its output and shard folders.
 LOCK = ".dask_audit.lock"
 #: What the identity record's layout is; a record of another is not reused.
-IDENTITY_FORMAT = 2
+IDENTITY_FORMAT = 3
 #: A shard folder's name: its unit's number, a dash, its source.
 SHARD_NAME = re.compile(r"[0-9]{6}-.")
 #: The exit status of pgn-audit for an input error, and of this driver for
@@ -234,10 +236,22 @@ def read_json(path):
         return None
 
 
-def stale_because(folder, want):
+def shard_files(folder):
+    """The SHA-256 of each file of a shard, its identity record aside, as
+    the identity record keeps them: a reuse and the merge check the shard's
+    files against them, so that a report edited or cut short after it was
+    written is never merged."""
+    return {name: sha256(os.path.join(folder, name))
+            for name in sorted(os.listdir(folder))
+            if name != IDENTITY and os.path.isfile(os.path.join(folder, name))}
+
+
+def stale_because(folder, want, check_files=True):
     """Why the shard in `folder` is not the one this run would write (None
     when it is). `want` is the identity record this run writes: the binary,
-    the options and the unit with its input's state now."""
+    the options and the unit with its input's state now. With
+    `check_files`, every file of the shard is read and checked against the
+    checksum its identity record holds."""
     if not os.path.isdir(folder):
         return "missing"
     summary = read_json(os.path.join(folder, "summary.json"))
@@ -275,6 +289,16 @@ def stale_because(folder, want):
         return "its summary.json is of another piece"
     if record.get("status") != (EXIT_ERROR if read_error(summary) else 0):
         return "its read error is not recorded"
+    files = record.get("files")
+    if not isinstance(files, dict):
+        return "its identity record holds no checksums of its files"
+    if check_files:
+        now = shard_files(folder)
+        if sorted(now) != sorted(files):
+            return "its files are not those it was written with"
+        for name in sorted(files):
+            if now[name] != files[name]:
+                return f"its {name} was changed after it was written"
     return None
 
 
@@ -345,14 +369,15 @@ def audit_shard(task):
                                f"(exit {proc.returncode}): its shard is not kept")
         if file_state(unit["path"]) != before:
             raise RuntimeError(f"{unit['source']}: changed while it was audited")
-        record = dict(want, status=proc.returncode, ran_on=ran_on())
+        record = dict(want, status=proc.returncode, ran_on=ran_on(), files=shard_files(tmp))
         if proc.returncode != (EXIT_ERROR if read_error(summary) else 0):
             raise RuntimeError(f"{unit['source']}: pgn-audit exited {proc.returncode}: "
                                f"{stderr.strip()}")
         with open(os.path.join(tmp, IDENTITY), "w", encoding="utf-8") as f:
             json.dump(record, f, indent=1)
-        # Published only when a rerun would reuse it.
-        why = stale_because(tmp, want)
+        # Published only when a rerun would reuse it (its files were just
+        # read for their checksums).
+        why = stale_because(tmp, want, check_files=False)
         if why is not None:
             raise RuntimeError(f"{unit['source']}: its shard is not kept: {why}")
         publish(tmp, folder, want)

@@ -79,6 +79,7 @@ fn main() {
             ],
         ),
     ];
+    collections(ci);
     for (cfg, checks) in oracles {
         println!("cargo::rustc-check-cfg=cfg({cfg})");
         if ci
@@ -88,6 +89,18 @@ fn main() {
         {
             println!("cargo::rustc-cfg={cfg}");
         }
+    }
+}
+
+/// Marks the tests' data set from the shared collections beside the
+/// repository as present (`collection_cha`: CHA's test vectors), as the
+/// oracles are: with `CI` set it counts as present.
+fn collections(ci: bool) {
+    let root = std::env::var("CARGO_MANIFEST_DIR").unwrap_or_default();
+    let path = std::path::Path::new(&root).join("../shared/collections/cha/test-vector.txt");
+    println!("cargo::rustc-check-cfg=cfg(collection_cha)");
+    if ci || path.is_file() {
+        println!("cargo::rustc-cfg=collection_cha");
     }
 }
 

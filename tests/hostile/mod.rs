@@ -13,6 +13,7 @@ mod boundaries;
 mod cells;
 mod decode;
 mod folder;
+mod helpmate;
 mod input_caps;
 mod linear;
 mod messages;

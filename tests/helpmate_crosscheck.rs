@@ -15,29 +15,13 @@ use shakmaty::{CastlingMode, Chess, Color, FromSetup, PositionError, fen::Fen};
 
 use crate::common;
 
-/// chasolver's own test file `name` (it ships with the crate), from
-/// cargo's registry.
+/// chasolver's own test file `name` (it ships with the crate), in its
+/// vendored copy.
 fn crate_file(name: &str) -> String {
-    let home = std::env::var_os("CARGO_HOME")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| {
-            std::path::PathBuf::from(std::env::var_os("HOME").unwrap()).join(".cargo")
-        });
-    let src = home.join("registry/src");
-    for index in std::fs::read_dir(&src).unwrap() {
-        let path = index
-            .unwrap()
-            .path()
-            .join("chasolver-3.0.0/tests")
-            .join(name);
-        if let Ok(text) = std::fs::read_to_string(&path) {
-            return text;
-        }
-    }
-    panic!(
-        "chasolver-3.0.0/tests/{name} not found under {}",
-        src.display()
-    );
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("vendor/chasolver/tests")
+        .join(name);
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
 /// The helpmate lines (`FEN;side;UCI moves`) of every 4th position of

@@ -14,6 +14,7 @@ mod cells;
 mod decode;
 mod faults;
 mod folder;
+mod helpmate;
 mod input_caps;
 mod linear;
 mod messages;

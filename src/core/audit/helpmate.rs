@@ -20,9 +20,15 @@
 //! of the 905 questions of 5 copies of the sample, which then cost no call to
 //! chasolver, whose code and tables evict the replay's). Where it fails,
 //! chasolver's full search, `winnability`, which proves either way (it
-//! returns a helpmate, or a proof that none exists) or gives up at its node
-//! limit (2^24 positions in its last phase): the position is then
-//! `Undecided`, no row, and summary.json counts it.
+//! returns a helpmate, or a proof that none exists) or gives up: the
+//! position is then `Undecided`, no row, and summary.json counts it.
+//!
+//! Both run within the game's budget ([`GAME_NODES`], chasolver vendored
+//! with `winnability_within` and `is_unwinnable_fast_within`): the published
+//! crate bounds only the last phase of its full search (2^24 nodes) and lets
+//! its tables grow with it, and its fast check's depth-15 search of a
+//! locked pawn structure has no bound at all; a constructed position took
+//! seconds and 181 MiB.
 //!
 //! The full search is dear where a helpmate exists, and that is nearly
 //! everywhere: on the sides of the sample's final positions that the fast
@@ -96,11 +102,37 @@
 
 use std::time::{Duration, Instant};
 
-use chasolver::{Winnability, is_unwinnable_fast, winnability};
+use chasolver::{Winnability, is_unwinnable_fast_within, winnability, winnability_within};
 use shakmaty::{Bitboard, CastlingSide, Chess, Color, EnPassantMode, Position, Role, Square};
 
 use super::fastsan;
 use super::findings::Basis;
+
+/// The helpmate analysis's budget for one game: the positions (nodes) that
+/// chasolver's fast checks and full searches may explore, together, for
+/// every question the game's audit asks (the final position for each side,
+/// the positions searched for the first dead one). At 100 to 350 ns a node,
+/// a game's analysis stays within about 50 ms of CPU time whatever the
+/// game; a question the budget leaves open is `Undecided` (no row, counted
+/// in summary.json). chasolver's own node limit is 2^24 for its last phase
+/// alone; CHA's test vectors need up to about 5 M nodes of its search for a
+/// side that cannot mate (pawn races, docs/reports.md).
+pub const GAME_NODES: u64 = 200_000;
+
+/// The most nodes one full search explores: half the game's budget, so
+/// that a side whose search runs out leaves the other side of the same
+/// position its own search (a helpmate found for it settles that the
+/// position is not dead).
+const QUESTION_NODES: u64 = GAME_NODES / 2;
+
+/// The most nodes one fast check explores: its depth-15 search of a locked
+/// pawn structure can take seconds where it fails. Where it runs out, the
+/// full search is asked, within what is left of [`GAME_NODES`].
+const FAST_NODES: u64 = 20_000;
+
+/// The most entries of the full search's transposition tables: about 120
+/// bytes each, so at most about 8 MiB a thread with the table's spare room.
+const TABLE_ENTRIES: usize = 1 << 15;
 
 /// What the analysis says about one side's chance to mate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -152,10 +184,10 @@ pub(crate) enum Deadness {
     Undecided,
 }
 
-/// The helpmate analysis of one game: the time it took, from its first
-/// call to chasolver to its end (one clock reading a game, not one a
-/// call).
-#[derive(Debug, Default)]
+/// The helpmate analysis of one game: its budget ([`GAME_NODES`]), and the
+/// time it took, from its first call to chasolver to its end (one clock
+/// reading a game, not one a call).
+#[derive(Debug)]
 pub(crate) struct Analyst {
     /// When the game's first position was copied for chasolver.
     started: Option<Instant>,
@@ -166,6 +198,19 @@ pub(crate) struct Analyst {
     /// searched back from its end (`first_dead`), where the cost falls on
     /// the rare game and a miss would move the first dead position.
     pub(crate) thorough: bool,
+    /// The nodes left of the game's budget.
+    left: u64,
+}
+
+impl Default for Analyst {
+    fn default() -> Self {
+        Analyst {
+            started: None,
+            spent: Duration::ZERO,
+            thorough: false,
+            left: GAME_NODES,
+        }
+    }
 }
 
 impl Analyst {
@@ -208,18 +253,30 @@ impl Analyst {
         if fails && !search {
             return Verdict::Settled(Mating::NotProven);
         }
-        match board_for(pos, side) {
-            None => Verdict::Settled(Mating::Undecided),
-            // A proof without a dropped castling right is no proof with it.
-            Some((chess, dropped)) if !fails && is_unwinnable_fast(&chess, chess::Color::White) => {
-                Verdict::Settled(if dropped {
+        let Some((chess, dropped)) = board_for(pos, side) else {
+            return Verdict::Settled(Mating::Undecided);
+        };
+        // A fast check cut short by its budget proves nothing either way:
+        // the full search decides.
+        let mut cut = false;
+        if !fails {
+            let given = self.left.min(FAST_NODES);
+            let (unable, nodes) = is_unwinnable_fast_within(&chess, chess::Color::White, given);
+            self.left = self.left.saturating_sub(nodes);
+            if unable {
+                // A proof without a dropped castling right is no proof with it.
+                return Verdict::Settled(if dropped {
                     Mating::Undecided
                 } else {
                     Mating::Impossible(Basis::HelpmateAnalysis)
-                })
+                });
             }
-            Some((chess, dropped)) if search => Verdict::Open(chess, dropped),
-            Some(_) => Verdict::Settled(Mating::NotProven),
+            cut = nodes > given;
+        }
+        if search || cut {
+            Verdict::Open(chess, dropped)
+        } else {
+            Verdict::Settled(Mating::NotProven)
         }
     }
 
@@ -233,7 +290,10 @@ impl Analyst {
             Verdict::Settled(mating) => return mating,
             Verdict::Open(board, dropped) => (board, dropped),
         };
-        match winnability(&board, chess::Color::White) {
+        let given = self.left.min(QUESTION_NODES);
+        let (found, nodes) = winnability_within(&board, chess::Color::White, given, TABLE_ENTRIES);
+        self.left = self.left.saturating_sub(nodes);
+        match found {
             Some(Winnability::Winnable { .. }) => Mating::Possible,
             Some(Winnability::Unwinnable) if !dropped => {
                 Mating::Impossible(Basis::HelpmateAnalysis)
@@ -718,6 +778,7 @@ fn right(pos: &Chess, side: Color, wing: CastlingSide) -> (bool, bool) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use chasolver::is_unwinnable_fast;
     use shakmaty::{CastlingMode, FromSetup, Move, fen::Fen};
 
     fn position(fen: &str, mode: CastlingMode) -> Chess {
@@ -765,29 +826,13 @@ mod tests {
         );
     }
 
-    /// chasolver's own test files (they ship with the crate), found in
-    /// cargo's registry.
+    /// chasolver's own test files (they ship with the crate), in its
+    /// vendored copy.
     fn crate_file(name: &str) -> String {
-        let home = std::env::var_os("CARGO_HOME")
-            .map(std::path::PathBuf::from)
-            .unwrap_or_else(|| {
-                std::path::PathBuf::from(std::env::var_os("HOME").unwrap()).join(".cargo")
-            });
-        let src = home.join("registry/src");
-        for index in std::fs::read_dir(&src).unwrap() {
-            let path = index
-                .unwrap()
-                .path()
-                .join("chasolver-3.0.0/tests")
-                .join(name);
-            if let Ok(text) = std::fs::read_to_string(&path) {
-                return text;
-            }
-        }
-        panic!(
-            "chasolver-3.0.0/tests/{name} not found under {}",
-            src.display()
-        );
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../vendor/chasolver/tests")
+            .join(name);
+        std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
     }
 
     /// How the sides of a file of chasolver's test positions fare through
@@ -836,7 +881,6 @@ mod tests {
     }
 
     fn classify_lines(lines: &[&str]) -> Tally {
-        let mut analyst = Analyst::default();
         let mut tally = Tally::default();
         for line in lines {
             let (class, fen) = line.split_at(2);
@@ -848,6 +892,8 @@ mod tests {
                 continue;
             };
             for (side, letter) in [(Color::White, b'W'), (Color::Black, b'B')] {
+                // Each side with the budget of a game of its own.
+                let mut analyst = Analyst::default();
                 let can = class.as_bytes()[usize::from(side == Color::Black)] == letter;
                 let verdict = analyst.verdict(&pos, side);
                 let searched = matches!(verdict, Verdict::Open(..));
@@ -1100,21 +1146,22 @@ mod tests {
         assert_eq!(classify(&crate_file("lichess.txt")), tally);
     }
 
-    /// The crate's constructed positions (queries to its analyzer): no
-    /// side able to mate is proven unable. Of the 2,876 sides unable to
-    /// mate, the fast check proves 2,333 and the full search 356 (every
-    /// one it is asked about: no node limit is reached); the other 187
-    /// stand outside [`worth_a_search`] and are taken as able to mate, as
-    /// the module doc says. Three positions shakmaty refuses (too much
-    /// material).
+    /// The crate's constructed positions (queries to its analyzer), each
+    /// side with a game's budget: no side able to mate is proven unable.
+    /// Of the 2,876 sides unable to mate, the fast check proves 2,328
+    /// (5 more need more than its budget, and go to the full search), the
+    /// full search 318, and 47 need more than the budget ([`GAME_NODES`]):
+    /// undecided; the other 183 stand outside [`worth_a_search`] and are
+    /// taken as able to mate, as the module doc says. Three positions
+    /// shakmaty refuses (too much material).
     #[test]
     fn chasolvers_constructed_positions_are_never_misjudged() {
         let tally = Tally {
             cannot: 2876,
-            by_fast_check: 2333,
-            by_full_search: 356,
-            undecided: 0,
-            searched_able: 1551,
+            by_fast_check: 2328,
+            by_full_search: 318,
+            undecided: 47,
+            searched_able: 1555,
             refused: 3,
         };
         assert_eq!(classify(&crate_file("positions.txt")), tally);

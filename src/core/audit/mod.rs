@@ -505,12 +505,16 @@ impl DrawWatch {
 /// where the last position replayed is not proven dead, no earlier one is
 /// dead either, and no earlier position is analysed. That is the filter,
 /// and it skips no dead position the analysis can prove: the cost falls on
-/// the rare game that ends dead. There, the game is replayed again and its
-/// positions analysed from the end back to the first that is not dead,
-/// with the full search wherever the fast check fails where the last
-/// position is dead by the helpmate analysis (`thorough`). A
-/// final position without a legal move (mate or stalemate) is over by
-/// 5.1.1 or 5.2.1, not dead; before a stalemate the search goes on back.
+/// the rare game that ends dead. There, the game is replayed again and the
+/// first dead position found by a logarithmic number of analyses: back
+/// from the end 1, 2, 4, 8, … plies until a position is not dead, then by
+/// halving the plies between the last one found alive and the first found
+/// dead ([`FirstDead`]). Where the last position is dead by the helpmate
+/// analysis, the full search is asked wherever the fast check fails
+/// (`thorough`). A final position without a legal move (mate or
+/// stalemate) is over by 5.1.1 or 5.2.1, not dead; before a stalemate the
+/// search goes on back. Any position the analysis leaves undecided on the
+/// way leaves the first one undecided.
 #[cold]
 #[inline(never)]
 fn first_dead(
@@ -533,20 +537,24 @@ fn first_dead(
         Deadness::Dead(_) => false,
     };
     let positions = replay(game, start, plies);
-    let mut first: Option<(u32, Basis)> = match verdicts.dead {
-        Deadness::Dead(basis) if !stalemate => Some((plies, basis)),
-        _ => None,
-    };
     let side = verdicts.first;
+    let mut search = FirstDead {
+        plies,
+        alive: None,
+        dead: match verdicts.dead {
+            Deadness::Dead(basis) if !stalemate => Some((plies, basis)),
+            _ => None,
+        },
+    };
     // A locked structure's earlier positions are searched in full; before
     // a last capture that left too little material (most games that end
     // dead), the filter stands: a helpmate there is dear to find.
     analyst.thorough = matches!(verdicts.dead, Deadness::Dead(Basis::HelpmateAnalysis));
     let mut undecided = false;
-    for (ply, pos) in (0..plies).rev().zip(positions.iter().rev().skip(1)) {
-        match analyst.deadness(pos, side, None) {
-            Deadness::Dead(basis) => first = Some((ply, basis)),
-            Deadness::Alive => break,
+    while let Some(ply) = search.next_probe() {
+        match analyst.deadness(&positions[ply as usize], side, None) {
+            Deadness::Dead(basis) => search.dead = Some((ply, basis)),
+            Deadness::Alive => search.alive = Some(ply),
             Deadness::Undecided => {
                 undecided = true;
                 break;
@@ -557,10 +565,33 @@ fn first_dead(
     if undecided {
         return None;
     }
-    Some(first.map(|(ply, basis)| {
+    Some(search.dead.map(|(ply, basis)| {
         let pos = &positions[ply as usize];
         (ply, fen_of(pos), basis)
     }))
+}
+
+/// The search for a game's first dead position among plies `0..plies`
+/// (the last position, `plies`, is known dead or over): the lowest ply
+/// found dead so far (with its basis) and the highest found alive.
+struct FirstDead {
+    plies: u32,
+    alive: Option<u32>,
+    dead: Option<(u32, Basis)>,
+}
+
+impl FirstDead {
+    /// The next ply to analyse, `None` once the first dead one is known:
+    /// back from the end by twice the last step until a ply is found
+    /// alive (or ply 0 dead), then halfway between the two.
+    fn next_probe(&self) -> Option<u32> {
+        let above = self.dead.map_or(self.plies, |(ply, _)| ply);
+        match self.alive {
+            Some(alive) => (above - alive > 1).then(|| alive + (above - alive) / 2),
+            None if above == 0 => None,
+            None => Some(self.plies.saturating_sub((2 * (self.plies - above)).max(1))),
+        }
+    }
 }
 
 /// The FEN of the position after the first `plies` plies of `game`, read

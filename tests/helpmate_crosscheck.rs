@@ -19,7 +19,7 @@ use crate::common;
 /// vendored copy.
 fn crate_file(name: &str) -> String {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("vendor/chasolver/tests")
+        .join("src/chasolver/tests")
         .join(name);
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }

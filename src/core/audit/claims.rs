@@ -478,7 +478,10 @@ pub(super) fn audit_claims(
         let text = decode_text(raw);
         // The comment `--fix` writes tells the correction, not the
         // players' claim.
-        if text.trim_start().starts_with(super::fix::COMMENT_PREFIX) {
+        if text
+            .trim_start()
+            .starts_with(super::findings::COMMENT_PREFIX)
+        {
             continue;
         }
         let (a, b) = comment_claims(&text);

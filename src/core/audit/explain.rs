@@ -160,6 +160,7 @@ fn stand(pieces: &[PieceAt]) -> &'static str {
     if pieces.len() == 1 { "stands" } else { "stand" }
 }
 
+/// `first` to `fifth` in words, then in figures (`6th`, `21st`).
 fn ordinal(n: usize) -> String {
     match n {
         1 => "first".to_owned(),
@@ -167,7 +168,7 @@ fn ordinal(n: usize) -> String {
         3 => "third".to_owned(),
         4 => "fourth".to_owned(),
         5 => "fifth".to_owned(),
-        n => format!("{n}th"),
+        n => ordinal_in_figures(n as u64),
     }
 }
 
@@ -552,7 +553,11 @@ pub(super) fn missed_draw(
 ) -> String {
     let when = match mover {
         Some((color, number)) => {
-            format!("after {}'s {} move", color_name(color), numbered(number))
+            format!(
+                "after {}'s {} move",
+                color_name(color),
+                ordinal_in_figures(u64::from(number))
+            )
         }
         None => "in the start position".to_owned(),
     };
@@ -576,7 +581,7 @@ pub(super) fn missed_draw(
 
 /// A number as an English ordinal in figures: `1st`, `2nd`, `3rd`, `4th`,
 /// `11th`, `12th`, `13th`, `21st`, `112th`.
-fn numbered(n: u32) -> String {
+pub fn ordinal_in_figures(n: u64) -> String {
     let suffix = match (n % 10, n % 100) {
         (_, 11..=13) => "th",
         (1, _) => "st",

@@ -2,6 +2,11 @@
 
 use shakmaty::{CastlingSide, Chess, Color, EnPassantMode, fen::Fen, san::SanPlus};
 
+/// How the comment that `--fix` writes before a corrected result token
+/// begins: the tool's own annotation, which claims nothing (the claims
+/// audit passes over a comment that begins so).
+pub const COMMENT_PREFIX: &str = "pgn-audit:";
+
 /// The FEN of a position, as the reports' `fen` columns write it: en
 /// passant only where a capture is legal.
 pub fn fen_of(pos: &Chess) -> String {

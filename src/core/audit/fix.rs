@@ -12,10 +12,7 @@ use super::findings::{DrawRule, GameReport, MissedDraw, ResultCode};
 use super::results;
 use crate::pgn::{Game, PieceLetters, ResultPlaces};
 
-/// How the comment that `--fix` writes before a corrected result token
-/// begins: the tool's own annotation, which claims nothing (the claims
-/// audit passes over a comment that begins so).
-pub const COMMENT_PREFIX: &str = "pgn-audit:";
+pub use super::findings::COMMENT_PREFIX;
 
 /// The result of a drawn game (FIDE 5.2, 9.6, 6.9 give it).
 const DRAWN: &str = "1/2-1/2";

@@ -14,6 +14,7 @@ mod repetition;
 mod results;
 pub mod start;
 
+pub use explain::ordinal_in_figures;
 pub use findings::*;
 
 use shakmaty::{

@@ -8,7 +8,7 @@ use super::board::{board_svg, castle_marks, no_board, parse_fen};
 use super::{HtmlReport, date, is_url, plural, shown, tag, times, wrapping};
 use crate::cells::{Code, VariantColumn};
 use crate::rows::{CastlingRow, ClaimRow, ErrorRow, Identity, MissedDrawRow, ResultRow};
-use pgn_audit_core::audit::{ClaimKind, Variant};
+use pgn_audit_core::audit::{ClaimKind, Variant, ordinal_in_figures};
 
 /// The half-move index of a FEN's position: twice its fullmove counter,
 /// plus one with Black to move.
@@ -22,9 +22,12 @@ fn half_moves(setup: &Setup) -> u64 {
 fn move_before(index: u64) -> String {
     let (number, black_to_move) = (index / 2, index % 2 == 1);
     if black_to_move {
-        format!("White's {} move", ordinal(number))
+        format!("White's {} move", ordinal_in_figures(number))
     } else {
-        format!("Black's {} move", ordinal(number.saturating_sub(1)))
+        format!(
+            "Black's {} move",
+            ordinal_in_figures(number.saturating_sub(1))
+        )
     }
 }
 
@@ -38,18 +41,6 @@ fn plies_text(plies: &[u32]) -> String {
             format!("plies {} and {last}", rest.join(", "))
         }
     }
-}
-
-/// `1st`, `2nd`, `3rd`, `4th`, `11th`, `21st`.
-fn ordinal(n: u64) -> String {
-    let suffix = match (n % 10, n % 100) {
-        (_, 11..=13) => "th",
-        (1, _) => "st",
-        (2, _) => "nd",
-        (3, _) => "rd",
-        _ => "th",
-    };
-    format!("{n}{suffix}")
 }
 
 /// `26.Nb5` or `26…Nb5`: a move by `color` in the position whose fullmove
@@ -429,7 +420,7 @@ mod tests {
         let s = parse_fen("8/8/8/8/8/8/8/K6k w - - 0 3").unwrap();
         assert_eq!(move_before(half_moves(&s)), "Black's 2nd move");
         assert_eq!(
-            [3, 4, 11, 12, 13, 21, 22, 23, 101, 111].map(ordinal),
+            [3, 4, 11, 12, 13, 21, 22, 23, 101, 111].map(ordinal_in_figures),
             [
                 "3rd", "4th", "11th", "12th", "13th", "21st", "22nd", "23rd", "101st", "111th"
             ]

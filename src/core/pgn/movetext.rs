@@ -1099,7 +1099,7 @@ mod tests {
             (None, vec![" [%clk 10:03:00] ".to_owned()])
         );
         let (_, err, _) = read("1. e4 { [%clk 0:0}:00] }");
-        assert_eq!(err.unwrap().token, ":00]");
+        assert_eq!(err.unwrap().token, ":00");
     }
 
     #[test]

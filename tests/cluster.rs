@@ -1244,6 +1244,9 @@ fn slurm_dry_run(dir: &Path, settings: &[(&str, &str)]) -> Output {
         .arg(pgn_audit())
         .args(["-o", "merged", "a.pgn"])
         .env("DASK_CONFIG", dir.join("no-dask-config"))
+        // The other tests' clusters may hold the dashboard's port: Dask
+        // warns that it takes another.
+        .env("PYTHONWARNINGS", "ignore::UserWarning")
         .stdin(Stdio::null());
     for (name, value) in settings {
         cmd.env(format!("DASK_JOBQUEUE__SLURM__{name}"), value);
